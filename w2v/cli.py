@@ -1,0 +1,179 @@
+"""The ``w2v`` command line: click commands that parse, validate and call the library.
+
+Every user mistake ends as one ``w2v: error: ...`` line on stderr and a non-zero
+exit (1 for bad input, 2 for bad usage, 130/143 when interrupted), never a traceback.
+"""
+
+import os
+import sys
+
+import click
+
+from w2v.config import load_preset
+from w2v.errors import W2VError
+from w2v.train import train as train_vectors
+
+CONTEXT = {"help_option_names": ["-h", "--help"], "max_content_width": 100}
+
+
+def fail(message: str, code: int = 1):
+    """Print one error line and exit."""
+    click.echo(f"w2v: error: {message}", err=True)
+    sys.exit(code)
+
+
+@click.group(context_settings=CONTEXT)
+@click.version_option(package_name="w2v", prog_name="w2v")
+def cli() -> None:
+    """word2vec: train word vectors (skip-gram/CBOW, HS/NS) and query them."""
+
+
+def main(argv: list[str] | None = None) -> None:
+    """Entry point: run ``cli``, turning every expected failure into one stderr line."""
+    try:
+        cli.main(args=argv, prog_name="w2v", standalone_mode=False)
+    except click.exceptions.Abort:
+        fail("interrupted", 130)
+    except click.ClickException as err:
+        fail(err.format_message(), 2 if isinstance(err, click.UsageError) else 1)
+    except W2VError as err:
+        fail(str(err))
+    except KeyboardInterrupt:
+        fail("interrupted", 130)
+    except BrokenPipeError:
+        sys.stderr.close()  # output piped into head: not an error
+        sys.exit(0)
+
+
+def apply_preset(ctx: click.Context, _param, path: str | None) -> str | None:
+    """``--config FILE.toml``: its settings become defaults, so command-line flags win."""
+    if path is None:
+        return None
+    names = {p.name: p.name for p in ctx.command.params if p.name not in ("config", "corpus")}
+    names.update(PRESET_ALIASES)
+    try:
+        settings = {names[key]: value for key, value in load_preset(path, set(names)).items()}
+    except W2VError as err:
+        raise click.BadParameter(str(err), param_hint="--config") from None
+    ctx.default_map = {**(ctx.default_map or {}), **settings}
+    return path
+
+
+def output_format(path: str, fmt: str) -> bool:
+    """True for binary: ``--format binary``, or ``auto`` and a ``.bin`` name."""
+    return fmt == "binary" or (fmt == "auto" and path.endswith(".bin"))
+
+
+def check_writable(path: str) -> None:
+    """Fail before training if ``path`` cannot be written (nothing is created)."""
+    folder = os.path.dirname(os.path.abspath(path))
+    if os.path.isdir(path):
+        raise W2VError(f"output path is a folder: {path}")
+    if not os.path.isdir(folder):
+        raise W2VError(f"output folder does not exist: {folder}")
+    if not os.access(folder, os.W_OK) or (os.path.exists(path) and not os.access(path, os.W_OK)):
+        raise W2VError(f"output path is not writable: {path}")
+
+
+PRESET_ALIASES = {"format": "fmt", "size": "dim", "iter": "epochs"}  # preset keys as users write them
+
+
+@cli.command(context_settings=CONTEXT)
+@click.argument("corpus", nargs=-1, required=True)
+@click.option(
+    "--config",
+    type=click.Path(dir_okay=False),
+    callback=apply_preset,
+    is_eager=True,
+    expose_value=False,
+    help="TOML preset of any options below; flags given here win.",
+)
+@click.option("-o", "--output", default="vectors.bin", show_default=True, help="Vectors file to write.")
+@click.option(
+    "--format",
+    "fmt",
+    type=click.Choice(["auto", "binary", "text"]),
+    default="auto",
+    show_default=True,
+    help="auto: binary for .bin names, else text.",
+)
+@click.option("--model", type=click.Choice(["skipgram", "cbow"]), default="skipgram", show_default=True)
+@click.option("--dim", "--size", "dim", type=int, default=100, show_default=True, help="Vector size.")
+@click.option(
+    "--window", type=int, default=5, show_default=True, help="Maximum context window (shrunk at random per word)."
+)
+@click.option("--negative", type=int, default=None, help="Noise words per example [5; 0 when --hs is given alone].")
+@click.option(
+    "--hs/--no-hs",
+    default=False,
+    show_default=True,
+    help="Hierarchical softmax (alone it turns negative sampling off).",
+)
+@click.option(
+    "--ns-exponent",
+    type=float,
+    default=0.75,
+    show_default=True,
+    help="Noise distribution: unigram counts to this power.",
+)
+@click.option(
+    "--sample", type=float, default=1e-3, show_default=True, help="Subsampling threshold of frequent words (0: off)."
+)
+@click.option("--min-count", type=int, default=5, show_default=True, help="Drop words seen fewer times.")
+@click.option("--max-vocab", type=int, default=None, help="Keep only the N most frequent words.")
+@click.option(
+    "--prune-at",
+    type=int,
+    default=10_000_000,
+    show_default=True,
+    help="Distinct words held while counting; past it the rarest are pruned (word2vec.c ReduceVocab).",
+)
+@click.option("--epochs", "--iter", "epochs", type=int, default=5, show_default=True)
+@click.option("--alpha", type=float, default=None, help="Starting learning rate [0.025 skip-gram, 0.05 CBOW].")
+@click.option("--min-alpha", type=float, default=None, help="Final learning rate [alpha * 1e-4].")
+@click.option(
+    "--cbow-sum", is_flag=True, default=False, help="CBOW: sum the context vectors instead of averaging them."
+)
+@click.option("--threads", type=int, default=None, help="Worker threads [all cores].")
+@click.option(
+    "--seed", type=int, default=1, show_default=True, help="Random seed; with --threads 1 runs are reproducible."
+)
+@click.option("--batch-words", type=int, default=10_000, show_default=True, help="Words per work unit.")
+@click.option(
+    "--save-vocab", type=click.Path(dir_okay=False), default=None, help="Write the vocabulary (word count lines)."
+)
+@click.option(
+    "--read-vocab",
+    type=click.Path(dir_okay=False),
+    default=None,
+    help="Use this vocabulary file instead of counting one.",
+)
+@click.option("-q", "--quiet", is_flag=True, default=False, help="No progress bar, no summary.")
+def train(corpus, output, fmt, quiet, cbow_sum, save_vocab, read_vocab, **settings):
+    """Train word vectors on CORPUS (files, folders, URLs, or - for stdin).
+
+    Files may be compressed (.gz .bz2 .xz .zst). Words are split on whitespace,
+    a newline ends a sentence.
+    """
+    check_writable(output)
+    if save_vocab:
+        check_writable(save_vocab)
+    if read_vocab and not os.path.isfile(read_vocab):
+        raise W2VError(f"vocabulary file not found: {read_vocab}")
+    vectors = train_vectors(
+        list(corpus),
+        read_vocab=read_vocab,
+        save_vocab=save_vocab,
+        progress=not quiet,
+        cbow_mean=not cbow_sum,
+        **settings,
+    )
+    vectors.save(output, binary=output_format(output, fmt))
+    if not quiet:
+        r = vectors.report
+        click.echo(
+            f"w2v: {r.vocab_size:,} words in vocabulary, {r.train_words:,} words trained "
+            f"in {r.train_seconds:.1f} s ({r.words_per_second:,.0f} words/s; {r.seconds:.1f} s in all), "
+            f"final loss {r.epoch_loss[-1]:.4f}; wrote {output}",
+            err=True,
+        )

@@ -1,0 +1,102 @@
+"""Every training setting in one frozen dataclass, its defaults, validation and TOML presets."""
+
+import dataclasses
+import os
+import tomllib
+from dataclasses import dataclass
+
+from w2v.errors import ConfigError
+
+MODELS = ("skipgram", "cbow")
+
+
+@dataclass(frozen=True)
+class TrainConfig:
+    """Training settings; defaults are word2vec.c's (v0.1c).
+
+    ``negative=None`` means 5, or 0 when ``hs`` is on (so ``hs=True`` alone is
+    hierarchical softmax only); ``alpha=None`` means 0.025 for skip-gram and 0.05
+    for CBOW; ``min_alpha=None`` means alpha * 1e-4; ``threads=None`` all cores.
+    Use ``resolved()`` to fill those in and check everything.
+    """
+
+    model: str = "skipgram"
+    dim: int = 100
+    window: int = 5
+    negative: int | None = None
+    hs: bool = False
+    ns_exponent: float = 0.75
+    sample: float = 1e-3
+    min_count: int = 5
+    max_vocab: int | None = None
+    prune_at: int = 10_000_000
+    epochs: int = 5
+    alpha: float | None = None
+    min_alpha: float | None = None
+    cbow_mean: bool = True
+    threads: int | None = None
+    seed: int = 1
+    batch_words: int = 10_000
+
+    def resolved(self) -> "TrainConfig":
+        """A copy with every ``None`` default filled in, validated (ConfigError if not)."""
+        negative = self.negative if self.negative is not None else (0 if self.hs else 5)
+        alpha = self.alpha if self.alpha is not None else (0.05 if self.model == "cbow" else 0.025)
+        config = dataclasses.replace(
+            self,
+            negative=negative,
+            alpha=alpha,
+            min_alpha=self.min_alpha if self.min_alpha is not None else alpha * 1e-4,
+            threads=self.threads if self.threads is not None else (os.cpu_count() or 1),
+        )
+        config.validate()
+        return config
+
+    def validate(self) -> None:
+        """Raise ConfigError naming the first invalid setting."""
+        if self.model not in MODELS:
+            raise ConfigError(f"model must be one of {', '.join(MODELS)}, not {self.model!r}")
+        for name in ("dim", "window", "epochs", "min_count", "prune_at", "batch_words", "threads"):
+            value = getattr(self, name)
+            if value is not None and (not isinstance(value, int) or value <= 0):
+                raise ConfigError(f"{name} must be a positive integer, not {value!r}")
+        if self.max_vocab is not None and self.max_vocab <= 0:
+            raise ConfigError(f"max_vocab must be a positive integer, not {self.max_vocab!r}")
+        if self.negative is not None and self.negative < 0:
+            raise ConfigError(f"negative must be 0 or more, not {self.negative}")
+        if self.negative == 0 and not self.hs:
+            raise ConfigError("nothing to train: negative is 0 and hs is off (use --hs, or --negative N > 0)")
+        if self.sample < 0:
+            raise ConfigError(f"sample must be 0 (off) or positive, not {self.sample}")
+        for name in ("alpha", "min_alpha"):
+            value = getattr(self, name)
+            if value is not None and not value > 0:
+                raise ConfigError(f"{name} must be positive, not {value}")
+        if self.alpha is not None and self.min_alpha is not None and self.min_alpha > self.alpha:
+            raise ConfigError(f"min_alpha ({self.min_alpha}) must not exceed alpha ({self.alpha})")
+        if not 0 <= self.seed < 2**64:
+            raise ConfigError(f"seed must be in [0, 2**64), not {self.seed}")
+
+
+TRAIN_FIELDS = {field.name for field in dataclasses.fields(TrainConfig)}
+
+
+def load_preset(path: str, allowed: set[str]) -> dict:
+    """Read a TOML preset into a dict of settings (dashes in keys become underscores).
+
+    Keys may sit at the top level or under a ``[train]`` table. Raises ConfigError
+    for an unreadable or invalid file and for a key not in ``allowed``.
+    """
+    try:
+        with open(path, "rb") as handle:
+            data = tomllib.load(handle)
+    except OSError as err:
+        raise ConfigError(f"cannot read preset {path}: {err.strerror}") from None
+    except tomllib.TOMLDecodeError as err:
+        raise ConfigError(f"invalid TOML in preset {path}: {err}") from None
+    table = data.get("train", data) if isinstance(data.get("train"), dict) else data
+    settings = {key.replace("-", "_"): value for key, value in table.items()}
+    unknown = sorted(set(settings) - allowed)
+    if unknown:
+        raise ConfigError(f"unknown setting in preset {path}: {', '.join(unknown)}")
+    return settings

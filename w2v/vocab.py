@@ -1,0 +1,220 @@
+"""The vocabulary: counting with pruning, frequency order, subsampling, noise, Huffman codes.
+
+No Numba here: everything runs once per training run, in numpy or plain Python.
+"""
+
+import os
+from dataclasses import dataclass
+
+import numpy as np
+
+from w2v.errors import FormatError
+
+MAX_CODE_LENGTH = 40  # word2vec.c's MAX_CODE_LENGTH
+ALIAS_ONE = 1 << 24  # alias thresholds are fractions of 2**24 (see kernels.draw_noise)
+DEFAULT_PRUNE_AT = 10_000_000  # distinct words held while counting (word2vec.c: 21M)
+
+
+class WordCounter:
+    """Counts words block by block, giving each a provisional id in order of first sight.
+
+    When more than ``prune_at`` distinct words are held, the rarest are dropped as
+    in word2vec.c's ReduceVocab: words seen at most ``min_reduce`` times go, then
+    ``min_reduce`` grows by one. A pruned word seen again starts a new count under
+    a new provisional id. Memory is bounded by ``prune_at`` words plus one int64
+    per provisional id.
+    """
+
+    def __init__(self, prune_at: int = DEFAULT_PRUNE_AT):
+        self.prune_at = prune_at
+        self.ids: dict[bytes, int] = {}
+        self.words: list[bytes | None] = []  # provisional id -> word (None once pruned)
+        self.counts = np.zeros(1 << 16, dtype=np.int64)  # provisional id -> count
+        self.min_reduce = 1
+        self.tokens = 0
+
+    def add(self, tokens: list[bytes]) -> np.ndarray:
+        """Count ``tokens``; return their provisional ids (int32, same length)."""
+        ids = self.ids
+        for word in set(tokens).difference(ids):
+            ids[word] = len(self.words)
+            self.words.append(word)
+        provisional = np.fromiter(map(ids.__getitem__, tokens), dtype=np.int32, count=len(tokens))
+        if len(self.words) > len(self.counts):
+            self.counts = np.concatenate([self.counts, np.zeros(len(self.words), dtype=np.int64)])
+        self.counts[: len(self.words)] += np.bincount(provisional, minlength=len(self.words))
+        self.tokens += len(tokens)
+        while len(ids) > self.prune_at:
+            self._reduce()
+        return provisional
+
+    def _reduce(self) -> None:
+        """Drop every word counted at most ``min_reduce`` times (word2vec.c ReduceVocab)."""
+        for word, index in list(self.ids.items()):
+            if self.counts[index] <= self.min_reduce:
+                del self.ids[word]
+                self.words[index] = None
+                self.counts[index] = 0
+        self.ids = dict(self.ids)  # shrink the table
+        self.min_reduce += 1
+
+    def live_ids(self) -> np.ndarray:
+        """Provisional ids of the words still held (int64, ascending)."""
+        return np.fromiter(self.ids.values(), dtype=np.int64, count=len(self.ids))
+
+
+@dataclass
+class Vocab:
+    """Words (bytes) and their corpus counts (int64), most frequent first."""
+
+    words: list[bytes]
+    counts: np.ndarray
+
+    def __len__(self) -> int:
+        return len(self.words)
+
+    @property
+    def total(self) -> int:
+        """Sum of the counts: the words of one epoch."""
+        return int(self.counts.sum())
+
+    @classmethod
+    def select(
+        cls, words: list[bytes], counts: np.ndarray, min_count: int, max_size: int | None
+    ) -> tuple["Vocab", np.ndarray]:
+        """Keep words with count >= ``min_count``, sorted by count descending (ties
+        in the given order), then the ``max_size`` first. Returns the vocabulary and
+        the indices into ``words`` it kept, in vocabulary order."""
+        counts = np.asarray(counts, dtype=np.int64)
+        order = np.lexsort((np.arange(len(counts)), -counts))
+        order = order[counts[order] >= min_count]
+        if max_size is not None:
+            order = order[:max_size]
+        return cls([words[i] for i in order], counts[order]), order
+
+    def keep_probabilities(self, sample: float) -> np.ndarray:
+        """Probability of keeping each word (float32, (V,)) under word2vec.c's subsampling:
+        ``(sqrt(f / (s T)) + 1) (s T) / f``, capped at 1; all ones when ``sample`` is 0."""
+        if sample <= 0:
+            return np.ones(len(self), dtype=np.float32)
+        threshold = sample * self.total
+        ratio = threshold / self.counts
+        keep = np.sqrt(1.0 / ratio) * ratio + ratio
+        return np.minimum(keep, 1.0).astype(np.float32)
+
+    def noise_distribution(self, exponent: float) -> np.ndarray:
+        """The negative-sampling distribution counts**exponent, normalised (float64, (V,))."""
+        weights = self.counts.astype(np.float64) ** exponent
+        return weights / weights.sum()
+
+    def alias_table(self, exponent: float) -> tuple[np.ndarray, np.ndarray]:
+        """Walker/Vose alias table of ``noise_distribution(exponent)``.
+
+        Returns ``(threshold, alias)``: (V,) uint32 thresholds in [0, 2**24] and (V,)
+        int32 aliases. A draw picks a column c uniformly, then c if a 24-bit uniform
+        is below threshold[c], else alias[c]. Exact up to 2**-24 per column, and
+        (V,) in size where word2vec.c spends 400 MB on a 1e8-entry table.
+        """
+        return build_alias(self.noise_distribution(exponent))
+
+    def huffman(self) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """The Huffman codes of word2vec.c's CreateBinaryTree. Returns
+        ``(codes, points, offsets)``: word w's path from the root is
+        ``codes[offsets[w]:offsets[w+1]]`` (uint8 bits) and ``points[...]`` (int32
+        inner-node rows of syn1, the root being V - 2)."""
+        return huffman_codes(self.counts)
+
+    def save(self, path: str) -> None:
+        """Write word2vec.c's vocabulary file: ``word count`` lines, most frequent first."""
+        tmp = f"{path}.tmp{os.getpid()}"
+        with open(tmp, "wb") as out:
+            for word, count in zip(self.words, self.counts.tolist(), strict=True):
+                out.write(b"%s %d\n" % (word, count))
+        os.replace(tmp, path)
+
+    @staticmethod
+    def read_counts(path: str) -> tuple[list[bytes], np.ndarray]:
+        """Read a ``word count`` file (word2vec.c -save-vocab, or ours). word2vec.c's
+        ``</s>`` entry (its newline token) is skipped: newlines are not words here."""
+        words, counts = [], []
+        try:
+            with open(path, "rb") as lines:
+                for number, line in enumerate(lines, 1):
+                    fields = line.split()
+                    if not fields:
+                        continue
+                    if len(fields) != 2 or not fields[1].isdigit():
+                        raise FormatError(f"{path}: line {number} is not 'word count'")
+                    if fields[0] != b"</s>":
+                        words.append(fields[0])
+                        counts.append(int(fields[1]))
+        except OSError as err:
+            raise FormatError(f"cannot read vocabulary {path}: {err.strerror}") from None
+        return words, np.asarray(counts, dtype=np.int64)
+
+
+def build_alias(probabilities: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Vose's alias method over ``probabilities`` (float64, (V,), summing to 1)."""
+    size = len(probabilities)
+    scaled = probabilities * size
+    threshold = np.full(size, ALIAS_ONE, dtype=np.uint32)
+    alias = np.arange(size, dtype=np.int32)
+    small = [int(i) for i in np.flatnonzero(scaled < 1.0)]
+    large = [int(i) for i in np.flatnonzero(scaled >= 1.0)]
+    scaled = scaled.tolist()
+    while small and large:
+        lo, hi = small.pop(), large[-1]
+        threshold[lo] = round(scaled[lo] * ALIAS_ONE)
+        alias[lo] = hi
+        scaled[hi] -= 1.0 - scaled[lo]
+        if scaled[hi] < 1.0:
+            small.append(large.pop())
+    return threshold, alias
+
+
+def huffman_codes(counts: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """word2vec.c's CreateBinaryTree over ``counts`` sorted descending (int64, (V,)).
+
+    The two-pointer merge builds inner nodes V .. 2V-2; word w's code is read from
+    the root down. See ``Vocab.huffman`` for the returned arrays.
+    """
+    size = len(counts)
+    if size < 2:
+        return np.zeros(0, np.uint8), np.zeros(0, np.int32), np.zeros(size + 1, np.int64)
+    count = np.concatenate([counts, np.full(size, np.iinfo(np.int64).max // 4)]).tolist()
+    parent = [0] * (2 * size - 1)
+    binary = [0] * (2 * size - 1)
+    pos1, pos2 = size - 1, size
+    for node in range(size, 2 * size - 1):
+        pair = []
+        for _ in range(2):
+            if pos1 >= 0 and count[pos1] < count[pos2]:
+                pair.append(pos1)
+                pos1 -= 1
+            else:
+                pair.append(pos2)
+                pos2 += 1
+        count[node] = count[pair[0]] + count[pair[1]]
+        parent[pair[0]] = parent[pair[1]] = node
+        binary[pair[1]] = 1
+    parent_arr = np.asarray(parent, dtype=np.int64)
+    binary_arr = np.asarray(binary, dtype=np.uint8)
+    root = 2 * size - 2
+    lengths = np.zeros(size, dtype=np.int64)
+    node = np.arange(size, dtype=np.int64)
+    while (active := np.flatnonzero(node != root)).size:  # walk all words up at once
+        lengths[active] += 1
+        node[active] = parent_arr[node[active]]
+    if lengths.max() > MAX_CODE_LENGTH:
+        raise ValueError(f"Huffman code longer than {MAX_CODE_LENGTH} bits")
+    offsets = np.concatenate([[0], np.cumsum(lengths)]).astype(np.int64)
+    codes = np.empty(offsets[-1], dtype=np.uint8)
+    points = np.empty(offsets[-1], dtype=np.int32)
+    node = np.arange(size, dtype=np.int64)
+    for step in range(int(lengths.max())):  # step from the leaf; its place from the root
+        active = np.flatnonzero(lengths > step)
+        place = offsets[active] + lengths[active] - 1 - step
+        codes[place] = binary_arr[node[active]]
+        points[place] = parent_arr[node[active]] - size  # the inner node deciding that bit
+        node[active] = parent_arr[node[active]]
+    return codes, points, offsets
