@@ -6,15 +6,23 @@ then per line the word and D values separated by single spaces.
 
 Words are ``str``; bytes that are not UTF-8 are kept with ``surrogateescape`` so a
 word is written back exactly as it was read from the corpus.
+
+``Vectors.load`` reads the files of word2vec.c (binary records end in a newline),
+gensim (binary records without it), fastText ``.vec`` and this project, text or
+binary (auto-detected), and ``.npy`` exports. Damaged files raise ``FormatError``
+naming the file and the record.
 """
 
+import difflib
 import os
+import re
+import sys
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
 import numpy as np
 
-from w2v.errors import W2VError
+from w2v.errors import FormatError, W2VError
 
 WRITE_ROWS = 4096  # rows formatted per write
 
@@ -53,6 +61,8 @@ class Vectors:
     words: list[str]
     vectors: np.ndarray
     report: TrainReport | None = None
+    _unit: np.ndarray | None = field(default=None, init=False, repr=False, compare=False)
+    _index: dict[str, int] | None = field(default=None, init=False, repr=False, compare=False)
 
     def __post_init__(self) -> None:
         if self.vectors.ndim != 2 or self.vectors.shape[0] != len(self.words):
@@ -82,6 +92,110 @@ class Vectors:
             if os.path.exists(tmp):
                 os.unlink(tmp)
 
+    # --- loading and exporting ---------------------------------------------------------
+
+    @classmethod
+    def load(cls, path: str | os.PathLike, binary: bool | None = None, limit: int | None = None) -> "Vectors":
+        """Read a word2vec text or binary file (``binary=None``: detect it), or an ``.npy``
+        export beside its ``.vocab.txt``. ``limit``: only the first ``limit`` records."""
+        return load_vectors(path, binary=binary, limit=limit)
+
+    def save_npy(self, path: str | os.PathLike) -> str:
+        """Write the matrix as ``path`` (``.npy``) and the words, one a line, beside it
+        as ``<stem>.vocab.txt``; returns the vocabulary's path."""
+        path = os.fspath(path)
+        vocab = npy_vocab_path(path)
+        try:
+            with open(path, "wb") as out:
+                np.save(out, np.ascontiguousarray(self.vectors, dtype=np.float32))
+            with open(vocab, "wb") as out:
+                out.write(b"".join(encode_word(w) + b"\n" for w in self.words))
+        except OSError as err:
+            raise W2VError(f"cannot write {err.filename or path}: {err.strerror}") from None
+        return vocab
+
+    # --- lookups ---------------------------------------------------------------------------
+
+    @property
+    def unit(self) -> np.ndarray:
+        """The rows scaled to unit length (zero rows stay zero), float32, computed once.
+        Stale if ``vectors`` is changed in place afterwards."""
+        if self._unit is None:
+            self._unit = unit_rows(self.vectors)
+        return self._unit
+
+    @property
+    def word_index(self) -> dict[str, int]:
+        """Word to row; a word listed twice maps to its first (most frequent) row."""
+        if self._index is None:
+            index: dict[str, int] = {}
+            for i in range(len(self.words) - 1, -1, -1):
+                index[self.words[i]] = i
+            self._index = index
+        return self._index
+
+    def __contains__(self, word: object) -> bool:
+        return word in self.word_index
+
+    def index(self, word: str) -> int:
+        """The row of ``word``; ``UnknownWordError`` (with close spellings) if absent."""
+        try:
+            return self.word_index[word]
+        except KeyError:
+            raise UnknownWordError(word, self.suggest(word)) from None
+
+    def vector(self, word: str) -> np.ndarray:
+        return self.vectors[self.index(word)]
+
+    def suggest(self, word: str, n: int = 3) -> list[str]:
+        """Close spellings of ``word`` among the most frequent words (case variants first)."""
+        found = [w for w in (word.lower(), word.capitalize(), word.upper()) if w != word and w in self.word_index]
+        candidates = self.words[:SUGGEST_CANDIDATES]
+        found += difflib.get_close_matches(word, candidates, n=n, cutoff=0.75)
+        return list(dict.fromkeys(found))[:n]
+
+    def similarity(self, a: str, b: str) -> float:
+        """Cosine of the two words' vectors."""
+        u = self.unit
+        return float(u[self.index(a)] @ u[self.index(b)])
+
+    def most_similar(
+        self, positive: Sequence[str], negative: Sequence[str] = (), n: int = 10, restrict: int | None = None
+    ) -> list[tuple[str, float]]:
+        """Words closest in cosine to the mean of the unit vectors of ``positive`` minus
+        those of ``negative`` (as gensim's ``most_similar``), the query words excluded.
+        ``restrict``: search only the first ``restrict`` words."""
+        from w2v.query import nearest
+
+        if isinstance(positive, str):
+            positive = [positive]
+        if isinstance(negative, str):
+            negative = [negative]
+        if not positive and not negative:
+            raise W2VError("no query words given")
+        rows = [self.index(w) for w in positive] + [self.index(w) for w in negative]
+        weights = np.array([1.0] * len(positive) + [-1.0] * len(negative), dtype=np.float32)
+        query = unit_rows((weights[:, None] * self.unit[rows]).sum(axis=0, keepdims=True))[0]
+        found = nearest(self.unit, query[:, None], n, exclude=set(rows), restrict=restrict)
+        return [(self.words[i], score) for i, score in found]
+
+    def analogy(
+        self, a: str, b: str, c: str, n: int = 10, method: str = "add", restrict: int | None = None
+    ) -> list[tuple[str, float]]:
+        """Words closest to ``a - b + c`` (``king man woman`` gives queen), the three
+        excluded. ``method="add"``: 3CosAdd, cosine to the normalised sum of unit vectors;
+        ``"mul"``: 3CosMul of Levy & Goldberg (2014) as gensim's ``most_similar_cosmul``,
+        cos(x,a)·cos(x,c) / (cos(x,b) + 1e-6) with cosines shifted to [0, 1]."""
+        if method == "add":
+            return self.most_similar([a, c], [b], n=n, restrict=restrict)
+        if method != "mul":
+            raise ValueError(f"unknown analogy method {method!r}: add or mul")
+        from w2v.query import cosmul, nearest
+
+        rows = [self.index(a), self.index(b), self.index(c)]
+        found = nearest(self.unit, self.unit[rows].T, n, exclude=set(rows), restrict=restrict, combine=cosmul)
+        return [(self.words[i], score) for i, score in found]
+
 
 def write_vectors(out, words: Sequence[str], vectors: np.ndarray, binary: bool) -> None:
     """Write the header and records to the binary file object ``out``."""
@@ -97,3 +211,290 @@ def write_vectors(out, words: Sequence[str], vectors: np.ndarray, binary: bool) 
             out.write(
                 b"".join(name + b" " + row_format % tuple(row) for name, row in zip(names, block.tolist(), strict=True))
             )
+
+
+# --- reading -----------------------------------------------------------------------------
+
+SUGGEST_CANDIDATES = 50_000  # spelling suggestions look among this many most frequent words
+READ_CHUNK = 1 << 24  # bytes read at a time
+MAX_WORD_BYTES = 4096  # a longer "word" in a binary file means a damaged record
+HEADER_BYTES = 256
+DETECT_BYTES = 1 << 16
+COMPRESSED = (".gz", ".bz2", ".xz", ".zst")
+_CONTROL = re.compile(rb"[\x00-\x1f\x7f]")
+_PRINTABLE = bytes(range(0x20, 0x7F)) + b"\t\r"
+
+
+class UnknownWordError(W2VError):
+    """A query word is not in the vocabulary; ``suggestions`` holds close spellings."""
+
+    def __init__(self, word: str, suggestions: Sequence[str] = ()):
+        self.word = word
+        self.suggestions = list(suggestions)
+        message = f"word not in vocabulary: {display_word(word)!r}"
+        if self.suggestions:
+            message += " (did you mean: " + ", ".join(display_word(w) for w in self.suggestions) + "?)"
+        super().__init__(message)
+
+
+def display_word(word: str) -> str:
+    """``word`` printable: bytes that are not UTF-8 become U+FFFD."""
+    return encode_word(word).decode("utf-8", "replace")
+
+
+def unit_rows(matrix: np.ndarray, block: int = 65536) -> np.ndarray:
+    """A float32 copy of ``matrix`` with each row scaled to unit length (zero rows stay 0)."""
+    out = np.empty(matrix.shape, dtype=np.float32)
+    for start in range(0, matrix.shape[0], block):
+        rows = np.asarray(matrix[start : start + block], dtype=np.float32)
+        norms = np.sqrt(np.einsum("ij,ij->i", rows, rows, dtype=np.float64)).astype(np.float32)
+        norms[norms == 0] = 1
+        np.divide(rows, norms[:, None], out=out[start : start + block])
+    return out
+
+
+def npy_vocab_path(path: str) -> str:
+    """The vocabulary file beside an ``.npy`` export: ``X.npy`` -> ``X.vocab.txt``."""
+    stem = path[:-4] if path.endswith(".npy") else path
+    return stem + ".vocab.txt"
+
+
+def _open(path: str):
+    if path.endswith(COMPRESSED) or "://" in path:
+        import smart_open
+
+        return smart_open.open(path, "rb")
+    return open(path, "rb")
+
+
+def read_header(fin, path: str) -> tuple[int, int]:
+    """Parse the ``"COUNT DIM"`` first line."""
+    line = fin.readline(HEADER_BYTES)
+    parts = line.split()
+    ok = line.endswith(b"\n") and len(parts) == 2 and all(p.isdigit() for p in parts)
+    if not ok or int(parts[1]) < 1:
+        shown = line[:40].decode("utf-8", "replace").rstrip("\n")
+        if not line:
+            raise FormatError(f"{path}: empty file, not a word2vec vectors file")
+        raise FormatError(
+            f"{path}: bad header {shown!r}: a word2vec file starts with a line 'COUNT DIM' (e.g. '71290 100')"
+        )
+    return int(parts[0]), int(parts[1])
+
+
+def looks_binary(sample: bytes, dim: int) -> bool:
+    """Whether the bytes after the header hold binary records: after the first word's
+    space, a text record has printable ASCII for at least the ``2*dim - 1`` characters
+    of its values; raw float32 almost never does."""
+    sample = sample.lstrip(b"\n")
+    space = sample.find(b" ")
+    if space < 0:
+        return False
+    values = sample[space + 1 : space + 1 + 4 * dim]
+    values = values.split(b"\n", 1)[0]
+    if len(values) < min(2 * dim - 1, len(sample) - space - 1):
+        return True
+    return bool(values.translate(None, _PRINTABLE))
+
+
+def detect_format(path: str | os.PathLike) -> str:
+    """``"binary"``, ``"text"`` or ``"npy"`` for the vectors file at ``path``."""
+    path = os.fspath(path)
+    if path.endswith(".npy"):
+        return "npy"
+    with _opened(path) as fin:
+        _count, dim = read_header(fin, path)
+        sample = fin.read(DETECT_BYTES)
+    return "binary" if looks_binary(sample, dim) else "text"
+
+
+class _opened:
+    """``open`` for reading that turns OS errors into one-line ``W2VError``s."""
+
+    def __init__(self, path: str):
+        self.path = path
+
+    def __enter__(self):
+        if os.path.isdir(self.path):
+            raise W2VError(f"vectors path is a folder: {self.path}")
+        if "://" not in self.path and not os.path.exists(self.path):
+            raise W2VError(f"vectors file not found: {self.path}")
+        try:
+            self.fin = _open(self.path)
+        except OSError as err:
+            raise W2VError(f"cannot read {self.path}: {err.strerror or err}") from None
+        return self.fin
+
+    def __exit__(self, *exc):
+        self.fin.close()
+
+
+def load_vectors(path: str | os.PathLike, binary: bool | None = None, limit: int | None = None) -> Vectors:
+    """See ``Vectors.load``."""
+    path = os.fspath(path)
+    if limit is not None and limit < 0:
+        raise W2VError(f"limit must be >= 0, not {limit}")
+    fmt = detect_format(path) if binary is None else ("binary" if binary else "text")
+    if fmt == "npy":
+        return _load_npy(path, limit)
+    with _opened(path) as fin:
+        try:
+            count, dim = read_header(fin, path)
+            n = count if limit is None else min(count, limit)
+            if not path.endswith(COMPRESSED) and "://" not in path:
+                least = (4 * dim + 2) * n if fmt == "binary" else 2 * dim * n
+                size = os.path.getsize(path) - fin.tell()
+                if size < least:
+                    raise FormatError(
+                        f"{path}: truncated: the header promises {count:,} records of {dim} values "
+                        f"({'binary' if fmt == 'binary' else 'text'}), but only {size:,} bytes follow it"
+                    )
+            try:
+                vectors = np.empty((n, dim), dtype=np.float32)
+            except (MemoryError, ValueError):
+                raise FormatError(f"{path}: header promises {count:,} x {dim} values: too large") from None
+            reader = _read_binary if fmt == "binary" else _read_text
+            words = reader(fin, path, count, vectors, check_end=n == count)
+        except (OSError, EOFError) as err:  # compressed streams that end early, disk errors
+            raise FormatError(f"{path}: cannot read: {err}") from None
+    if sys.byteorder == "big":
+        vectors = vectors.byteswap().view(vectors.dtype.newbyteorder())
+    return Vectors(words, vectors)
+
+
+def _read_binary(fin, path: str, count: int, out: np.ndarray, check_end: bool) -> list[str]:
+    """Fill ``out`` from binary records: word bytes (after any newlines, which word2vec.c
+    writes after each record and gensim does not), a space, ``4*dim`` bytes of float32."""
+    n, dim = out.shape
+    size = 4 * dim
+    target = memoryview(out).cast("B")
+    words: list[str] = []
+    buf = b""
+    pos = 0
+    eof = False
+    i = 0
+    while i < n:
+        space = buf.find(b" ", pos, pos + MAX_WORD_BYTES)
+        if space < 0 or space + 1 + size > len(buf):
+            if eof:
+                rest = buf[pos:].lstrip(b"\n")
+                if not rest:
+                    raise FormatError(f"{path}: file ends after record {i:,}; the header promises {count:,}")
+                if space < 0 and len(buf) - pos >= MAX_WORD_BYTES:
+                    raise _bad_word(path, i, buf[pos : pos + 40])
+                raise FormatError(
+                    f"{path}: record {i + 1:,} is truncated: the file ends inside it "
+                    f"(the header promises {count:,} records of {dim} float32 values)"
+                )
+            if space < 0 and len(buf) - pos >= MAX_WORD_BYTES:
+                raise _bad_word(path, i, buf[pos : pos + 40])
+            chunk = fin.read(READ_CHUNK)
+            eof = not chunk
+            buf = buf[pos:] + chunk
+            pos = 0
+            source = memoryview(buf)
+            continue
+        raw = buf[pos:space]
+        if raw.startswith(b"\n"):
+            raw = raw.lstrip(b"\n")
+        if not raw or _CONTROL.search(raw):
+            raise _bad_word(path, i, buf[pos:space])
+        words.append(raw.decode("utf-8", "surrogateescape"))
+        target[i * size : (i + 1) * size] = source[space + 1 : space + 1 + size]
+        pos = space + 1 + size
+        i += 1
+    if check_end:
+        rest = buf[pos:] + fin.read(64)
+        if rest.strip():
+            raise FormatError(
+                f"{path}: data after the last of the {count:,} records the header promises: "
+                f"a wrong header, or records longer than {dim} float32 values"
+            )
+    return words
+
+
+def _bad_word(path: str, i: int, raw: bytes) -> FormatError:
+    shown = raw[:40].decode("utf-8", "replace")
+    return FormatError(
+        f"{path}: record {i + 1:,}: no valid word ({shown!r}): the file is damaged, or a record before "
+        "it is shorter than the header's dimension says"
+    )
+
+
+def _read_text(fin, path: str, count: int, out: np.ndarray, check_end: bool) -> list[str]:
+    """Fill ``out`` from text lines ``word v1 ... vD`` (trailing spaces allowed), read in
+    chunks of lines and converted by numpy a chunk at a time."""
+    n, dim = out.shape
+    words: list[str] = []
+    extra: list[bytes] = []
+    i = 0
+    while i < n:
+        lines = fin.readlines(min(READ_CHUNK, max(1 << 16, (n - i) * (12 * dim + 32))))
+        if not lines:
+            raise FormatError(f"{path}: file ends after record {i:,}; the header promises {count:,}")
+        if len(lines) > n - i:
+            extra, lines = lines[n - i :], lines[: n - i]
+        else:
+            extra = []
+        parts = [line.split(None, 1) for line in lines]
+        values = b" ".join(p[1] if len(p) == 2 else b"" for p in parts).split()
+        if len(values) != len(lines) * dim or not lines[-1].endswith(b"\n"):
+            _text_shape_error(path, parts, lines, i, count, dim)
+        try:
+            out[i : i + len(lines)] = np.array(values).astype(np.float32).reshape(len(lines), dim)
+        except ValueError:
+            _text_value_error(path, parts, i)
+            raise
+        words.extend(p[0].decode("utf-8", "surrogateescape") for p in parts)
+        i += len(lines)
+    if check_end:
+        rest = b"".join(extra) + fin.read(4096)
+        if rest.strip():
+            raise FormatError(
+                f"{path}: more records than the {count:,} the header promises (record {count + 1:,} and on)"
+            )
+    return words
+
+
+def _text_shape_error(path, parts, lines, first, count, dim) -> None:
+    for j, (p, line) in enumerate(zip(parts, lines, strict=True)):
+        got = len(p[1].split()) if len(p) == 2 else 0
+        record = first + j + 1
+        if not p:
+            raise FormatError(f"{path}: record {record:,} (line {record + 1:,}) is empty")
+        if not line.endswith(b"\n") and got <= dim:
+            raise FormatError(
+                f"{path}: record {record:,} (line {record + 1:,}) is truncated: the file ends inside it "
+                f"(no final newline; the header promises {count:,} records of {dim} values)"
+            )
+        if got != dim:
+            raise FormatError(
+                f"{path}: record {record:,} (line {record + 1:,}) has {got} values; the header says {dim} a record"
+            )
+
+
+def _text_value_error(path, parts, first) -> None:
+    for j, p in enumerate(parts):
+        for token in p[1].split():
+            try:
+                float(token)
+            except ValueError:
+                shown = token[:30].decode("utf-8", "replace")
+                record = first + j + 1
+                raise FormatError(f"{path}: record {record:,} (line {record + 1:,}): not a number: {shown!r}") from None
+
+
+def _load_npy(path: str, limit: int | None) -> Vectors:
+    vocab = npy_vocab_path(path)
+    try:
+        matrix = np.load(path, mmap_mode="r", allow_pickle=False)
+        with open(vocab, "rb") as fin:
+            words = [decode_word(line.rstrip(b"\r\n")) for line in fin]
+    except FileNotFoundError as err:
+        raise W2VError(f"file not found: {err.filename}") from None
+    except (OSError, ValueError) as err:
+        raise FormatError(f"{path}: not a readable .npy matrix: {err}") from None
+    if matrix.ndim != 2 or matrix.shape[0] != len(words):
+        raise FormatError(f"{path}: matrix of shape {matrix.shape} but {len(words):,} words in {vocab}")
+    n = len(words) if limit is None else min(limit, len(words))
+    return Vectors(words[:n], np.array(matrix[:n], dtype=np.float32))
