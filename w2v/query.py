@@ -16,8 +16,12 @@ def cosmul(sims: np.ndarray) -> np.ndarray:
     """3CosMul (Levy & Goldberg 2014, as gensim's ``most_similar_cosmul``) from the
     cosines of each row to ``a``, ``b``, ``c`` (columns): the word closest to a - b + c
     maximises cos'(x,a) cos'(x,c) / (cos'(x,b) + 1e-6), with cos' = (1 + cos) / 2."""
-    shifted = (1 + sims) / 2
-    return shifted[:, 0] * shifted[:, 2] / (shifted[:, 1] + 1e-6)
+    return cosmul_scores(sims[:, 0], sims[:, 1], sims[:, 2])
+
+
+def cosmul_scores(sim_a: np.ndarray, sim_b: np.ndarray, sim_c: np.ndarray) -> np.ndarray:
+    """3CosMul for a - b + c from the three arrays of cosines."""
+    return (1 + sim_a) / 2 * ((1 + sim_c) / 2) / ((1 + sim_b) / 2 + 1e-6)
 
 
 def nearest(

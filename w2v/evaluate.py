@@ -1,0 +1,311 @@
+"""Intrinsic evaluation: word analogies (accuracy) and word-pair similarity (Spearman).
+
+The semantics are gensim's ``KeyedVectors.evaluate_word_analogies`` and
+``evaluate_word_pairs`` (themselves word2vec.c's compute-accuracy), so the numbers
+agree with theirs: only the first ``restrict`` words are used; case-insensitive means
+every word is upper-cased and a word's vector is that of its first (most frequent)
+case variant; questions with a word outside that vocabulary are skipped and counted;
+3CosAdd excludes the three question words, then takes the best of the top five
+that is not a case variant of one of them.
+"""
+
+import os
+from dataclasses import asdict, dataclass, field
+
+import numpy as np
+
+from w2v.errors import FormatError, W2VError
+from w2v.query import cosmul_scores
+from w2v.vectors import Vectors
+
+QUESTION_BATCH = 256
+GENSIM_TOPN = 5  # gensim looks at the 5 best answers for one that is not a question word
+SCORE_COLUMNS = ("simlex999", "score", "similarity", "sim", "human (mean)", "relatedness", "mean")
+
+
+@dataclass
+class AnalogySection:
+    name: str
+    correct: int = 0
+    incorrect: int = 0
+
+    @property
+    def answered(self) -> int:
+        return self.correct + self.incorrect
+
+    @property
+    def accuracy(self) -> float:
+        """Correct / answered; 0.0 when nothing was answered (as gensim)."""
+        return self.correct / self.answered if self.answered else 0.0
+
+    def to_dict(self) -> dict:
+        return {**asdict(self), "answered": self.answered, "accuracy": self.accuracy}
+
+
+@dataclass
+class AnalogyResult:
+    path: str
+    sections: list[AnalogySection]
+    questions: int  # well-formed questions read
+    skipped: int  # questions with a word outside the restricted vocabulary
+    invalid: int  # lines that are neither a section header nor four words
+    restrict: int
+    case_insensitive: bool
+    method: str
+
+    @property
+    def correct(self) -> int:
+        return sum(s.correct for s in self.sections)
+
+    @property
+    def answered(self) -> int:
+        return sum(s.answered for s in self.sections)
+
+    @property
+    def accuracy(self) -> float:
+        return self.correct / self.answered if self.answered else 0.0
+
+    def to_dict(self) -> dict:
+        return {
+            "path": self.path,
+            "accuracy": self.accuracy,
+            "correct": self.correct,
+            "answered": self.answered,
+            "questions": self.questions,
+            "skipped": self.skipped,
+            "invalid": self.invalid,
+            "restrict": self.restrict,
+            "case_insensitive": self.case_insensitive,
+            "method": self.method,
+            "sections": [s.to_dict() for s in self.sections],
+        }
+
+
+@dataclass
+class SimilarityResult:
+    path: str
+    spearman: float
+    pearson: float
+    pairs: int  # pairs with both words in the vocabulary
+    missing: int  # pairs skipped for a word outside it
+    invalid: int  # lines that are not a word pair and a score
+    case_insensitive: bool
+    restrict: int | None = None
+
+    def to_dict(self) -> dict:
+        return asdict(self)
+
+
+@dataclass
+class Questions:
+    """An analogy file: sections of ``(a, b, c, d)`` questions (a is to b as c is to d)."""
+
+    sections: list[tuple[str, list[tuple[str, str, str, str]]]] = field(default_factory=list)
+    invalid: int = 0
+
+
+def _read_lines(path: str) -> list[str]:
+    try:
+        with open(path, "rb") as fin:
+            data = fin.read()
+    except FileNotFoundError:
+        raise W2VError(f"evaluation file not found: {path}") from None
+    except OSError as err:
+        raise W2VError(f"cannot read {path}: {err.strerror}") from None
+    return data.decode("utf-8", "replace").splitlines()
+
+
+def read_analogies(path: str | os.PathLike) -> Questions:
+    """Read ``: section`` headers and ``a b c d`` lines (blank lines ignored, other
+    lines counted as invalid). Questions before any header go to section ``"(none)"``."""
+    path = os.fspath(path)
+    out = Questions()
+    current: list | None = None
+    for line in _read_lines(path):
+        if line.startswith(":"):
+            current = []
+            out.sections.append((line.lstrip(": ").strip(), current))
+            continue
+        words = line.split()
+        if not words:
+            continue
+        if len(words) != 4:
+            out.invalid += 1
+            continue
+        if current is None:
+            current = []
+            out.sections.append(("(none)", current))
+        current.append(tuple(words))
+    if not any(q for _, q in out.sections):
+        raise FormatError(f"{path}: no analogy questions ('a b c d' lines) found")
+    return out
+
+
+def read_pairs(path: str | os.PathLike) -> tuple[list[tuple[str, str, float]], int]:
+    """Read word-pair similarity lines ``w1 w2 score`` separated by tabs (or else
+    spaces); ``#`` comments and blank lines are ignored. A first row that is not
+    numeric is a header: if it names a score column (e.g. SimLex's ``SimLex999``) that
+    column is used, else the third. Returns the pairs and the count of invalid lines."""
+    path = os.fspath(path)
+    pairs, invalid, column, first = [], 0, 2, True
+    for line in _read_lines(path):
+        if not line.strip() or line.startswith("#"):
+            continue
+        fields = line.split("\t") if "\t" in line else line.split()
+        fields = [f.strip() for f in fields]
+        try:
+            if len(fields) <= column:
+                raise ValueError
+            score = float(fields[column])
+        except ValueError:
+            if first:
+                names = [f.lower() for f in fields]
+                column = next((names.index(c) for c in SCORE_COLUMNS if c in names[2:]), column)
+            else:
+                invalid += 1
+            first = False
+            continue
+        first = False
+        pairs.append((fields[0], fields[1], score))
+    if not pairs:
+        raise FormatError(f"{path}: no word pairs ('word1 word2 score' lines) found")
+    return pairs, invalid
+
+
+def restricted_index(vectors: Vectors, restrict: int | None, case_insensitive: bool) -> dict[str, int]:
+    """Key to row over the first ``restrict`` words; upper-cased keys when case-insensitive,
+    the first (most frequent) variant winning, as gensim's ``ok_vocab``."""
+    words = vectors.words[: len(vectors) if restrict is None else restrict]
+    index = {}
+    for i in range(len(words) - 1, -1, -1):
+        index[words[i].upper() if case_insensitive else words[i]] = i
+    return index
+
+
+def evaluate_analogies(
+    vectors: Vectors,
+    path: str | os.PathLike,
+    restrict: int = 30_000,
+    case_insensitive: bool = True,
+    method: str = "add",
+) -> AnalogyResult:
+    """Accuracy on an analogy file, per section and overall (see the module docstring).
+    ``method="mul"`` ranks answers by 3CosMul instead of 3CosAdd."""
+    if method not in ("add", "mul"):
+        raise ValueError(f"unknown analogy method {method!r}: add or mul")
+    path = os.fspath(path)
+    questions = read_analogies(path)
+    index = restricted_index(vectors, restrict, case_insensitive)
+    rows = min(restrict, len(vectors))
+    unit = vectors.unit[:rows]
+    upper = [w.upper() if case_insensitive else w for w in vectors.words[:rows]]
+    sections, todo = [], []  # todo: (section, a, b, c, expected, keys)
+    total = skipped = 0
+    for name, items in questions.sections:
+        section = AnalogySection(name)
+        sections.append(section)
+        for words in items:
+            keys = [w.upper() for w in words] if case_insensitive else list(words)
+            total += 1
+            if any(k not in index for k in keys):
+                skipped += 1
+                continue
+            todo.append((section, index[keys[0]], index[keys[1]], index[keys[2]], keys))
+    for start in range(0, len(todo), QUESTION_BATCH):
+        batch = todo[start : start + QUESTION_BATCH]
+        a = unit[[q[1] for q in batch]]
+        b = unit[[q[2] for q in batch]]
+        c = unit[[q[3] for q in batch]]
+        if method == "add":
+            scores = unit @ _unit_cols((b - a + c).T)
+        else:
+            scores = cosmul_scores(unit @ b.T, unit @ a.T, unit @ c.T)  # the word closest to b - a + c
+        keep = min(GENSIM_TOPN + 3, rows)
+        best = np.argpartition(-scores, keep - 1, axis=0)[:keep] if rows > keep else np.arange(rows)[:, None]
+        best = np.broadcast_to(best, (keep, len(batch)))
+        for j, (section, ia, ib, ic, keys) in enumerate(batch):
+            cand = best[:, j]
+            cand_scores = scores[cand, j]
+            ranked = [int(r) for r in cand[np.lexsort((cand, -cand_scores))] if r not in (ia, ib, ic)]
+            predicted = None
+            for r in ranked[:GENSIM_TOPN]:
+                predicted = upper[r]
+                if predicted not in keys[:3]:
+                    break
+            if predicted == keys[3]:
+                section.correct += 1
+            else:
+                section.incorrect += 1
+    return AnalogyResult(
+        path=path,
+        sections=sections,
+        questions=total,
+        skipped=skipped,
+        invalid=questions.invalid,
+        restrict=restrict,
+        case_insensitive=case_insensitive,
+        method=method,
+    )
+
+
+def _unit_cols(m: np.ndarray) -> np.ndarray:
+    norms = np.linalg.norm(m, axis=0)
+    norms[norms == 0] = 1
+    return m / norms
+
+
+def evaluate_similarity(
+    vectors: Vectors,
+    path: str | os.PathLike,
+    restrict: int | None = None,
+    case_insensitive: bool = True,
+) -> SimilarityResult:
+    """Spearman's rho (and Pearson's r) between a file's human scores and the cosines of
+    the pairs found in the first ``restrict`` words (all by default)."""
+    path = os.fspath(path)
+    pairs, invalid = read_pairs(path)
+    index = restricted_index(vectors, restrict, case_insensitive)
+    unit = vectors.unit
+    gold, model = [], []
+    for w1, w2, score in pairs:
+        k1, k2 = (w1.upper(), w2.upper()) if case_insensitive else (w1, w2)
+        if k1 in index and k2 in index:
+            gold.append(score)
+            model.append(float(unit[index[k1]] @ unit[index[k2]]))
+    if not gold:
+        raise W2VError(f"{path}: none of the {len(pairs)} word pairs is in the vocabulary")
+    return SimilarityResult(
+        path=path,
+        spearman=spearman(gold, model),
+        pearson=pearson(gold, model),
+        pairs=len(gold),
+        missing=len(pairs) - len(gold),
+        invalid=invalid,
+        case_insensitive=case_insensitive,
+        restrict=restrict,
+    )
+
+
+def rankdata(x) -> np.ndarray:
+    """Ranks 1..n, tied values getting the average of their ranks (scipy's "average")."""
+    x = np.asarray(x, dtype=np.float64)
+    order = np.argsort(x, kind="mergesort")
+    ordered = x[order]
+    starts = np.flatnonzero(np.r_[True, ordered[1:] != ordered[:-1]])
+    ends = np.r_[starts[1:], len(x)]
+    ranks = np.empty(len(x))
+    ranks[order] = np.repeat((starts + ends + 1) / 2, ends - starts)
+    return ranks
+
+
+def pearson(x, y) -> float:
+    """Pearson's r; nan when either side is constant."""
+    x = np.asarray(x, dtype=np.float64) - np.mean(x)
+    y = np.asarray(y, dtype=np.float64) - np.mean(y)
+    denom = np.sqrt((x @ x) * (y @ y))
+    return float(x @ y / denom) if denom > 0 else float("nan")
+
+
+def spearman(x, y) -> float:
+    """Spearman's rho: Pearson's r of the average ranks."""
+    return pearson(rankdata(x), rankdata(y))
