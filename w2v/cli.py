@@ -177,3 +177,207 @@ def train(corpus, output, fmt, quiet, cbow_sum, save_vocab, read_vocab, **settin
             f"final loss {r.epoch_loss[-1]:.4f}; wrote {output}",
             err=True,
         )
+
+
+# --- using the vectors: analogy, similar, eval, convert --------------------------------
+
+
+def vectors_options(command):
+    """``-v/--vectors``, ``--format`` and ``--limit``: which vectors file and how to read it."""
+    command = click.option(
+        "--limit", type=click.IntRange(min=1), default=None, help="Read only the N first (most frequent) words."
+    )(command)
+    command = click.option(
+        "--format",
+        "fmt",
+        type=click.Choice(["auto", "binary", "text"]),
+        default="auto",
+        show_default=True,
+        help="Vectors file format; auto detects it.",
+    )(command)
+    return click.option(
+        "-v",
+        "--vectors",
+        "vectors_path",
+        default="vectors.bin",
+        show_default=True,
+        help="Vectors file (word2vec text or binary, fastText .vec, .npy export).",
+    )(command)
+
+
+def load_for_query(path: str, fmt: str, limit: int | None):
+    """Load the vectors, with a hint when the default file is missing."""
+    from w2v.vectors import Vectors
+
+    if path == "vectors.bin" and not os.path.exists(path):
+        raise W2VError("vectors file not found: vectors.bin (train one with 'w2v train CORPUS', or give -v FILE)")
+    return Vectors.load(path, binary=None if fmt == "auto" else fmt == "binary", limit=limit)
+
+
+def echo_neighbours(found) -> None:
+    from w2v.vectors import display_word
+
+    click.echo("".join(f"{display_word(word)}\t{score:.4f}\n" for word, score in found), nl=False)
+
+
+@cli.command(context_settings=CONTEXT)
+@click.argument("words", nargs=-1)
+@vectors_options
+@click.option("-n", "--top", "n", type=click.IntRange(min=1), default=10, show_default=True, help="Results to print.")
+@click.option(
+    "--method",
+    type=click.Choice(["add", "cosmul"]),
+    default="add",
+    show_default=True,
+    help="3CosAdd, or 3CosMul (Levy & Goldberg 2014).",
+)
+@click.option("--restrict", type=click.IntRange(min=1), default=None, help="Search only the N most frequent words.")
+def analogy(words, vectors_path, fmt, limit, n, method, restrict):
+    """Words closest to A - B + C (king man woman: queen), with their cosine.
+
+    With no words, reads 'A B C' lines from stdin (a prompt loop on a terminal,
+    EXIT or end of input to stop).
+    """
+    from w2v.vectors import UnknownWordError
+
+    if words and len(words) != 3:
+        raise click.UsageError(f"give three words A B C (for A - B + C), not {len(words)}; or none to read stdin")
+    vectors = load_for_query(vectors_path, fmt, limit)
+    how = "mul" if method == "cosmul" else "add"
+    if words:
+        echo_neighbours(vectors.analogy(*words, n=n, method=how, restrict=restrict))
+        return
+    interactive = sys.stdin.isatty()
+    asked = failed = 0
+    while True:
+        if interactive:
+            click.echo("Enter three words (EXIT to break): ", nl=False, err=True)
+        line = sys.stdin.readline()
+        if not line:
+            break
+        query = line.split()
+        if not query:
+            continue
+        if interactive and query == ["EXIT"]:
+            break
+        asked += 1
+        try:
+            if len(query) != 3:
+                raise W2VError(f"need three words A B C, got {len(query)}: {line.strip()}")
+            found = vectors.analogy(*query, n=n, method=how, restrict=restrict)
+        except (UnknownWordError, W2VError) as err:
+            failed += 1
+            click.echo(f"w2v: error: {err}", err=True)
+            continue
+        click.echo(f"# {' - '.join(query[:2])} + {query[2]}")
+        echo_neighbours(found)
+        click.echo()
+    if failed and not interactive:
+        raise W2VError(f"{failed} of {asked} analogies could not be answered")
+
+
+@cli.command(context_settings=CONTEXT)
+@click.argument("words", nargs=-1)
+@click.option("--minus", multiple=True, help="A word to subtract (repeatable).")
+@vectors_options
+@click.option("-n", "--top", "n", type=click.IntRange(min=1), default=10, show_default=True, help="Results to print.")
+@click.option("--restrict", type=click.IntRange(min=1), default=None, help="Search only the N most frequent words.")
+def similar(words, minus, vectors_path, fmt, limit, n, restrict):
+    """Words closest in cosine to the mean of WORDS (minus the --minus words)."""
+    if not words and not minus:
+        raise click.UsageError("give at least one word")
+    vectors = load_for_query(vectors_path, fmt, limit)
+    echo_neighbours(vectors.most_similar(list(words), list(minus), n=n, restrict=restrict))
+
+
+@cli.command("eval", context_settings=CONTEXT)
+@vectors_options
+@click.option(
+    "--analogies", multiple=True, type=click.Path(dir_okay=False), help="Analogy file (': section', 'a b c d')."
+)
+@click.option("--similarity", multiple=True, type=click.Path(dir_okay=False), help="Word-pair file ('w1 w2 score').")
+@click.option(
+    "--restrict",
+    type=click.IntRange(min=1),
+    default=30_000,
+    show_default=True,
+    help="Analogies: only the N most frequent words (word2vec.c compute-accuracy).",
+)
+@click.option("--case-sensitive", is_flag=True, default=False, help="Do not upper-case words before matching.")
+@click.option("--method", type=click.Choice(["add", "cosmul"]), default="add", show_default=True)
+@click.option("--json", "as_json", is_flag=True, default=False, help="Print the results as JSON.")
+def evaluate(vectors_path, fmt, limit, analogies, similarity, restrict, case_sensitive, method, as_json):
+    """Analogy accuracy and word-similarity Spearman rho, as gensim computes them."""
+    import json
+
+    from w2v.evaluate import evaluate_analogies, evaluate_similarity
+
+    if not analogies and not similarity:
+        raise click.UsageError("give --analogies FILE and/or --similarity FILE")
+    for path in (*analogies, *similarity):
+        if not os.path.isfile(path):
+            raise W2VError(f"evaluation file not found: {path}")
+    vectors = load_for_query(vectors_path, fmt, limit)
+    how = "mul" if method == "cosmul" else "add"
+    ci = not case_sensitive
+    results_a = [evaluate_analogies(vectors, p, restrict=restrict, case_insensitive=ci, method=how) for p in analogies]
+    results_s = [evaluate_similarity(vectors, p, case_insensitive=ci) for p in similarity]
+    if as_json:
+        out = {
+            "vectors": vectors_path,
+            "analogies": [r.to_dict() for r in results_a],
+            "similarity": [r.to_dict() for r in results_s],
+        }
+        click.echo(json.dumps(out, indent=2))
+        return
+    for r in results_a:
+        click.echo(
+            f"{r.path}: analogy accuracy {100 * r.accuracy:.2f}% ({r.correct:,}/{r.answered:,}); "
+            f"{r.questions:,} questions, {r.skipped:,} skipped (a word outside the {r.restrict:,} most frequent)"
+            + (f", {r.invalid:,} invalid lines" if r.invalid else "")
+        )
+        for s in r.sections:
+            click.echo(f"  {s.name:<32} {100 * s.accuracy:6.2f}%  ({s.correct:,}/{s.answered:,})")
+    for r in results_s:
+        click.echo(
+            f"{r.path}: Spearman {r.spearman:.4f} (Pearson {r.pearson:.4f}) on {r.pairs:,} pairs, {r.missing:,} missing"
+            + (f", {r.invalid:,} invalid lines" if r.invalid else "")
+        )
+
+
+@cli.command(context_settings=CONTEXT)
+@click.argument("source")
+@click.argument("dest")
+@click.option(
+    "--from",
+    "from_fmt",
+    type=click.Choice(["auto", "binary", "text"]),
+    default="auto",
+    show_default=True,
+    help="SOURCE format; auto detects it (.npy by name).",
+)
+@click.option(
+    "--to",
+    "to_fmt",
+    type=click.Choice(["auto", "binary", "text", "npy"]),
+    default="auto",
+    show_default=True,
+    help="DEST format; auto: binary for .bin, npy (+ .vocab.txt) for .npy, else text.",
+)
+@click.option("--limit", type=click.IntRange(min=1), default=None, help="Keep only the N first (most frequent) words.")
+@click.option("-q", "--quiet", is_flag=True, default=False, help="No summary line.")
+def convert(source, dest, from_fmt, to_fmt, limit, quiet):
+    """Convert vectors between word2vec text, binary and .npy + vocabulary."""
+    from w2v.vectors import Vectors
+
+    if to_fmt == "auto":
+        to_fmt = "npy" if dest.endswith(".npy") else "binary" if dest.endswith(".bin") else "text"
+    check_writable(dest)
+    vectors = Vectors.load(source, binary=None if from_fmt == "auto" else from_fmt == "binary", limit=limit)
+    extra = ""
+    if to_fmt == "npy":
+        extra = f" and {vectors.save_npy(dest)}"
+    else:
+        vectors.save(dest, binary=to_fmt == "binary")
+    if not quiet:
+        click.echo(f"w2v: wrote {len(vectors):,} vectors of {vectors.dim} values to {dest}{extra} ({to_fmt})", err=True)
