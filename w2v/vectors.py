@@ -460,6 +460,10 @@ def _text_shape_error(path, parts, lines, first, count, dim) -> None:
     for j, (p, line) in enumerate(zip(parts, lines, strict=True)):
         got = len(p[1].split()) if len(p) == 2 else 0
         record = first + j + 1
+        if not p and not b"".join(lines[j:]).strip():
+            raise FormatError(
+                f"{path}: file ends after record {record - 1:,} (blank lines); the header promises {count:,}"
+            )
         if not p:
             raise FormatError(f"{path}: record {record:,} (line {record + 1:,}) is empty")
         if not line.endswith(b"\n") and got <= dim:
