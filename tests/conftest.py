@@ -1,0 +1,56 @@
+"""Shared fixtures: paths to the shared data, small corpora, a CLI runner."""
+
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+REPO = Path(__file__).resolve().parents[1]
+DATA = REPO.parent / "shared" / "data"
+WIKI_6MB = DATA / "wiki-en-6mb.txt"
+
+# a tiny corpus: 12 distinct words, enough repetitions for min_count 5
+TINY_LINES = [
+    "the cat sat on the mat",
+    "the dog sat on the log",
+    "a cat and a dog met on the mat",
+    "the log and the mat were red",
+    "a red dog and a red cat sat",
+]
+
+
+@pytest.fixture(scope="session")
+def wiki6() -> Path:
+    """The 6 MB Wikipedia slice; the test is skipped where the shared data is absent."""
+    if not WIKI_6MB.is_file():
+        pytest.skip(f"shared data not found: {WIKI_6MB}")
+    return WIKI_6MB
+
+
+@pytest.fixture(scope="session")
+def tiny_corpus(tmp_path_factory) -> Path:
+    """A small text file (100 lines, ~700 tokens) that trains in well under a second."""
+    path = tmp_path_factory.mktemp("corpus") / "tiny.txt"
+    path.write_text("\n".join(TINY_LINES * 20) + "\n")
+    return path
+
+
+def run_cli(*args, env=None, input=None, cwd=None) -> subprocess.CompletedProcess:
+    """Run ``python -m w2v ARGS`` and capture its output (bytes)."""
+    full_env = {**os.environ, **(env or {})}
+    return subprocess.run(
+        [sys.executable, "-m", "w2v", *map(str, args)],
+        capture_output=True,
+        env=full_env,
+        input=input,
+        cwd=cwd,
+        timeout=300,
+    )
+
+
+@pytest.fixture
+def cli():
+    """The CLI runner: ``cli("train", corpus, "-o", out, ...)`` -> CompletedProcess."""
+    return run_cli

@@ -1,0 +1,195 @@
+"""A plain-numpy re-implementation of ``w2v.kernels.make_train_batch`` (no Numba).
+
+It follows the kernel's batch semantics step by step and consumes the random
+generator in exactly the same order, so that for the same inputs it produces the
+same updates (up to float32 rounding), the same loss and the same example count:
+
+- the generator is word2vec.c's 64-bit LCG ``r = r * 25214903917 + 11 mod 2**64``,
+  held here as a Python int;
+- subsampling draws one step only for a word whose keep probability is below 1,
+  and drops the word when ``keep < (r >> 40) / 2**24``;
+- one step per centre word picks the window: ``reach = window - ((r >> 16) % window)``;
+- skip-gram: for each context position c != pos in [pos - reach, pos + reach] of
+  the sentence, the context word's input row predicts the centre word; CBOW: the
+  sum (or mean) of the context rows predicts it, skipped when there is no context,
+  and the hidden gradient is added unscaled to every context row;
+- per example hierarchical softmax first (a node with |f| >= 6 is left alone),
+  then negative sampling, whose ``negative`` noise words are all drawn before any
+  is scored (two steps a draw, the alias method); a noise word equal to the
+  target is skipped.
+
+Also here: small readers of the word2vec vector formats, used by the tests.
+"""
+
+import math
+
+import numpy as np
+
+MASK64 = (1 << 64) - 1
+LCG_MUL = 25214903917
+LCG_ADD = 11
+HS_MAX_EXP = 6.0
+ALIAS_ONE = 1 << 24
+
+
+def lcg(r: int) -> int:
+    """One step of word2vec.c's generator."""
+    return (r * LCG_MUL + LCG_ADD) & MASK64
+
+
+def softplus(x: float) -> float:
+    """log(1 + exp(x)), the loss of one logistic unit (nats)."""
+    return max(x, 0.0) + math.log1p(math.exp(-abs(x)))
+
+
+def sigmoid(x: float) -> float:
+    return 1.0 / (1.0 + math.exp(-x))
+
+
+def draw_noise(r: int, threshold: np.ndarray, alias: np.ndarray) -> tuple[int, int]:
+    """One alias-table draw: (word, new state)."""
+    r = lcg(r)
+    column = ((r >> 32) * len(threshold)) >> 32
+    r = lcg(r)
+    word = column if (r >> 40) < int(threshold[column]) else int(alias[column])
+    return word, r
+
+
+def alias_probabilities(threshold: np.ndarray, alias: np.ndarray) -> np.ndarray:
+    """The exact distribution a draw from (threshold, alias) follows (float64)."""
+    size = len(threshold)
+    accept = threshold.astype(np.float64) / ALIAS_ONE
+    probs = accept.copy()
+    np.add.at(probs, alias.astype(np.int64), 1.0 - accept)
+    return probs / size
+
+
+def logistic(hidden, out, row, label, alpha, grad) -> float:
+    """One output unit: adds alpha * dloglik/dhidden to grad, updates out[row]; returns the loss."""
+    f = float(np.dot(hidden, out[row]))
+    g = np.float32((label - sigmoid(f)) * alpha)
+    grad += g * out[row]  # read the row before its update
+    out[row] += g * hidden
+    return softplus(-f if label > 0.5 else f)
+
+
+def output_step(hidden, target, params, grad, alpha, negative, r):
+    """HS then NS for one example; returns (loss, new state)."""
+    syn1, syn1neg, codes, points, offsets, threshold, alias = params
+    loss = 0.0
+    if syn1.shape[0] > 0:
+        for j in range(int(offsets[target]), int(offsets[target + 1])):
+            node = int(points[j])
+            label = 1.0 - float(codes[j])
+            f = float(np.dot(hidden, syn1[node]))
+            if f <= -HS_MAX_EXP or f >= HS_MAX_EXP:
+                loss += softplus(-f if label > 0.5 else f)
+            else:
+                loss += logistic(hidden, syn1, node, label, alpha, grad)
+    if syn1neg.shape[0] > 0:
+        words = [int(target)]
+        for _ in range(negative):
+            word, r = draw_noise(r, threshold, alias)
+            words.append(word)
+        for d, word in enumerate(words):
+            if d > 0 and word == target:
+                continue
+            loss += logistic(hidden, syn1neg, word, 1.0 if d == 0 else 0.0, alpha, grad)
+    return loss, r
+
+
+def train_batch(tokens, syn0, params, keep_prob, window, negative, cbow, cbow_mean, alpha, seed):
+    """The reference of the kernel's ``train_batch``: same arguments, same effects."""
+    r = int(seed)
+    dim = syn0.shape[1]
+    tokens = [int(t) for t in tokens]
+    loss = 0.0
+    examples = 0
+    i = 0
+    while i < len(tokens):
+        sentence = []
+        while i < len(tokens) and tokens[i] >= 0:
+            word = tokens[i]
+            i += 1
+            keep = float(keep_prob[word])
+            if keep < 1.0:
+                r = lcg(r)
+                if keep < (r >> 40) / float(ALIAS_ONE):
+                    continue
+            sentence.append(word)
+        i += 1
+        length = len(sentence)
+        for pos in range(length):
+            r = lcg(r)
+            reach = window - ((r >> 16) % window)
+            lo, hi = max(pos - reach, 0), min(pos + reach + 1, length)
+            target = sentence[pos]
+            context = [sentence[c] for c in range(lo, hi) if c != pos]
+            if cbow:
+                if not context:
+                    continue
+                hidden = np.zeros(dim, dtype=np.float32)
+                for word in context:
+                    hidden += syn0[word]
+                if cbow_mean:
+                    hidden /= np.float32(len(context))
+                grad = np.zeros(dim, dtype=np.float32)
+                step, r = output_step(hidden, target, params, grad, alpha, negative, r)
+                loss += step
+                examples += 1
+                for word in context:
+                    syn0[word] += grad
+            else:
+                for word in context:
+                    grad = np.zeros(dim, dtype=np.float32)
+                    step, r = output_step(syn0[word].copy(), target, params, grad, alpha, negative, r)
+                    loss += step
+                    examples += 1
+                    syn0[word] += grad
+    return loss, examples
+
+
+def example_loss(hidden, target, syn1, syn1neg, codes, points, offsets, noise) -> float:
+    """The loss (nats, float64) of one example whose noise words are ``noise``, without
+    HS's |f| >= 6 rule (the caller keeps f small): the function the kernel descends."""
+    hidden = np.asarray(hidden, dtype=np.float64)
+    loss = 0.0
+    if syn1 is not None:
+        for j in range(int(offsets[target]), int(offsets[target + 1])):
+            f = float(hidden @ np.asarray(syn1[int(points[j])], dtype=np.float64))
+            loss += softplus(-f if codes[j] == 0 else f)
+    if syn1neg is not None:
+        loss += softplus(-float(hidden @ np.asarray(syn1neg[target], dtype=np.float64)))
+        for word in noise:
+            if word != target:
+                loss += softplus(float(hidden @ np.asarray(syn1neg[word], dtype=np.float64)))
+    return loss
+
+
+def read_word2vec(path, binary: bool) -> tuple[list[bytes], np.ndarray]:
+    """Parse a word2vec file strictly: (words as bytes, float32 (V, D))."""
+    with open(path, "rb") as handle:
+        data = handle.read()
+    header, _, rest = data.partition(b"\n")
+    count, dim = (int(x) for x in header.split(b" "))
+    words, rows = [], []
+    if binary:
+        at = 0
+        for _ in range(count):
+            space = rest.index(b" ", at)
+            words.append(rest[at:space])
+            rows.append(np.frombuffer(rest, dtype="<f4", count=dim, offset=space + 1))
+            at = space + 1 + 4 * dim
+            assert rest[at : at + 1] == b"\n"
+            at += 1
+        assert at == len(rest)
+    else:
+        lines = rest.split(b"\n")
+        assert lines[-1] == b""
+        for line in lines[:-1]:
+            fields = line.split(b" ")
+            assert len(fields) == dim + 1
+            words.append(fields[0])
+            rows.append(np.array([float(x) for x in fields[1:]], dtype=np.float32))
+        assert len(words) == count
+    return words, np.array(rows, dtype=np.float32).reshape(count, dim)

@@ -1,0 +1,267 @@
+"""The Numba batch kernel against the plain-numpy reference, and a finite-difference
+check of the gradient it descends."""
+
+import numpy as np
+import pytest
+from reference import alias_probabilities, draw_noise, example_loss, lcg
+from reference import train_batch as reference_batch
+
+from w2v import kernels
+from w2v.vocab import Vocab
+
+V, D = 12, 8
+COUNTS = np.array([30, 20, 15, 12, 10, 8, 6, 5, 4, 3, 2, 1], dtype=np.int64)
+SEED = np.uint64(0x9E3779B97F4A7C15)
+
+
+def make_vocab(counts=COUNTS):
+    return Vocab([b"w%d" % i for i in range(len(counts))], np.asarray(counts, dtype=np.int64))
+
+
+def batch_tokens() -> np.ndarray:
+    """40 tokens: three sentences (two sentence ends inside, one at the end)."""
+    rng = np.random.default_rng(7)
+    tokens = rng.integers(0, V, size=40).astype(np.int32)
+    tokens[14] = -1
+    tokens[29] = -1
+    tokens[-1] = -1
+    return tokens
+
+
+def make_params(hs: bool, ns: bool, seed: int = 3):
+    """Nonzero random weights (so every gradient term matters) and the vocabulary's tables."""
+    vocab = make_vocab()
+    rng = np.random.default_rng(seed)
+    syn0 = (rng.standard_normal((V, D)) * 0.3).astype(np.float32)
+    syn1 = (rng.standard_normal((V - 1, D)) * 0.3).astype(np.float32) if hs else np.zeros((0, D), np.float32)
+    syn1neg = (rng.standard_normal((V, D)) * 0.3).astype(np.float32) if ns else np.zeros((0, D), np.float32)
+    if hs:
+        codes, points, offsets = vocab.huffman()
+    else:
+        codes, points, offsets = np.zeros(0, np.uint8), np.zeros(0, np.int32), np.zeros(V + 1, np.int64)
+    threshold, alias = vocab.alias_table(0.75)
+    return syn0, (syn1, syn1neg, codes, points, offsets, threshold, alias), vocab
+
+
+def copy_params(params):
+    return tuple(p.copy() for p in params)
+
+
+CASES = {
+    "sg-ns": dict(cbow=False, cbow_mean=True, hs=False, negative=4),
+    "sg-hs": dict(cbow=False, cbow_mean=True, hs=True, negative=0),
+    "cbow-ns": dict(cbow=True, cbow_mean=True, hs=False, negative=4),
+    "cbow-hs": dict(cbow=True, cbow_mean=True, hs=True, negative=0),
+    "sg-hs-ns": dict(cbow=False, cbow_mean=True, hs=True, negative=3),
+    "cbow-hs-ns": dict(cbow=True, cbow_mean=True, hs=True, negative=3),
+    "cbow-sum-ns": dict(cbow=True, cbow_mean=False, hs=False, negative=4),
+    "cbow-sum-hs": dict(cbow=True, cbow_mean=False, hs=True, negative=0),
+}
+
+
+def test_subsampling_is_on_for_some_words():
+    keep = make_vocab().keep_probabilities(0.05)
+    assert (keep < 1).sum() >= 2 and (keep == 1).sum() >= 2
+
+
+@pytest.mark.parametrize("name", list(CASES))
+def test_kernel_matches_reference(name):
+    case = CASES[name]
+    syn0, params, vocab = make_params(case["hs"], case["negative"] > 0)
+    keep = vocab.keep_probabilities(0.05)
+    tokens = batch_tokens()
+    args = (keep, 3, case["negative"], case["cbow"], case["cbow_mean"], 0.05, SEED)
+    ref_syn0, ref_params = syn0.copy(), copy_params(params)
+    ref_loss, ref_examples = reference_batch(tokens, ref_syn0, ref_params, *args)
+    kernel = kernels.train_batch_kernel(D)
+    before = syn0.copy(), copy_params(params)
+    loss, examples = kernel(tokens, syn0, params, *args)
+
+    assert examples == ref_examples
+    assert examples > 10
+    assert loss == pytest.approx(ref_loss, rel=1e-5)
+    np.testing.assert_allclose(syn0, ref_syn0, atol=1e-5, rtol=0)
+    for got, want in zip(params[:2], ref_params[:2], strict=True):
+        np.testing.assert_allclose(got, want, atol=1e-5, rtol=0)
+    # the updates are not trivial: every matrix in use moved
+    assert np.abs(syn0 - before[0]).max() > 1e-3
+    for got, old in zip(params[:2], before[1][:2], strict=True):
+        if got.size:
+            assert np.abs(got - old).max() > 1e-3
+    # the tables are read, never written
+    for got, old in zip(params[2:], before[1][2:], strict=True):
+        np.testing.assert_array_equal(got, old)
+
+
+def test_kernel_is_deterministic_per_seed():
+    kernel = kernels.train_batch_kernel(D)
+    results = []
+    for seed in (SEED, SEED, np.uint64(12345)):
+        syn0, params, vocab = make_params(False, True)
+        loss, _ = kernel(batch_tokens(), syn0, params, vocab.keep_probabilities(0.05), 3, 4, False, True, 0.05, seed)
+        results.append((loss, syn0))
+    assert results[0][0] == results[1][0]
+    np.testing.assert_array_equal(results[0][1], results[1][1])
+    assert not np.array_equal(results[0][1], results[2][1])
+
+
+def test_examples_counted_per_pair_and_per_centre_word():
+    """Window 1, no subsampling: [a b c] gives 4 skip-gram pairs and [d e] 2; CBOW
+    counts one example per centre word with a context (3 + 2); [f] alone gives none."""
+    kernel = kernels.train_batch_kernel(D)
+    tokens = np.array([1, 2, 3, -1, 4, 5, -1, 6, -1], dtype=np.int32)  # a one-word sentence gives nothing
+    keep = np.ones(V, np.float32)
+    for cbow, want in ((False, 6), (True, 5)):
+        syn0, params, _ = make_params(False, True)
+        _, examples = kernel(tokens, syn0, params, keep, 1, 2, cbow, True, 0.025, SEED)
+        assert examples == want
+
+
+def test_lcg_and_draw_match_reference():
+    vocab = make_vocab()
+    threshold, alias = vocab.alias_table(0.75)
+    state = np.uint64(SEED)
+    r = int(SEED)
+    for _ in range(500):
+        word, state = kernels.draw_noise(np.uint64(state), threshold, alias)  # keep the state uint64
+        want, r = draw_noise(r, threshold, alias)
+        assert int(word) == want
+        assert int(state) == r
+    assert int(kernels.lcg_next(np.uint64(1))) == lcg(1) == 25214903928
+    assert int(kernels.lcg_next(np.uint64(2**64 - 1))) == lcg(2**64 - 1)
+
+
+def test_alias_reference_distribution_is_the_noise_distribution():
+    vocab = make_vocab()
+    threshold, alias = vocab.alias_table(0.75)
+    np.testing.assert_allclose(alias_probabilities(threshold, alias), vocab.noise_distribution(0.75), atol=1e-6)
+
+
+# ---- finite differences ---------------------------------------------------------------
+
+
+def numeric_gradient(loss, array, row, eps=1e-6):
+    """Central differences of ``loss()`` w.r.t. array[row] (float64 copy of the array)."""
+    grad = np.zeros(array.shape[1])
+    for k in range(array.shape[1]):
+        saved = array[row, k]
+        array[row, k] = saved + eps
+        plus = loss()
+        array[row, k] = saved - eps
+        minus = loss()
+        array[row, k] = saved
+        grad[k] = (plus - minus) / (2 * eps)
+    return grad
+
+
+def first_example_noise(seed: int, negative: int, target: int, threshold, alias):
+    """The noise words the kernel draws for the first example of a batch with no
+    subsampling: one window step, then ``negative`` alias draws."""
+    r = lcg(seed)
+    noise = []
+    for _ in range(negative):
+        word, r = draw_noise(r, threshold, alias)
+        noise.append(word)
+    return noise
+
+
+@pytest.mark.parametrize("hs,negative", [(False, 5), (True, 0), (True, 3)])
+def test_skipgram_update_is_minus_alpha_times_gradient(hs, negative):
+    """Batch [a, b], window 1: the first example is context b -> centre a. The
+    second (context a -> centre b) has input row a set to zero, so it changes no
+    output row; hence the changes of syn0[b] and of the output rows are exactly the
+    first example's SGD step, -alpha * dLoss/dparam, with the loss of
+    ``reference.example_loss`` (softplus NLL in nats)."""
+    a, b, alpha = 2, 5, 0.1
+    syn0, params, _ = make_params(hs, negative > 0, seed=11)
+    syn1, syn1neg, codes, points, offsets, threshold, alias = params
+    syn0[a] = 0.0
+    # a seed whose noise words are distinct and differ from the target, so that
+    # one step of SGD equals the sequential updates of the kernel exactly
+    seed = next(
+        s
+        for s in range(1, 1000)
+        if len(set(n := first_example_noise(s, negative, a, threshold, alias))) == negative and a not in n
+    )
+    noise = first_example_noise(seed, negative, a, threshold, alias)
+    # f stays clear of HS's |f| >= 6 cut-off
+    syn0_64 = syn0.astype(np.float64)
+    syn1_64 = syn1.astype(np.float64) if hs else None
+    syn1neg_64 = syn1neg.astype(np.float64) if negative else None
+
+    def loss():
+        return example_loss(syn0_64[b], a, syn1_64, syn1neg_64, codes, points, offsets, noise)
+
+    assert loss() > 0
+    before = syn0.copy(), syn1.copy(), syn1neg.copy()
+    kernel = kernels.train_batch_kernel(D)
+    tokens = np.array([a, b, -1], dtype=np.int32)
+    _, examples = kernel(tokens, syn0, params, np.ones(V, np.float32), 1, negative, False, True, alpha, np.uint64(seed))
+    assert examples == 2
+
+    np.testing.assert_allclose(syn0[b] - before[0][b], -alpha * numeric_gradient(loss, syn0_64, b), atol=2e-6)
+    rows = []
+    if hs:
+        rows += [(syn1, before[1], syn1_64, int(n)) for n in points[offsets[a] : offsets[a + 1]]]
+    if negative:
+        rows += [(syn1neg, before[2], syn1neg_64, int(w)) for w in [a, *noise]]
+    assert rows
+    for now, old, wide, row in rows:
+        want = -alpha * numeric_gradient(loss, wide, row)
+        assert np.abs(want).max() > 1e-4
+        np.testing.assert_allclose(now[row] - old[row], want, atol=2e-6)
+    if negative:
+        untouched = np.ones(len(syn1neg), bool)
+        untouched[[a, *noise]] = False
+        np.testing.assert_array_equal(syn1neg[untouched], before[2][untouched])
+    if hs:
+        others = np.setdiff1d(np.arange(len(syn1)), points[offsets[a] : offsets[a + 1]])
+        np.testing.assert_array_equal(syn1[others], before[1][others])
+
+
+def test_cbow_mean_update_is_minus_alpha_times_hidden_gradient():
+    """CBOW, hierarchical softmax, mean of the context, batch [a, t, c] with window 1.
+
+    Only the middle example (centre t, context {a, c}) is live: syn0[b...] is built
+    so that the first and last examples (context row t alone) have |f| >= 6 at every
+    node and so change nothing (word2vec.c's rule). For the live example,
+    hidden = (x_a + x_c) / 2 and the loss is HS's softplus NLL along t's path.
+
+    word2vec.c adds the hidden gradient to each context row *unscaled*: the change of
+    x_a is -alpha * dLoss/dhidden = -alpha * 2 * dLoss/dx_a, not -alpha * dLoss/dx_a.
+    """
+    a, t, c, alpha = 3, 0, 7, 0.1
+    syn0, params, _ = make_params(True, False, seed=5)
+    syn1, _, codes, points, offsets, _, _ = params
+    syn0[:, 0] = 0.0
+    syn0[t, 0] = 30.0  # dead examples: f = 30 * 1 + small
+    syn1[:, 0] = 1.0
+    path = points[offsets[t] : offsets[t + 1]]
+    assert len(path) >= 2
+
+    syn0_64 = syn0.astype(np.float64)
+    syn1_64 = syn1.astype(np.float64)
+
+    def loss():
+        hidden = (syn0_64[a] + syn0_64[c]) / 2
+        return example_loss(hidden, t, syn1_64, None, codes, points, offsets, [])
+
+    for word in (a, c):  # the dead examples really are dead
+        for j in range(offsets[word], offsets[word + 1]):
+            assert abs(float(syn0[t] @ syn1[points[j]])) >= 6
+    before = syn0.copy(), syn1.copy()
+    kernel = kernels.train_batch_kernel(D)
+    tokens = np.array([a, t, c, -1], dtype=np.int32)
+    _, examples = kernel(tokens, syn0, params, np.ones(V, np.float32), 1, 0, True, True, alpha, SEED)
+    assert examples == 3
+
+    for word in (a, c):
+        got = syn0[word] - before[0][word]
+        np.testing.assert_allclose(got, -alpha * 2 * numeric_gradient(loss, syn0_64, word), atol=2e-6)
+        assert np.abs(got).max() > 1e-4
+    np.testing.assert_array_equal(syn0[t], before[0][t])
+    for node in path:
+        want = -alpha * numeric_gradient(loss, syn1_64, int(node))
+        np.testing.assert_allclose(syn1[node] - before[1][node], want, atol=2e-6)
+    others = np.setdiff1d(np.arange(len(syn1)), path)
+    np.testing.assert_array_equal(syn1[others], before[1][others])
