@@ -1,5 +1,7 @@
 """Counting with pruning, vocabulary order, files, subsampling, the noise table, Huffman codes."""
 
+import itertools
+
 import numpy as np
 import pytest
 from reference import alias_probabilities, draw_noise
@@ -301,8 +303,8 @@ def test_huffman_properties(size):
     assert min(lengths) >= 1 and max(lengths) <= MAX_CODE_LENGTH
     assert sum(2.0**-n for n in lengths) == pytest.approx(1.0)  # a full binary tree
     ordered = sorted(strings)
-    assert not any(b.startswith(a) for a, b in zip(ordered, ordered[1:], strict=False))  # prefix-free
-    assert all(x <= y for x, y in zip(lengths, lengths[1:], strict=False))  # frequent: never longer
+    assert not any(b.startswith(a) for a, b in itertools.pairwise(ordered))  # prefix-free
+    assert all(x <= y for x, y in itertools.pairwise(lengths))  # frequent: never longer
     for path in points:
         assert path[0] == size - 2
         assert all(0 <= p <= size - 2 for p in path)
