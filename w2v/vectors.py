@@ -17,6 +17,7 @@ import difflib
 import os
 import re
 import sys
+import warnings
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
@@ -437,14 +438,20 @@ def _read_text(fin, path: str, count: int, out: np.ndarray, check_end: bool) -> 
         else:
             extra = []
         parts = [line.split(None, 1) for line in lines]
-        values = b" ".join(p[1] if len(p) == 2 else b"" for p in parts).split()
-        if len(values) != len(lines) * dim or not lines[-1].endswith(b"\n"):
+        if not lines[-1].endswith(b"\n") or any(len(p) != 2 for p in parts):
             _text_shape_error(path, parts, lines, i, count, dim)
         try:
-            out[i : i + len(lines)] = np.array(values).astype(np.float32).reshape(len(lines), dim)
-        except ValueError:
+            with warnings.catch_warnings():
+                warnings.simplefilter("error", DeprecationWarning)  # numpy's "could not be read to its end"
+                values = np.fromstring(b" ".join(p[1] for p in parts), dtype=np.float32, sep=" ")
+        except (ValueError, DeprecationWarning):
             _text_value_error(path, parts, i)
-            raise
+            _text_shape_error(path, parts, lines, i, count, dim)
+            raise FormatError(f"{path}: records {i + 1:,} to {i + len(lines):,}: unreadable values") from None
+        if values.size != len(lines) * dim:
+            _text_shape_error(path, parts, lines, i, count, dim)
+            raise FormatError(f"{path}: records {i + 1:,} to {i + len(lines):,}: unreadable values")
+        out[i : i + len(lines)] = values.reshape(len(lines), dim)
         words.extend(p[0].decode("utf-8", "surrogateescape") for p in parts)
         i += len(lines)
     if check_end:
