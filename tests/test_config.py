@@ -1,0 +1,186 @@
+"""TrainConfig defaults, resolution and validation; TOML presets; the CLI's use of them."""
+
+import os
+
+import numpy as np
+import pytest
+
+from w2v import cli
+from w2v.config import TRAIN_FIELDS, TrainConfig, load_preset
+from w2v.errors import ConfigError
+from w2v.vectors import Vectors
+
+
+def test_defaults_are_word2vec_c():
+    config = TrainConfig().resolved()
+    assert (config.model, config.dim, config.window, config.sample) == ("skipgram", 100, 5, 1e-3)
+    assert (config.negative, config.hs, config.epochs, config.min_count) == (5, False, 5, 5)
+    assert config.alpha == 0.025
+    assert config.min_alpha == pytest.approx(0.025 * 1e-4)
+    assert config.cbow_mean is True
+    assert config.ns_exponent == 0.75
+    assert config.threads == (os.cpu_count() or 1)
+    cbow = TrainConfig(model="cbow").resolved()
+    assert cbow.alpha == 0.05 and cbow.min_alpha == pytest.approx(0.05 * 1e-4)
+    assert TrainConfig(alpha=0.1).resolved().min_alpha == pytest.approx(1e-5)
+
+
+def test_hs_alone_turns_negative_sampling_off():
+    assert TrainConfig(hs=True).resolved().negative == 0
+    both = TrainConfig(hs=True, negative=5).resolved()
+    assert (both.hs, both.negative) == (True, 5)
+    assert TrainConfig(hs=False).resolved().negative == 5
+
+
+def test_resolved_is_a_copy():
+    config = TrainConfig(dim=7)
+    resolved = config.resolved()
+    assert config.negative is None and resolved.negative == 5
+    assert resolved.dim == 7
+    with pytest.raises(AttributeError):
+        resolved.dim = 3  # frozen
+
+
+@pytest.mark.parametrize(
+    "settings,message",
+    [
+        (dict(model="glove"), "model"),
+        (dict(dim=0), "dim"),
+        (dict(dim=-3), "dim"),
+        (dict(dim=2.5), "dim"),
+        (dict(window=0), "window"),
+        (dict(epochs=0), "epochs"),
+        (dict(epochs=-1), "epochs"),
+        (dict(min_count=0), "min_count"),
+        (dict(batch_words=0), "batch_words"),
+        (dict(threads=0), "threads"),
+        (dict(prune_at=0), "prune_at"),
+        (dict(max_vocab=0), "max_vocab"),
+        (dict(negative=-1), "negative"),
+        (dict(negative=0), "nothing to train"),
+        (dict(sample=-1e-3), "sample"),
+        (dict(alpha=0.0), "alpha"),
+        (dict(alpha=-0.1), "alpha"),
+        (dict(alpha=0.01, min_alpha=0.02), "min_alpha"),
+        (dict(seed=-1), "seed"),
+        (dict(seed=2**64), "seed"),
+    ],
+)
+def test_invalid_settings(settings, message):
+    with pytest.raises(ConfigError, match=message):
+        TrainConfig(**settings).resolved()
+
+
+def test_valid_edge_settings():
+    TrainConfig(negative=0, hs=True, sample=0.0, seed=0, min_count=1, max_vocab=1).resolved()
+    TrainConfig(seed=2**64 - 1, window=1, dim=1).resolved()
+
+
+def write(tmp_path, text, name="preset.toml"):
+    path = tmp_path / name
+    path.write_text(text)
+    return str(path)
+
+
+def test_load_preset_top_level_and_train_table(tmp_path):
+    allowed = TRAIN_FIELDS
+    assert load_preset(write(tmp_path, 'model = "cbow"\ndim = 300\nmin-count = 2\n'), allowed) == {
+        "model": "cbow",
+        "dim": 300,
+        "min_count": 2,
+    }
+    text = "[train]\nhs = true\nns-exponent = 0.5\n"
+    assert load_preset(write(tmp_path, text), allowed) == {"hs": True, "ns_exponent": 0.5}
+    assert load_preset(write(tmp_path, ""), allowed) == {}
+
+
+def test_load_preset_errors(tmp_path):
+    with pytest.raises(ConfigError, match="invalid TOML"):
+        load_preset(write(tmp_path, "dim = = 3\n"), TRAIN_FIELDS)
+    with pytest.raises(ConfigError, match="unknown setting.*colour"):
+        load_preset(write(tmp_path, 'dim = 3\ncolour = "red"\n'), TRAIN_FIELDS)
+    with pytest.raises(ConfigError, match="cannot read"):
+        load_preset(str(tmp_path / "missing.toml"), TRAIN_FIELDS)
+
+
+# ---- the CLI's settings (in-process, training replaced by a recorder) ---------------------
+
+
+@pytest.fixture
+def recorded(monkeypatch, tmp_path):
+    """Run ``w2v train`` in-process with a fake trainer; returns (settings) of the call."""
+    calls = []
+
+    def fake_train(corpus, **settings):
+        calls.append(settings)
+        return Vectors(["a"], np.zeros((1, 2), np.float32))
+
+    monkeypatch.setattr(cli, "train_vectors", fake_train)
+    corpus = tmp_path / "c.txt"
+    corpus.write_text("a b\n")
+
+    def run(*args):
+        calls.clear()
+        cli.main(["train", str(corpus), "-q", "-o", str(tmp_path / "out.bin"), *map(str, args)])
+        assert len(calls) == 1
+        settings = dict(calls[0])
+        for key in ("read_vocab", "save_vocab", "progress"):
+            settings.pop(key)
+        return settings
+
+    return run
+
+
+def resolved(settings) -> TrainConfig:
+    return TrainConfig(**settings).resolved()
+
+
+def test_cli_defaults_are_the_config_defaults(recorded):
+    settings = recorded()
+    assert set(settings) <= TRAIN_FIELDS
+    assert resolved(settings) == TrainConfig().resolved()
+
+
+def test_cli_hs_alone_means_negative_zero(recorded):
+    config = resolved(recorded("--hs"))
+    assert (config.hs, config.negative) == (True, 0)
+    config = resolved(recorded("--hs", "--negative", 5))
+    assert (config.hs, config.negative) == (True, 5)
+    config = resolved(recorded("--negative", 3))
+    assert (config.hs, config.negative) == (False, 3)
+
+
+def test_cli_options_map_to_settings(recorded):
+    settings = recorded(
+        *("--model", "cbow", "--size", 30, "--window", 3, "--iter", 2, "--min-count", 1, "--sample", 0),
+        *("--alpha", 0.03, "--min-alpha", 0.0001, "--cbow-sum", "--threads", 1, "--seed", 9, "--max-vocab", 50),
+    )
+    config = resolved(settings)
+    assert (config.model, config.dim, config.window, config.epochs, config.min_count) == ("cbow", 30, 3, 2, 1)
+    assert (config.sample, config.alpha, config.min_alpha, config.cbow_mean) == (0.0, 0.03, 0.0001, False)
+    assert (config.threads, config.seed, config.max_vocab) == (1, 9, 50)
+
+
+def test_cli_preset_sets_options_and_flags_win(recorded, tmp_path):
+    preset = write(tmp_path, 'model = "cbow"\ndim = 40\nwindow = 8\nhs = true\nmin-count = 2\nsize = 40\nepochs = 7\n')
+    config = resolved(recorded("--config", preset))
+    assert (config.model, config.dim, config.window, config.hs, config.min_count, config.epochs) == (
+        "cbow",
+        40,
+        8,
+        True,
+        2,
+        7,
+    )
+    assert config.negative == 0  # hs from the preset, negative unset: HS alone
+    config = resolved(recorded("--config", preset, "--dim", 20, "--model", "skipgram", "--negative", 4))
+    assert (config.model, config.dim, config.window, config.negative, config.hs) == ("skipgram", 20, 8, 4, True)
+    # the flag wins wherever it is given
+    config = resolved(recorded("--window", 2, "--config", preset, "--no-hs"))
+    assert (config.window, config.hs, config.negative) == (2, False, 5)
+
+
+def test_cli_preset_under_train_table(recorded, tmp_path):
+    preset = write(tmp_path, "[train]\nnegative = 9\nns-exponent = 0.5\n")
+    config = resolved(recorded("--config", preset))
+    assert (config.negative, config.ns_exponent) == (9, 0.5)
