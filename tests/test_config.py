@@ -97,7 +97,7 @@ def test_load_preset_top_level_and_train_table(tmp_path):
 def test_load_preset_errors(tmp_path):
     with pytest.raises(ConfigError, match="invalid TOML"):
         load_preset(write(tmp_path, "dim = = 3\n"), TRAIN_FIELDS)
-    with pytest.raises(ConfigError, match="unknown setting.*colour"):
+    with pytest.raises(ConfigError, match=r"unknown setting.*colour"):
         load_preset(write(tmp_path, 'dim = 3\ncolour = "red"\n'), TRAIN_FIELDS)
     with pytest.raises(ConfigError, match="cannot read"):
         load_preset(str(tmp_path / "missing.toml"), TRAIN_FIELDS)
