@@ -1,0 +1,203 @@
+"""``w2v train`` as a user runs it (``python -m w2v`` in a subprocess): outputs,
+determinism, presets, stdin, and one clean error line for every mistake."""
+
+import os
+
+import numpy as np
+import pytest
+from reference import read_word2vec
+
+FAST = ("--dim", "16", "--min-count", "1", "--epochs", "1", "--threads", "1", "-q")
+SAME_HASH = {"PYTHONHASHSEED": "0"}
+
+
+def train_ok(cli, *args, env=SAME_HASH, input=None):
+    """A successful run; by default with a fixed hash seed (see test_determinism_across_processes)."""
+    done = cli("train", *args, env=env, input=input)
+    assert done.returncode == 0, done.stderr.decode()
+    return done
+
+
+def test_train_writes_binary_and_text(cli, tiny_corpus, tmp_path):
+    out = tmp_path / "v.bin"
+    done = train_ok(cli, tiny_corpus, "-o", out, *FAST)
+    assert done.stderr == b"" and done.stdout == b""
+    words, values = read_word2vec(out, binary=True)
+    assert values.shape == (12, 16)
+    assert words[0] == b"the"
+    text = tmp_path / "v.txt"
+    train_ok(cli, tiny_corpus, "-o", text, *FAST)
+    assert read_word2vec(text, binary=False)[0] == words
+    forced = tmp_path / "v.vec"
+    train_ok(cli, tiny_corpus, "-o", forced, "--format", "binary", *FAST)
+    assert forced.read_bytes() == out.read_bytes()
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["v.bin", "v.txt", "v.vec"]  # no temporary files left
+
+
+def test_summary_line_without_quiet(cli, tiny_corpus, tmp_path):
+    out = tmp_path / "v.bin"
+    done = train_ok(cli, tiny_corpus, "-o", out, *FAST[:-1])
+    last = done.stderr.decode().strip().splitlines()[-1]
+    assert "12 words in vocabulary" in last and str(out) in last
+    assert "Traceback" not in done.stderr.decode()
+
+
+def test_determinism_single_thread(cli, tiny_corpus, tmp_path):
+    outs = []
+    for name, seed in (("a", 7), ("b", 7), ("c", 8)):
+        outs.append(tmp_path / f"{name}.bin")
+        train_ok(cli, tiny_corpus, "-o", outs[-1], "--seed", seed, "--sample", "1e-3", "--hs", *FAST, env=SAME_HASH)
+    assert outs[0].read_bytes() == outs[1].read_bytes()
+    assert outs[0].read_bytes() != outs[2].read_bytes()
+    words_a, values_a = read_word2vec(outs[0], True)
+    words_c, values_c = read_word2vec(outs[2], True)
+    assert words_a == words_c
+    assert not np.array_equal(values_a, values_c)
+
+
+@pytest.mark.xfail(
+    reason="BUG: vocabulary order of words with equal counts depends on PYTHONHASHSEED "
+    "(WordCounter.add numbers new words in set() order), so two CLI runs differ",
+    strict=True,
+)
+def test_determinism_across_processes(cli, tiny_corpus, tmp_path):
+    outs = []
+    for hash_seed in ("1", "2"):
+        outs.append(tmp_path / f"{hash_seed}.bin")
+        train_ok(cli, tiny_corpus, "-o", outs[-1], *FAST, env={"PYTHONHASHSEED": hash_seed})
+    assert outs[0].read_bytes() == outs[1].read_bytes()
+
+
+def test_stdin_folder_and_file_give_the_same_vectors(cli, tiny_corpus, tmp_path):
+    from_file, from_stdin, from_folder = tmp_path / "f.bin", tmp_path / "s.bin", tmp_path / "d.bin"
+    train_ok(cli, tiny_corpus, "-o", from_file, *FAST, env=SAME_HASH)
+    train_ok(cli, "-", "-o", from_stdin, *FAST, env=SAME_HASH, input=tiny_corpus.read_bytes())
+    folder = tmp_path / "corpus"
+    folder.mkdir()
+    lines = tiny_corpus.read_bytes().splitlines(keepends=True)
+    (folder / "1.txt").write_bytes(b"".join(lines[:50]))
+    (folder / "2.txt").write_bytes(b"".join(lines[50:]))
+    train_ok(cli, folder, "-o", from_folder, *FAST, env=SAME_HASH)
+    assert from_stdin.read_bytes() == from_file.read_bytes()
+    assert from_folder.read_bytes() == from_file.read_bytes()
+
+
+def test_preset_end_to_end(cli, tiny_corpus, tmp_path):
+    preset = tmp_path / "p.toml"
+    preset.write_text('dim = 8\nmodel = "cbow"\nhs = true\nformat = "text"\n')
+    out = tmp_path / "v.bin"
+    train_ok(cli, tiny_corpus, "--config", preset, "-o", out, "--min-count", "1", "--epochs", "1", "-q")
+    assert out.read_bytes().startswith(b"12 8\nthe ")  # text, from the preset, despite .bin
+    train_ok(cli, tiny_corpus, "--config", preset, "-o", out, "--format", "binary", *FAST)
+    assert read_word2vec(out, True)[1].shape == (12, 16)  # --dim 16 wins
+
+
+def test_save_and_read_vocab(cli, tiny_corpus, tmp_path):
+    vocab = tmp_path / "vocab.txt"
+    train_ok(cli, tiny_corpus, "-o", tmp_path / "a.bin", "--save-vocab", vocab, *FAST)
+    lines = vocab.read_bytes().splitlines()
+    assert lines[0] == b"the 140" and len(lines) == 12
+    vocab.write_bytes(b"</s> 5\ncat 60\ndog 60\n")
+    train_ok(cli, tiny_corpus, "-o", tmp_path / "b.bin", "--read-vocab", vocab, *FAST)
+    assert read_word2vec(tmp_path / "b.bin", True)[0] == [b"cat", b"dog"]
+
+
+def test_invalid_utf8_words_reach_the_output_unchanged(cli, tmp_path):
+    corpus = tmp_path / "c.txt"
+    corpus.write_bytes(b"caf\xe9 ok \xff\xfe ok\n" * 10)
+    out = tmp_path / "v.bin"
+    train_ok(cli, corpus, "-o", out, *FAST)
+    assert sorted(read_word2vec(out, True)[0]) == [b"caf\xe9", b"ok", b"\xff\xfe"]
+    train_ok(cli, corpus, "-o", tmp_path / "v.txt", *FAST)
+    assert b"\ncaf\xe9 " in (tmp_path / "v.txt").read_bytes()
+
+
+# ---- errors ---------------------------------------------------------------------------
+
+
+def assert_one_error_line(done, out, fragment):
+    err = done.stderr.decode("utf-8", "replace")
+    assert done.returncode != 0
+    assert "Traceback" not in err
+    lines = err.strip().splitlines()
+    assert len(lines) == 1, err
+    assert lines[0].startswith("w2v: error:"), err
+    assert fragment.lower() in lines[0].lower(), err
+    assert not out.exists()
+    assert not list(out.parent.glob("*.tmp*"))
+
+
+def error_cases(tmp_path, tiny_corpus):
+    (tmp_path / "empty.txt").write_bytes(b" \n\n")
+    (tmp_path / "nofiles").mkdir()
+    (tmp_path / "syntax.toml").write_text("dim = = 3\n")
+    (tmp_path / "unknown.toml").write_text("dim = 3\nflavour = 'x'\n")
+    corpus = str(tiny_corpus)
+    return {
+        "missing corpus": (["train", str(tmp_path / "missing.txt")], "not found"),
+        "folder without files": (["train", str(tmp_path / "nofiles")], "no files"),
+        "empty corpus": (["train", str(tmp_path / "empty.txt")], "empty"),
+        "min-count too high": (["train", corpus, "--min-count", "100000"], "vocabulary is empty"),
+        "negative 0 without hs": (["train", corpus, "--negative", "0"], "nothing to train"),
+        "negative below 0": (["train", corpus, "--negative", "-2"], "negative"),
+        "dim 0": (["train", corpus, "--dim", "0"], "dim"),
+        "dim negative": (["train", corpus, "--dim", "-5"], "dim"),
+        "window 0": (["train", corpus, "--window", "0"], "window"),
+        "epochs 0": (["train", corpus, "--epochs", "0"], "epochs"),
+        "epochs negative": (["train", corpus, "--epochs", "-1"], "epochs"),
+        "dim not a number": (["train", corpus, "--dim", "many"], "dim"),
+        "bad model": (["train", corpus, "--model", "glove"], "model"),
+        "output folder missing": (["train", corpus, "-o", str(tmp_path / "nowhere" / "v.bin")], "does not exist"),
+        "output is a folder": (["train", corpus, "-o", str(tmp_path / "nofiles")], "folder"),
+        "preset syntax": (["train", corpus, "--config", str(tmp_path / "syntax.toml")], "invalid TOML"),
+        "preset unknown key": (["train", corpus, "--config", str(tmp_path / "unknown.toml")], "flavour"),
+        "preset missing": (["train", corpus, "--config", str(tmp_path / "missing.toml")], "missing.toml"),
+        "read-vocab missing": (["train", corpus, "--read-vocab", str(tmp_path / "nov.txt")], "not found"),
+        "no corpus": (["train"], "corpus"),
+    }
+
+
+ERROR_NAMES = [
+    "missing corpus",
+    "folder without files",
+    "empty corpus",
+    "min-count too high",
+    "negative 0 without hs",
+    "negative below 0",
+    "dim 0",
+    "dim negative",
+    "window 0",
+    "epochs 0",
+    "epochs negative",
+    "dim not a number",
+    "bad model",
+    "output folder missing",
+    "output is a folder",
+    "preset syntax",
+    "preset unknown key",
+    "preset missing",
+    "read-vocab missing",
+    "no corpus",
+]
+
+
+@pytest.mark.parametrize("name", ERROR_NAMES)
+def test_errors_are_one_line(cli, tiny_corpus, tmp_path, name):
+    args, fragment = error_cases(tmp_path, tiny_corpus)[name]
+    out = tmp_path / "out.bin"
+    if "-o" not in args:
+        args = [*args, "-o", str(out), "-q"]
+    else:
+        out = tmp_path / "out-never.bin"
+    done = cli(*args, cwd=tmp_path)
+    assert_one_error_line(done, out, fragment)
+    assert not (tmp_path / "vectors.bin").exists()
+
+
+@pytest.mark.skipif(not hasattr(os, "geteuid") or os.geteuid() == 0, reason="root can read any file")
+def test_unreadable_corpus(cli, tmp_path):
+    corpus = tmp_path / "secret.txt"
+    corpus.write_text("a b c\n")
+    corpus.chmod(0)
+    out = tmp_path / "out.bin"
+    assert_one_error_line(cli("train", corpus, "-o", out, "-q"), out, "secret.txt")

@@ -1,0 +1,290 @@
+"""The trainer: schedule, seeds, weights, the Python API, formats, determinism, and
+end-to-end quality on the 6 MB Wikipedia slice."""
+
+import sys
+
+import numpy as np
+import pytest
+from conftest import TINY_LINES
+from reference import read_word2vec
+
+import w2v
+from w2v.config import TrainConfig
+from w2v.corpus import sentence_blocks
+from w2v.errors import CorpusError, W2VError
+from w2v.train import Model, batch_seed, count_and_encode, init_input_vectors, learning_rate, run_epochs
+from w2v.vectors import Vectors
+from w2v.vocab import Vocab
+
+DIM = 16  # one kernel for all the small runs here
+train_module = sys.modules["w2v.train"]  # w2v.train is also the name of the function
+
+
+def test_learning_rate_is_linear_and_clamped():
+    assert learning_rate(0.025, 0.0025, 0.0) == 0.025
+    assert learning_rate(0.025, 0.0025, 1.0) == pytest.approx(0.0025)
+    assert learning_rate(0.025, 0.0025, 0.5) == pytest.approx(0.01375)
+    assert learning_rate(0.025, 0.0025, 0.25) == pytest.approx(0.025 - 0.0225 * 0.25)
+    assert learning_rate(0.025, 0.0025, -3.0) == 0.025
+    assert learning_rate(0.025, 0.0025, 7.0) == pytest.approx(0.0025)
+    xs = np.linspace(0, 1, 11)
+    ys = [learning_rate(0.05, 0.001, x) for x in xs]
+    np.testing.assert_allclose(np.diff(ys), np.full(10, -0.0049), rtol=1e-9)
+
+
+def test_batch_seed_is_a_fixed_function_of_seed_and_job():
+    seeds = [int(batch_seed(1, job)) for job in range(1000)]
+    assert len(set(seeds)) == 1000
+    assert seeds == [int(batch_seed(1, job)) for job in range(1000)]
+    assert int(batch_seed(2, 0)) != seeds[0]
+    assert isinstance(batch_seed(1, 0), np.uint64)
+    assert int(batch_seed(2**64 - 1, 10**9)) < 2**64
+
+
+def test_init_input_vectors():
+    vectors = init_input_vectors(1000, 50, seed=3)
+    assert vectors.dtype == np.float32 and vectors.shape == (1000, 50)
+    assert vectors.min() >= -0.5 / 50 and vectors.max() < 0.5 / 50
+    assert abs(float(vectors.mean())) < 1e-3
+    np.testing.assert_array_equal(vectors, init_input_vectors(1000, 50, seed=3))
+    assert not np.array_equal(vectors, init_input_vectors(1000, 50, seed=4))
+
+
+@pytest.mark.parametrize("hs,negative", [(False, 5), (True, 0), (True, 3)])
+def test_model_create_shapes(hs, negative):
+    vocab = Vocab([b"a", b"b", b"c", b"d"], np.array([9, 5, 3, 1]))
+    config = TrainConfig(dim=6, hs=hs, negative=negative, sample=1e-3, threads=1).resolved()
+    model = Model.create(vocab, config)
+    syn1, syn1neg, codes, points, offsets, alias_prob, alias_idx = model.params
+    assert len(points) == len(codes)
+    assert model.syn0.shape == (4, 6) and model.syn0.dtype == np.float32
+    assert syn1.shape == ((3, 6) if hs else (0, 6)) and not syn1.any()
+    assert syn1neg.shape == ((4, 6) if negative else (0, 6)) and not syn1neg.any()
+    assert len(offsets) == 5
+    assert (len(codes) > 0) == hs
+    assert alias_prob.shape == alias_idx.shape == (4,)
+    np.testing.assert_array_equal(model.keep_prob, vocab.keep_probabilities(1e-3))
+
+
+def test_each_batch_gets_the_rate_of_its_position(tmp_path, monkeypatch):
+    """A fake kernel records what run_epochs passes: the rate for
+    (epoch * words + words before the batch) / (epochs * words) and the batch's seed."""
+    rng = np.random.default_rng(0)
+    sentences = [[f"w{i}" for i in rng.integers(0, 20, size=n)] for n in rng.integers(1, 15, size=80)]
+    config = TrainConfig(dim=4, min_count=1, batch_words=50, epochs=3, threads=1, alpha=0.04, min_alpha=0.001)
+    config = config.resolved()
+    vocab, stream, _ = count_and_encode(sentence_blocks(sentences), config, str(tmp_path))
+    calls = []
+
+    def fake_kernel(tokens, syn0, params, keep_prob, window, negative, cbow, cbow_mean, alpha, seed):
+        calls.append((len(tokens), int((tokens >= 0).sum()), alpha, int(seed), window, negative, cbow, cbow_mean))
+        words = int((tokens >= 0).sum())
+        return 2.0 * words, words
+
+    monkeypatch.setattr(train_module, "train_batch_kernel", lambda dim: fake_kernel)
+    seen = []
+    try:
+        losses = run_epochs(Model.create(vocab, config), stream, config, on_epoch_end=lambda e, x: seen.append((e, x)))
+        batches, words = len(stream), stream.words
+        assert batches >= 5
+        before = np.concatenate([[0], np.cumsum(stream.batch_words)])
+    finally:
+        stream.close()
+    assert len(calls) == 3 * batches
+    for job, (_, batch_words, alpha, seed, window, negative, cbow, cbow_mean) in enumerate(calls):
+        epoch, batch = divmod(job, batches)
+        assert batch_words == stream.batch_words[batch]
+        progress = (epoch * words + before[batch]) / (3 * words)
+        assert alpha == pytest.approx(0.04 - 0.039 * progress, rel=1e-12)
+        assert seed == int(batch_seed(config.seed, job))
+        assert (window, negative, cbow, cbow_mean) == (5, 5, False, True)
+    assert calls[0][2] == 0.04
+    assert losses == [2.0, 2.0, 2.0]
+    assert seen == [(0, 2.0), (1, 2.0), (2, 2.0)]
+
+
+def tiny_train(corpus, **settings):
+    defaults = dict(dim=DIM, min_count=1, epochs=2, threads=1, sample=0.0)
+    return w2v.train(corpus, **{**defaults, **settings})
+
+
+def test_train_from_python_sentences_and_report(tiny_corpus):
+    sentences = [line.split() for line in TINY_LINES] * 20
+    epochs = []
+    vectors = tiny_train(sentences, on_epoch_end=lambda e, loss: epochs.append((e, loss)))
+    assert isinstance(vectors, Vectors)
+    assert vectors.words[:2] == ["the", "a"]
+    assert vectors.vectors.shape == (len(vectors.words), DIM) and vectors.vectors.dtype == np.float32
+    report = vectors.report
+    assert report.vocab_size == len(vectors.words) == len({w for line in TINY_LINES for w in line.split()})
+    assert report.corpus_words == 20 * sum(len(line.split()) for line in TINY_LINES)
+    assert report.train_words == 2 * report.corpus_words
+    assert [e for e, _ in epochs] == [0, 1]
+    assert [loss for _, loss in epochs] == report.epoch_loss
+    assert all(np.isfinite(report.epoch_loss))
+    # the same corpus from a file gives the same vocabulary and, single-threaded, the same vectors
+    from_file = tiny_train(str(tiny_corpus))
+    assert from_file.words == vectors.words
+    np.testing.assert_array_equal(from_file.vectors, vectors.vectors)
+
+
+def test_train_api_errors(tmp_path):
+    with pytest.raises(CorpusError, match="empty"):
+        tiny_train([[], []])
+    (tmp_path / "empty.txt").write_bytes(b"\n \n")
+    with pytest.raises(CorpusError, match="empty"):
+        tiny_train(str(tmp_path / "empty.txt"))
+    with pytest.raises(CorpusError, match="vocabulary is empty"):
+        tiny_train([["a", "b"]], min_count=2)
+    with pytest.raises(W2VError):
+        tiny_train([["a", "b"]], negative=0)
+    with pytest.raises(TypeError):
+        tiny_train([["a", "b"]], no_such_setting=1)
+
+
+def test_save_and_read_vocab(tmp_path, tiny_corpus):
+    path = tmp_path / "vocab.txt"
+    first = tiny_train(str(tiny_corpus), save_vocab=str(path), min_count=2)
+    words, counts = Vocab.read_counts(str(path))
+    assert [w.decode() for w in words] == first.words
+    assert counts.sum() == first.report.train_words // 2
+    # a read vocabulary decides which words are trained, and their order
+    path.write_bytes(b"</s> 100\nmat 50\ncat 40\ndog 30\nunseen 20\n")
+    second = tiny_train(str(tiny_corpus), read_vocab=str(path))
+    assert second.words == ["mat", "cat", "dog", "unseen"]
+
+
+def test_determinism_api(tmp_path, tiny_corpus):
+    runs = [tiny_train(str(tiny_corpus), seed=seed, sample=1e-3, negative=3, hs=True) for seed in (5, 5, 6)]
+    np.testing.assert_array_equal(runs[0].vectors, runs[1].vectors)
+    assert runs[0].report.epoch_loss == runs[1].report.epoch_loss
+    assert not np.array_equal(runs[0].vectors, runs[2].vectors)
+    for name, run in (("a", runs[0]), ("b", runs[1])):
+        run.save(tmp_path / f"{name}.bin")
+        run.save(tmp_path / f"{name}.txt")
+    assert (tmp_path / "a.bin").read_bytes() == (tmp_path / "b.bin").read_bytes()
+    assert (tmp_path / "a.txt").read_bytes() == (tmp_path / "b.txt").read_bytes()
+
+
+# ---- formats -----------------------------------------------------------------------------
+
+
+@pytest.fixture(scope="module")
+def small_vectors():
+    rng = np.random.default_rng(4)
+    words = ["the", "été", "caf\udce9", "x", "naïve"]  # one word holds a non-UTF-8 byte
+    values = (rng.standard_normal((5, 7)) * 10.0 ** rng.integers(-8, 4, (5, 7))).astype(np.float32)
+    values[0, 0] = 0.0
+    values[1, 1] = -1.5
+    return Vectors(words, values)
+
+
+def test_binary_file_layout_is_word2vec_c(tmp_path, small_vectors):
+    path = tmp_path / "v.bin"
+    small_vectors.save(path)  # .bin: binary
+    data = path.read_bytes()
+    expected = b"5 7\n" + b"".join(
+        w.encode("utf-8", "surrogateescape") + b" " + small_vectors.vectors[i].astype("<f4").tobytes() + b"\n"
+        for i, w in enumerate(small_vectors.words)
+    )
+    assert data == expected
+    assert b"caf\xe9 " in data
+    words, values = read_word2vec(path, binary=True)
+    assert words[2] == b"caf\xe9"
+    np.testing.assert_array_equal(values, small_vectors.vectors)  # exact
+
+
+def test_text_file_round_trip(tmp_path, small_vectors):
+    path = tmp_path / "v.txt"
+    small_vectors.save(path)  # not .bin: text
+    data = path.read_bytes()
+    assert data.startswith(b"5 7\nthe 0 ")
+    assert b"\ncaf\xe9 " in data
+    words, values = read_word2vec(path, binary=False)
+    assert [w.decode("utf-8", "surrogateescape") for w in words] == small_vectors.words
+    np.testing.assert_allclose(values, small_vectors.vectors, rtol=1e-5, atol=0)
+    small_vectors.save(tmp_path / "forced.bin", binary=False)
+    assert (tmp_path / "forced.bin").read_bytes() == data
+    small_vectors.save(tmp_path / "v.bin")
+    small_vectors.save(tmp_path / "forced.txt", binary=True)
+    assert (tmp_path / "forced.txt").read_bytes() == (tmp_path / "v.bin").read_bytes()
+
+
+def test_save_to_missing_folder_fails_cleanly(tmp_path, small_vectors):
+    with pytest.raises(W2VError, match="cannot write"):
+        small_vectors.save(tmp_path / "missing" / "v.bin")
+    assert list(tmp_path.iterdir()) == []
+
+
+def test_gensim_loads_our_files(tmp_path, tiny_corpus):
+    keyed = pytest.importorskip("gensim.models.keyedvectors")
+    vectors = tiny_train(str(tiny_corpus))
+    vectors.save(tmp_path / "v.bin")
+    vectors.save(tmp_path / "v.txt")
+    for name, binary, tolerance in (("v.bin", True, 0.0), ("v.txt", False, 1e-5)):
+        loaded = keyed.KeyedVectors.load_word2vec_format(str(tmp_path / name), binary=binary)
+        assert loaded.index_to_key == vectors.words
+        np.testing.assert_allclose(loaded.vectors, vectors.vectors, rtol=tolerance, atol=0)
+
+
+def test_invalid_utf8_words_round_trip_through_training(tmp_path):
+    corpus = tmp_path / "c.txt"
+    corpus.write_bytes(b"caf\xe9 ok \xff\xfe ok\n" * 10 + b"caf\xc3\xa9 ok\n" * 3)
+    vectors = tiny_train(str(corpus))
+    assert set(vectors.words) == {"ok", "caf\udce9", "\udcff\udcfe", "café"}
+    vectors.save(tmp_path / "v.bin")
+    vectors.save(tmp_path / "v.txt")
+    for name, binary in (("v.bin", True), ("v.txt", False)):
+        words, _ = read_word2vec(tmp_path / name, binary)
+        assert words == [w.encode("utf-8", "surrogateescape") for w in vectors.words]
+        assert set(words) == {b"ok", b"caf\xe9", b"\xff\xfe", b"caf\xc3\xa9"}
+
+
+# ---- end to end on the 6 MB slice --------------------------------------------------------
+
+COMBINATIONS = {
+    "sg-ns": dict(model="skipgram", hs=False, negative=5),
+    "sg-hs": dict(model="skipgram", hs=True, negative=0),
+    "cbow-ns": dict(model="cbow", hs=False, negative=5),
+    "cbow-hs": dict(model="cbow", hs=True, negative=0),
+}
+PAIRS = [("france", "germany"), ("paris", "london"), ("january", "february"), ("king", "queen")]
+
+
+@pytest.fixture(scope="module", params=list(COMBINATIONS))
+def wiki_model(request, wiki6):
+    """One model per combination: dim 50, 3 epochs, 2 threads, default sample."""
+    settings = COMBINATIONS[request.param]
+    return request.param, w2v.train(str(wiki6), dim=50, epochs=3, threads=2, seed=1, **settings)
+
+
+def test_wiki_loss_falls(wiki_model):
+    _, vectors = wiki_model
+    losses = vectors.report.epoch_loss
+    assert len(losses) == 3
+    assert all(np.isfinite(losses)) and all(x > 0 for x in losses)
+    assert losses[-1] < losses[0]
+    report = vectors.report
+    assert report.corpus_words == 1_007_028
+    assert report.vocab_size == len(vectors.words) > 10_000
+    assert report.train_words < 3 * report.corpus_words
+
+
+def test_wiki_related_words_are_close(wiki_model):
+    """Cosines of obvious pairs beat the median of 1000 random pairs by a clear margin.
+
+    The vectors are mean-centred first: skip-gram with negative sampling puts every
+    word along a common direction after little training (gensim too: the median
+    random cosine is ~0.9 at 2-3 epochs on this slice), which says nothing of quality.
+    """
+    _, vectors = wiki_model
+    index = {w: i for i, w in enumerate(vectors.words)}
+    centred = vectors.vectors - vectors.vectors.mean(axis=0)
+    unit = centred / np.linalg.norm(centred, axis=1, keepdims=True)
+    rng = np.random.default_rng(0)
+    a, b = rng.integers(0, len(unit), 1000), rng.integers(0, len(unit), 1000)
+    median = float(np.median((unit[a] * unit[b]).sum(axis=1)))
+    cosines = {p: float(unit[index[p[0]]] @ unit[index[p[1]]]) for p in PAIRS}
+    strong = [p for p in PAIRS if cosines[p] > median + 0.3]
+    assert len(strong) >= 3, (median, cosines)
+    assert all(c > median + 0.2 for c in cosines.values()), (median, cosines)
