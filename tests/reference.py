@@ -16,7 +16,11 @@ same updates (up to float32 rounding), the same loss and the same example count:
 - per example hierarchical softmax first (a node with |f| >= 6 is left alone),
   then negative sampling, whose ``negative`` noise words are all drawn before any
   is scored (two steps a draw, the alias method); a noise word equal to the
-  target is skipped.
+  target is skipped;
+- CBOW draws the noise words per centre word and updates the output rows at once;
+  skip-gram draws them once per centre word (when it has context), shares them
+  among the window's pairs, and adds the pairs' output-row steps for negative
+  sampling after the window (HS rows are updated at once).
 
 Also here: small readers of the word2vec vector formats, used by the tests.
 """
@@ -64,17 +68,32 @@ def alias_probabilities(threshold: np.ndarray, alias: np.ndarray) -> np.ndarray:
     return probs / size
 
 
-def logistic(hidden, out, row, label, alpha, grad) -> float:
-    """One output unit: adds alpha * dloglik/dhidden to grad, updates out[row]; returns the loss."""
+def logistic(hidden, out, row, label, alpha, grad, acc=None, acc_row=None) -> float:
+    """One output unit: adds alpha * dloglik/dhidden to grad and alpha * dloglik/dout[row]
+    to out[row] (or to acc[acc_row], deferred); returns the loss."""
     f = float(np.dot(hidden, out[row]))
     g = np.float32((label - sigmoid(f)) * alpha)
     grad += g * out[row]  # read the row before its update
-    out[row] += g * hidden
+    if acc is None:
+        out[row] += g * hidden
+    else:
+        acc[acc_row] += g * hidden
     return softplus(-f if label > 0.5 else f)
 
 
-def output_step(hidden, target, params, grad, alpha, negative, r):
-    """HS then NS for one example; returns (loss, new state)."""
+def draw_negatives(target, negative, params, r):
+    """The target then ``negative`` noise words; returns (words, new state)."""
+    threshold, alias = params[5], params[6]
+    words = [int(target)]
+    for _ in range(negative):
+        word, r = draw_noise(r, threshold, alias)
+        words.append(word)
+    return words, r
+
+
+def output_step(hidden, target, params, grad, alpha, words, acc=None):
+    """HS then NS (against ``words``, target first) for one example; returns the loss.
+    With ``acc`` (len(words), D) the NS output steps are added there, not to syn1neg."""
     syn1, syn1neg, codes, points, offsets, threshold, alias = params
     loss = 0.0
     if syn1.shape[0] > 0:
@@ -87,21 +106,18 @@ def output_step(hidden, target, params, grad, alpha, negative, r):
             else:
                 loss += logistic(hidden, syn1, node, label, alpha, grad)
     if syn1neg.shape[0] > 0:
-        words = [int(target)]
-        for _ in range(negative):
-            word, r = draw_noise(r, threshold, alias)
-            words.append(word)
         for d, word in enumerate(words):
             if d > 0 and word == target:
                 continue
-            loss += logistic(hidden, syn1neg, word, 1.0 if d == 0 else 0.0, alpha, grad)
-    return loss, r
+            loss += logistic(hidden, syn1neg, word, 1.0 if d == 0 else 0.0, alpha, grad, acc, d)
+    return loss
 
 
 def train_batch(tokens, syn0, params, keep_prob, window, negative, cbow, cbow_mean, alpha, seed):
     """The reference of the kernel's ``train_batch``: same arguments, same effects."""
     r = int(seed)
     dim = syn0.shape[1]
+    ns = params[1].shape[0] > 0
     tokens = [int(t) for t in tokens]
     loss = 0.0
     examples = 0
@@ -134,18 +150,22 @@ def train_batch(tokens, syn0, params, keep_prob, window, negative, cbow, cbow_me
                 if cbow_mean:
                     hidden /= np.float32(len(context))
                 grad = np.zeros(dim, dtype=np.float32)
-                step, r = output_step(hidden, target, params, grad, alpha, negative, r)
-                loss += step
+                words, r = draw_negatives(target, negative, params, r) if ns else ([], r)
+                loss += output_step(hidden, target, params, grad, alpha, words)
                 examples += 1
                 for word in context:
                     syn0[word] += grad
-            else:
+            elif context:
+                words, r = draw_negatives(target, negative, params, r) if ns else ([], r)
+                acc = np.zeros((len(words), dim), dtype=np.float32)
                 for word in context:
                     grad = np.zeros(dim, dtype=np.float32)
-                    step, r = output_step(syn0[word].copy(), target, params, grad, alpha, negative, r)
-                    loss += step
+                    loss += output_step(syn0[word].copy(), target, params, grad, alpha, words, acc)
                     examples += 1
                     syn0[word] += grad
+                for d, word in enumerate(words):
+                    if d == 0 or word != target:
+                        params[1][word] += acc[d]
     return loss, examples
 
 

@@ -55,11 +55,6 @@ def test_determinism_single_thread(cli, tiny_corpus, tmp_path):
     assert not np.array_equal(values_a, values_c)
 
 
-@pytest.mark.xfail(
-    reason="BUG: vocabulary order of words with equal counts depends on PYTHONHASHSEED "
-    "(WordCounter.add numbers new words in set() order), so two CLI runs differ",
-    strict=True,
-)
 def test_determinism_across_processes(cli, tiny_corpus, tmp_path):
     outs = []
     for hash_seed in ("1", "2"):

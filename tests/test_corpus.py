@@ -88,11 +88,6 @@ def test_token_longer_than_block_is_split_not_lost(tmp_path):
     assert len(sentences[0]) >= 4
 
 
-@pytest.mark.xfail(
-    reason="BUG: read_chunks splits a long whitespace-free run into pieces of up to ~2 * block_bytes, "
-    "not 'at most block_bytes' as documented (the carry is prepended to the next block before splitting)",
-    strict=True,
-)
 def test_token_longer_than_block_is_split_into_block_sized_tokens(tmp_path):
     path = write(tmp_path, "c.txt", b"ab " + b"x" * 150 + b" cd\n")
     tokens = [t for s in sentences_of(path, 64) for t in s]
@@ -183,15 +178,7 @@ CONTENT = b"the quick brown fox\njumps over\tthe lazy dog\r\n\xff\xfe odd bytes\
         (".gz", gzip.compress),
         (".bz2", bz2.compress),
         (".xz", lzma.compress),
-        pytest.param(
-            ".zst",
-            lambda data: zstandard.ZstdCompressor().compress(data),
-            marks=pytest.mark.xfail(
-                reason="BUG: smart_open>=7 opens .zst with backports.zstd (Python < 3.14), not zstandard; "
-                "pyproject depends on zstandard only, so .zst corpora fail with \"No module named 'backports'\"",
-                strict=True,
-            ),
-        ),
+        (".zst", lambda data: zstandard.ZstdCompressor().compress(data)),
     ],
 )
 def test_compressed_sources(tmp_path, suffix, compress):

@@ -101,11 +101,6 @@ def test_count_and_encode_vocabulary_and_ids(tmp_path):
         stream.close()
 
 
-@pytest.mark.xfail(
-    reason="BUG: WordCounter.add gives new words provisional ids in set() order (hash order, "
-    "random per process), not first-occurrence order, so ties in count are ordered at random",
-    strict=True,
-)
 def test_ties_keep_first_occurrence_order(tmp_path):
     words = [f"word{i:02d}" for i in range(40)]
     config = TrainConfig(min_count=1, threads=1).resolved()

@@ -13,6 +13,7 @@ training memory does not grow with the corpus.
 """
 
 import os
+import re
 import sys
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
@@ -27,6 +28,7 @@ BLOCK_BYTES = 1 << 20
 MAX_SENTENCE_TOKENS = 10_000
 SENTENCE_END = -1
 WHITESPACE = b" \t\n\r\x0b\x0c"
+FIRST_SPACE = re.compile(rb"[ \t\n\r\x0b\x0c]")
 
 
 def expand_sources(sources: Iterable[str | os.PathLike]) -> list[str]:
@@ -91,15 +93,14 @@ def read_chunks(source: str, block_bytes: int = BLOCK_BYTES) -> Iterator[bytes]:
                 return
             data = carry + block
             cut = max(data.rfind(c, max(len(carry) - 1, 0)) for c in WHITESPACE)
-            if cut < 0:
-                if len(data) > block_bytes:
-                    yield data[:block_bytes] + b" "
-                    carry = data[block_bytes:]
-                else:
-                    carry = data
-                continue
-            yield data[: cut + 1]
+            first = FIRST_SPACE.search(data)
+            run = first.start() if first else len(data)  # the leading run without whitespace
+            while run > block_bytes:  # cut it into tokens of block_bytes
+                yield data[:block_bytes] + b" "
+                data, run, cut = data[block_bytes:], run - block_bytes, cut - block_bytes
             carry = data[cut + 1 :]
+            if cut >= 0:
+                yield data[: cut + 1]
 
 
 @dataclass

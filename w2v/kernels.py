@@ -294,9 +294,7 @@ def make_train_batch(dim):
                             continue
                         context = sentence[c]
                         grad[:] = 0.0
-                        loss += output_loss(
-                            syn0[context], target, params, grad, alpha, negatives, acc_ns, True, dim
-                        )
+                        loss += output_loss(syn0[context], target, params, grad, alpha, negatives, acc_ns, True, dim)
                         examples += 1
                         for k in range(dim):
                             syn0[context, k] += grad[k]
