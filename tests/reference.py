@@ -94,7 +94,7 @@ def draw_negatives(target, negative, params, r):
 def output_step(hidden, target, params, grad, alpha, words, acc=None):
     """HS then NS (against ``words``, target first) for one example; returns the loss.
     With ``acc`` (len(words), D) the NS output steps are added there, not to syn1neg."""
-    syn1, syn1neg, codes, points, offsets, threshold, alias = params
+    syn1, syn1neg, codes, points, offsets, _, _ = params
     loss = 0.0
     if syn1.shape[0] > 0:
         for j in range(int(offsets[target]), int(offsets[target + 1])):
