@@ -28,13 +28,48 @@ Hierarchical softmax keeps C's rule of skipping a node when ``|f| >= 6``.
 import math
 
 import numpy as np
-from numba import njit
+from llvmlite import ir
+from numba import njit, types
+from numba.core import cgutils
+from numba.extending import intrinsic
 
 FASTMATH = {"reassoc", "contract"}  # not fastmath=True: that makes isnan() always false
 JIT = {"nogil": True, "fastmath": FASTMATH, "cache": True}
 LCG_MUL = np.uint64(25214903917)
 LCG_ADD = np.uint64(11)
 HS_MAX_EXP = 6.0  # word2vec.c's MAX_EXP: HS skips nodes with |f| >= this
+
+
+@intrinsic
+def prefetch(typingctx, matrix, row, col):
+    """Ask the CPU to start loading the cache line of ``matrix[row, col]`` (a hint:
+    no effect on results). Rows of context and output words are scattered over
+    tens of MB, so fetching the next centre word's rows early hides memory latency."""
+
+    def codegen(context, builder, signature, args):
+        array = context.make_array(signature.args[0])(context, builder, args[0])
+        index = [context.cast(builder, v, t, types.intp) for v, t in zip(args[1:], signature.args[1:], strict=True)]
+        shape = cgutils.unpack_tuple(builder, array.shape)
+        strides = cgutils.unpack_tuple(builder, array.strides)
+        layout = signature.args[0].layout
+        pointer = cgutils.get_item_pointer2(
+            context, builder, array.data, shape, strides, layout, index, wraparound=False
+        )
+        byte_pointer = ir.IntType(8).as_pointer()
+        fnty = ir.FunctionType(ir.VoidType(), [byte_pointer] + [ir.IntType(32)] * 3)
+        hint = cgutils.get_or_insert_function(builder.module, fnty, "llvm.prefetch.p0")
+        read, high_locality, data_cache = (ir.Constant(ir.IntType(32), v) for v in (0, 3, 1))
+        builder.call(hint, [builder.bitcast(pointer, byte_pointer), read, high_locality, data_cache])
+        return context.get_dummy_value()
+
+    return types.void(matrix, row, col), codegen
+
+
+@njit(inline="always", **JIT)
+def prefetch_row(matrix, row, dim):
+    """Prefetch every cache line (16 float32) of ``matrix[row]``."""
+    for col in range(0, dim, 16):
+        prefetch(matrix, row, col)
 
 
 @njit(inline="always", **JIT)
@@ -237,7 +272,7 @@ def make_train_batch(dim):
 
     @njit(**JIT)
     def train_batch(tokens, syn0, params, keep_prob, window, negative, cbow, cbow_mean, alpha, seed):
-        _, syn1neg, _, _, _, alias_prob, alias_idx = params
+        syn1, syn1neg, _, points, code_offsets, alias_prob, alias_idx = params
         state = np.uint64(seed)
         sentence = np.empty(tokens.shape[0], dtype=np.int32)
         hidden = np.empty(dim, dtype=np.float32)
@@ -245,6 +280,7 @@ def make_train_batch(dim):
         negatives = np.empty(negative + 1, dtype=np.int32)
         acc_ns = np.zeros((negative + 1, dim), dtype=np.float32)
         use_ns = syn1neg.shape[0] > 0
+        use_hs = syn1.shape[0] > 0
         loss = 0.0
         examples = 0
         i = 0
@@ -266,8 +302,19 @@ def make_train_batch(dim):
                 lo = max(pos - reach, 0)
                 hi = min(pos + reach + 1, length)
                 target = sentence[pos]
+                if pos + 1 < length:  # the next centre word's new context and output rows
+                    prefetch_row(syn0, sentence[min(pos + window + 1, length - 1)], dim)
+                    if use_ns:
+                        prefetch_row(syn1neg, sentence[pos + 1], dim)
+                    if use_hs:
+                        for j in range(code_offsets[sentence[pos + 1]], code_offsets[sentence[pos + 1] + 1]):
+                            prefetch_row(syn1, points[j], dim)
                 if hi - lo < 2:
                     continue  # no context
+                if use_ns:  # drawn first, so that their rows load while the hidden vector is formed
+                    state = draw_negatives(negatives, target, state, alias_prob, alias_idx)
+                    for d in range(1, negatives.shape[0]):
+                        prefetch_row(syn1neg, negatives[d], dim)
                 if cbow:
                     hidden[:] = 0.0
                     for c in range(lo, hi):
@@ -277,8 +324,6 @@ def make_train_batch(dim):
                     if cbow_mean:
                         for k in range(dim):
                             hidden[k] /= hi - lo - 1
-                    if use_ns:
-                        state = draw_negatives(negatives, target, state, alias_prob, alias_idx)
                     grad[:] = 0.0
                     loss += output_loss(hidden, target, params, grad, alpha, negatives, acc_ns, False, dim)
                     examples += 1
@@ -287,8 +332,6 @@ def make_train_batch(dim):
                             for k in range(dim):
                                 syn0[sentence[c], k] += grad[k]
                 else:
-                    if use_ns:
-                        state = draw_negatives(negatives, target, state, alias_prob, alias_idx)
                     for c in range(lo, hi):
                         if c == pos:
                             continue

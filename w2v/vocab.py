@@ -36,11 +36,10 @@ class WordCounter:
     def add(self, tokens: list[bytes]) -> np.ndarray:
         """Count ``tokens``; return their provisional ids (int32, same length)."""
         ids = self.ids
-        for word in dict.fromkeys(tokens):  # first-occurrence order, not hash order
-            if word not in ids:
-                ids[word] = len(self.words)
-                self.words.append(word)
-        provisional = np.fromiter(map(ids.__getitem__, tokens), dtype=np.int32, count=len(tokens))
+        new = [word for word in dict.fromkeys(tokens) if word not in ids]  # first-occurrence order
+        ids.update(zip(new, range(len(self.words), len(self.words) + len(new)), strict=True))
+        self.words.extend(new)
+        provisional = np.array(list(map(ids.__getitem__, tokens)), dtype=np.int32)
         if len(self.words) > len(self.counts):
             self.counts = np.concatenate([self.counts, np.zeros(len(self.words), dtype=np.int64)])
         self.counts[: len(self.words)] += np.bincount(provisional, minlength=len(self.words))
