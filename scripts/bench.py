@@ -52,7 +52,7 @@ COMBOS = {
 COMBO_LABELS = {"sg-ns": "skip-gram+NS", "cbow-ns": "CBOW+NS", "sg-hs": "skip-gram+HS", "cbow-hs": "CBOW+HS"}
 GENSIM_LINE_TOKENS = 10_000  # gensim's corpus_file mode drops the rest of a longer line
 ANALOGY_VOCAB = 30_000
-CHUNK = 1 << 24
+CHUNK = 1 << 20  # small: a fork inherits the parent's peak RSS into its own ru_maxrss
 TARGETS = {"word2vec": 2.0, "gensim": 1.0}  # w2v words/s over the peer's: at least / above
 ANALOGY_SLACK, RHO_SLACK, SCALING_TARGET, STARTUP_TARGET = 1.0, 0.02, 1.8, 2.0
 

@@ -40,7 +40,7 @@ from w2v.vectors import TrainReport, Vectors, decode_word
 from w2v.vocab import Vocab, WordCounter
 
 MASK64 = (1 << 64) - 1
-ENCODE_IDS = 1 << 22  # provisional ids remapped per step
+ENCODE_IDS = 1 << 20  # provisional ids remapped per step
 POLL_SECONDS = 0.2
 
 
@@ -203,7 +203,10 @@ def run_epochs(
             finished += 1
         done = int(progress.words.sum())
         lr = learning_rate(config.alpha, config.min_alpha, done / total)
-        loss = progress.epoch_loss(min(finished, epochs - 1))
+        current = min(finished, epochs - 1)
+        if not progress.examples[:, current].any() and current > 0:
+            current -= 1  # an epoch just begun: show the last one's loss until it has examples
+        loss = progress.epoch_loss(current)
         bar.set_postfix(lr=f"{lr:.5f}", loss=f"{loss:.4f}", refresh=False)
         bar.update(done - bar.n)
 
