@@ -381,3 +381,78 @@ def convert(source, dest, from_fmt, to_fmt, limit, quiet):
         vectors.save(dest, binary=to_fmt == "binary")
     if not quiet:
         click.echo(f"w2v: wrote {len(vectors):,} vectors of {vectors.dim} values to {dest}{extra} ({to_fmt})", err=True)
+
+
+# --- more tools: vocab, classes, phrases ---------------------------------------------
+
+
+def coverage_table(counts, max_vocab: int | None, upto: int = 10) -> list[tuple[int, int, int]]:
+    """``(min_count, words, tokens covered)`` for min-count 1..``upto`` over word ``counts``
+    (any order), keeping at most ``max_vocab`` words as ``Vocab.select`` does."""
+    import numpy as np
+
+    ordered = np.sort(np.asarray(counts, dtype=np.int64))[::-1]
+    covered = np.concatenate([[0], np.cumsum(ordered)])
+    rows = []
+    for min_count in range(1, upto + 1):
+        words = int(np.searchsorted(-ordered, -min_count, side="right"))
+        if max_vocab is not None:
+            words = min(words, max_vocab)
+        rows.append((min_count, words, int(covered[words])))
+    return rows
+
+
+@cli.command(context_settings=CONTEXT)
+@click.argument("corpus", nargs=-1, required=True)
+@click.option(
+    "-o", "--output", default="vocab.txt", show_default=True, help="Vocabulary file to write ('word count' lines)."
+)
+@click.option(
+    "--min-count", type=click.IntRange(min=1), default=5, show_default=True, help="Drop words seen fewer times."
+)
+@click.option("--max-vocab", type=click.IntRange(min=1), default=None, help="Keep only the N most frequent words.")
+@click.option(
+    "--prune-at",
+    type=click.IntRange(min=1),
+    default=10_000_000,
+    show_default=True,
+    help="Distinct words held while counting; past it the rarest are pruned (word2vec.c ReduceVocab).",
+)
+def vocab(corpus, output, min_count, max_vocab, prune_at):
+    """Count the words of CORPUS and write the vocabulary (word2vec.c's -save-vocab format).
+
+    Prints the vocabulary's size, the tokens it covers, and the coverage at each
+    --min-count from 1 to 10, to help choose one.
+    """
+    from w2v.corpus import expand_sources, token_blocks
+    from w2v.errors import CorpusError
+    from w2v.vocab import Vocab, WordCounter
+
+    check_writable(output)
+    counter = WordCounter(prune_at)
+    for block in token_blocks(expand_sources(corpus)):
+        counter.add(block.tokens)
+    if counter.tokens == 0:
+        raise CorpusError("the corpus is empty: it holds no words")
+    live = counter.live_ids()
+    counts = counter.counts[live]
+    chosen, _ = Vocab.select([counter.words[i] for i in live.tolist()], counts, min_count, max_vocab)
+    try:
+        chosen.save(output)
+    except OSError as err:
+        raise W2VError(f"cannot write {output}: {err.strerror}") from None
+    total = counter.tokens
+    click.echo(
+        f"{len(chosen):,} words (min-count {min_count}"
+        + (f", max-vocab {max_vocab:,}" if max_vocab else "")
+        + f") cover {chosen.total:,} of {total:,} tokens ({100 * chosen.total / total:.2f}%); "
+        f"{len(live):,} distinct words counted; wrote {output}"
+    )
+    if counter.min_reduce > 1:
+        click.echo(
+            f"note: counting pruned words seen at most {counter.min_reduce - 1} times (--prune-at {prune_at:,}); "
+            "their counts are not included"
+        )
+    click.echo("min-count\twords\ttokens\tcoverage")
+    for row_min, words, covered in coverage_table(counts, max_vocab):
+        click.echo(f"{row_min}\t{words}\t{covered}\t{100 * covered / total:.2f}%")
