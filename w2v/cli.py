@@ -456,3 +456,47 @@ def vocab(corpus, output, min_count, max_vocab, prune_at):
     click.echo("min-count\twords\ttokens\tcoverage")
     for row_min, words, covered in coverage_table(counts, max_vocab):
         click.echo(f"{row_min}\t{words}\t{covered}\t{100 * covered / total:.2f}%")
+
+
+@cli.command(context_settings=CONTEXT)
+@vectors_options
+@click.option("-k", "--classes", "k", type=click.IntRange(min=1), required=True, help="Number of classes.")
+@click.option("-o", "--output", default="classes.txt", show_default=True, help="File of 'word class' lines to write.")
+@click.option(
+    "--init",
+    type=click.Choice(["kmeans++", "word2vec"]),
+    default="kmeans++",
+    show_default=True,
+    help="k-means++ seeding, or word2vec.c's (word i in class i mod k).",
+)
+@click.option(
+    "--iter",
+    "iterations",
+    type=click.IntRange(min=1),
+    default=10,
+    show_default=True,
+    help="Most iterations (word2vec.c: 10).",
+)
+@click.option("--seed", type=int, default=1, show_default=True, help="Random seed of k-means++.")
+@click.option(
+    "--order",
+    type=click.Choice(["class", "vocab"]),
+    default="class",
+    show_default=True,
+    help="Sort lines by class (as the word2vec demo does), or keep the vectors' word order.",
+)
+@click.option("-q", "--quiet", is_flag=True, default=False, help="No summary line.")
+def classes(vectors_path, fmt, limit, k, output, init, iterations, seed, order, quiet):
+    """Cluster the words into K classes: k-means on the unit vectors (word2vec.c -classes)."""
+    from w2v.classes import kmeans, write_classes
+
+    check_writable(output)
+    vectors = load_for_query(vectors_path, fmt, limit)
+    found = kmeans(vectors.vectors, k, iterations=iterations, seed=seed, init=init)
+    write_classes(output, vectors.words, found.labels, order=order)
+    if not quiet:
+        click.echo(
+            f"w2v: {len(vectors):,} words in {k:,} classes after {found.iterations} iterations "
+            f"(mean cosine to centroid {found.mean_similarity:.4f}); wrote {output}",
+            err=True,
+        )
