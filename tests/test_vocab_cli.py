@@ -68,3 +68,10 @@ def test_vocab_errors_are_one_line(cli, tmp_path):
     empty.write_text("\n \n")
     done = cli("vocab", empty, "-o", tmp_path / "v.txt")
     assert done.returncode == 1 and done.stderr == b"w2v: error: the corpus is empty: it holds no words\n"
+
+
+def test_vocab_prunes_as_often_as_needed(tmp_path):
+    # one ReduceVocab step (count <= 1) leaves x and y: a second one (<= 2) is needed
+    output, out = run_vocab(tmp_path, "--min-count", "1", "--prune-at", "1", corpus="x x x y y z w\n")
+    assert out.read_text() == "x 3\n"
+    assert "note: counting pruned words seen at most 2 times" in output

@@ -426,10 +426,11 @@ def vocab(corpus, output, min_count, max_vocab, prune_at):
     """
     from w2v.corpus import expand_sources, token_blocks
     from w2v.errors import CorpusError
-    from w2v.vocab import Vocab, WordCounter
+    from w2v.phrases import BoundedCounter
+    from w2v.vocab import Vocab
 
     check_writable(output)
-    counter = WordCounter(prune_at)
+    counter = BoundedCounter(prune_at)
     for block in token_blocks(expand_sources(corpus)):
         counter.add(block.tokens)
     if counter.tokens == 0:
@@ -498,5 +499,94 @@ def classes(vectors_path, fmt, limit, k, output, init, iterations, seed, order, 
         click.echo(
             f"w2v: {len(vectors):,} words in {k:,} classes after {found.iterations} iterations "
             f"(mean cosine to centroid {found.mean_similarity:.4f}); wrote {output}",
+            err=True,
+        )
+
+
+@cli.command(context_settings=CONTEXT)
+@click.argument("corpus", nargs=-1, required=True)
+@click.option(
+    "-o",
+    "--output",
+    required=True,
+    help="Corpus to write with phrases joined ('-': stdout; .gz .bz2 .xz .zst compress).",
+)
+@click.option(
+    "--min-count",
+    type=click.IntRange(min=1),
+    default=5,
+    show_default=True,
+    help="Ignore words and pairs seen fewer times.",
+)
+@click.option("--threshold", type=float, default=None, help="Join pairs scoring above this [100; npmi: 0.5].")
+@click.option(
+    "--scoring",
+    type=click.Choice(["default", "npmi"]),
+    default="default",
+    show_default=True,
+    help="default: word2phrase's (n(ab) - min_count) N / (n(a) n(b)); npmi: in [-1, 1].",
+)
+@click.option(
+    "--passes",
+    type=click.IntRange(min=1),
+    default=1,
+    show_default=True,
+    help="Passes; each can join the last one's phrases again.",
+)
+@click.option("--delimiter", default="_", show_default=True, help="Joins the words of a phrase.")
+@click.option(
+    "--prune-at",
+    type=click.IntRange(min=1),
+    default=10_000_000,
+    show_default=True,
+    help="Words and pairs held while counting; past it the rarest are pruned (word2phrase ReduceVocab).",
+)
+@click.option("--save-phrases", type=click.Path(dir_okay=False), default=None, help="Also write the phrase table.")
+@click.option(
+    "--apply-phrases",
+    type=click.Path(dir_okay=False),
+    default=None,
+    help="Join the phrases of this table (from --save-phrases) instead of detecting them.",
+)
+@click.option("-q", "--quiet", is_flag=True, default=False, help="No summary line.")
+def phrases(
+    corpus, output, min_count, threshold, scoring, passes, delimiter, prune_at, save_phrases, apply_phrases, quiet
+):
+    """Detect phrases (frequent bigrams) in CORPUS and write it with them joined (word2phrase).
+
+    Each line of the corpus gives one line of output, its words separated by one
+    space; 'new york' becomes 'new_york'. --passes 2 builds longer phrases.
+    """
+    from w2v.phrases import PhraseTable, learn_phrases, spooled_stdin, write_phrased
+
+    if output != "-":
+        check_writable(output)
+    if save_phrases:
+        check_writable(save_phrases)
+    if apply_phrases and not os.path.isfile(apply_phrases):
+        raise W2VError(f"phrase table not found: {apply_phrases}")
+    if threshold is not None and scoring == "npmi" and not -1 <= threshold <= 1:
+        raise click.BadParameter(f"the npmi threshold must be in [-1, 1], not {threshold:g}", param_hint="--threshold")
+    with spooled_stdin(list(corpus)) as sources:
+        if apply_phrases:
+            table = PhraseTable.load(apply_phrases)
+        else:
+            table = learn_phrases(
+                sources,
+                min_count=min_count,
+                threshold=threshold,
+                scoring=scoring,
+                passes=passes,
+                delimiter=delimiter,
+                prune_at=prune_at,
+            )
+        if save_phrases:
+            table.save(save_phrases)
+        written = write_phrased(sources, table, output)
+    if not quiet:
+        found = "; ".join(f"pass {p}: {len(t):,} phrases" for p, t in enumerate(table.passes, 1))
+        click.echo(
+            f"w2v: {found}; {written.lines:,} lines, {written.tokens_in:,} tokens in, "
+            f"{written.tokens_out:,} out; wrote {output}" + (f" and {save_phrases}" if save_phrases else ""),
             err=True,
         )

@@ -1,0 +1,419 @@
+"""Phrases: detect frequent bigrams and join them (word2phrase, as gensim's Phrases).
+
+Counting: one streaming pass over the corpus counts words and adjacent pairs
+(pairs never cross a line end) in one ``WordCounter``, so memory is bounded by
+``prune_at`` entries as in word2phrase: past it the rarest words and pairs are
+pruned (ReduceVocab). Scoring, with ``a b`` a pair, counts ``n(.)`` and ``N``
+the corpus's tokens:
+
+- ``default`` (word2phrase): ``(n(ab) - min_count) * N / (n(a) * n(b))``;
+- ``npmi`` (gensim): ``ln(n(ab) N / (n(a) n(b))) / -ln(n(ab) / N)``, in [-1, 1].
+
+A pair is scored only if ``a``, ``b`` and ``ab`` were each seen at least
+``min_count`` times; it is a phrase if its score is greater than the threshold.
+Joining goes left to right as word2phrase does: a word joins the one before it
+if that pair is a phrase and the one before was not itself joined, so one pass
+makes phrases of two words; each further pass (counted on the previous pass's
+output) can join those again, into phrases of up to four words.
+
+Words are bytes, never decoded; the joined word is ``a + delimiter + b``.
+"""
+
+import itertools
+import math
+import os
+import shutil
+import sys
+import tempfile
+from collections.abc import Iterable, Iterator, Sequence
+from contextlib import contextmanager
+from dataclasses import dataclass, field
+
+from w2v.corpus import BLOCK_BYTES, expand_sources, read_chunks
+from w2v.errors import ConfigError, CorpusError, FormatError, W2VError
+from w2v.vocab import DEFAULT_PRUNE_AT, WordCounter
+
+SCORINGS = ("default", "npmi")
+DEFAULT_THRESHOLD = {"default": 100.0, "npmi": 0.5}
+COUNT_KEYS = 1 << 20  # words and pairs handed to the counter at once
+Piece = tuple[list[bytes], bool]  # tokens of a line (or part of one), and whether the line ends there
+Table = dict[tuple[bytes, bytes], float]
+
+
+def score(pair: int, first: int, second: int, total: int, min_count: int, scoring: str = "default") -> float:
+    """The score of a pair seen ``pair`` times, of words seen ``first`` and ``second``
+    times, in a corpus of ``total`` tokens.
+
+    >>> score(10, 20, 10, 1000, 5)  # (10 - 5) * 1000 / (20 * 10)
+    25.0
+    """
+    if scoring == "npmi":
+        if pair >= total:
+            return 1.0
+        return math.log(pair * total / (first * second)) / -math.log(pair / total)
+    return (pair - min_count) * total / (first * second)
+
+
+def check_settings(scoring: str, threshold: float, min_count: int, delimiter: str | bytes, passes: int = 1) -> None:
+    if scoring not in SCORINGS:
+        raise ConfigError(f"unknown phrase scoring {scoring!r}: use one of {', '.join(SCORINGS)}")
+    if scoring == "npmi" and not -1.0 <= threshold <= 1.0:
+        raise ConfigError(f"the npmi threshold must be in [-1, 1], not {threshold:g}")
+    if min_count < 1:
+        raise ConfigError(f"the phrase min-count must be at least 1, not {min_count}")
+    if passes < 1:
+        raise ConfigError(f"phrases need at least 1 pass, not {passes}")
+    raw = delimiter.encode() if isinstance(delimiter, str) else delimiter
+    if not raw or any(c in b" \t\n\r\x0b\x0c" for c in raw):
+        raise ConfigError(f"the phrase delimiter must be non-empty and hold no whitespace, not {delimiter!r}")
+
+
+class Joiner:
+    """Joins the phrases of one table in a stream of pieces (see ``Piece``), left to right."""
+
+    def __init__(self, table: Table, delimiter: bytes):
+        self.table = table
+        self.delimiter = delimiter
+        self.last: bytes | None = None  # the previous word, held back while it may still join
+
+    def feed(self, tokens: list[bytes], line_end: bool) -> list[bytes]:
+        """The tokens that are final after ``tokens``; all of them at a line end."""
+        out: list[bytes] = []
+        last, table = self.last, self.table
+        for word in tokens:
+            if last is not None:
+                if (last, word) in table:
+                    out.append(last + self.delimiter + word)
+                    last = None
+                    continue
+                out.append(last)
+            last = word
+        if line_end and last is not None:
+            out.append(last)
+            last = None
+        self.last = last
+        return out
+
+
+@dataclass
+class PhraseTable:
+    """The phrases of each pass: ``passes[p]`` maps a pair ``(a, b)`` (bytes) to its score."""
+
+    passes: list[Table] = field(default_factory=list)
+    delimiter: bytes = b"_"
+    scoring: str = "default"
+    threshold: float = 100.0
+    min_count: int = 5
+
+    def __len__(self) -> int:
+        return sum(len(table) for table in self.passes)
+
+    def joiners(self) -> list[Joiner]:
+        return [Joiner(table, self.delimiter) for table in self.passes]
+
+    def apply(self, sentence: Sequence[str]) -> list[str]:
+        """One sentence (a list of str) with its phrases joined.
+
+        >>> table = PhraseTable([{(b"new", b"york"): 150.0}])
+        >>> table.apply(["in", "new", "york", "city"])
+        ['in', 'new_york', 'city']
+        """
+        tokens = [w.encode("utf-8", "surrogateescape") for w in sentence]
+        for joiner in self.joiners():
+            tokens = joiner.feed(tokens, True)
+        return [w.decode("utf-8", "surrogateescape") for w in tokens]
+
+    def save(self, path: str) -> None:
+        """Write the table: a header line, then ``PASS A B SCORE`` lines (pass from 1),
+        highest score first in each pass. Written beside ``path`` and renamed."""
+        header = (
+            f"# w2v phrases: passes={len(self.passes)} scoring={self.scoring} threshold={self.threshold!r} "
+            f"min_count={self.min_count} delimiter="
+        ).encode() + self.delimiter
+        lines = [header]
+        for number, table in enumerate(self.passes, 1):
+            for (a, b), value in sorted(table.items(), key=lambda item: (-item[1], item[0])):
+                lines.append(b"%d %s %s %s" % (number, a, b, repr(value).encode()))
+        write_atomic(path, b"\n".join(lines) + b"\n")
+
+    @classmethod
+    def load(cls, path: str) -> "PhraseTable":
+        """Read a table written by ``save``."""
+        try:
+            with open(path, "rb") as stream:
+                data = stream.read()
+        except OSError as err:
+            raise FormatError(f"cannot read phrase table {path}: {err.strerror}") from None
+        lines = data.split(b"\n")
+        if not lines[0].startswith(b"# w2v phrases:"):
+            raise FormatError(f"{path}: not a w2v phrase table (no '# w2v phrases:' header)")
+        meta = dict(item.split(b"=", 1) for item in lines[0][len(b"# w2v phrases:") :].split() if b"=" in item)
+        try:
+            table = cls(
+                [{} for _ in range(int(meta[b"passes"]))],
+                meta[b"delimiter"],
+                meta[b"scoring"].decode(),
+                float(meta[b"threshold"]),
+                int(meta[b"min_count"]),
+            )
+            for number, line in enumerate(lines[1:], 2):
+                fields = line.split()
+                if not fields:
+                    continue
+                if len(fields) != 4:
+                    raise ValueError(f"line {number} is not 'PASS A B SCORE'")
+                table.passes[int(fields[0]) - 1][(fields[1], fields[2])] = float(fields[3])
+        except (KeyError, ValueError, IndexError) as err:
+            raise FormatError(f"{path}: damaged phrase table ({err})") from None
+        return table
+
+
+def pieces_of_sources(sources: Sequence[str], block_bytes: int = BLOCK_BYTES) -> Iterator[Piece]:
+    """The lines of ``sources`` as pieces, read in bounded chunks (a line may come in
+    several pieces; the last one has ``line_end`` True). Each source ends a line."""
+    for source in sources:
+        open_words = False  # the last line is not ended yet and has words
+        for chunk in read_chunks(source, block_bytes):
+            lines = chunk.split(b"\n")
+            for line in lines[:-1]:
+                yield line.split(), True
+                open_words = False
+            if lines[-1]:
+                tokens = lines[-1].split()
+                open_words = open_words or bool(tokens)
+                yield tokens, False
+        if open_words:
+            yield [], True
+
+
+def pieces_of_sentences(sentences: Iterable[Sequence[str]]) -> Iterator[Piece]:
+    """Tokenised sentences (lists of str) as pieces."""
+    for sentence in sentences:
+        if isinstance(sentence, (str, bytes)):
+            raise CorpusError("a corpus of sentences must yield lists of words, not strings")
+        yield [w if isinstance(w, bytes) else str(w).encode("utf-8", "surrogateescape") for w in sentence], True
+
+
+def phrased(pieces: Iterable[Piece], joiners: list[Joiner]) -> Iterator[Piece]:
+    """``pieces`` with the phrases of each joiner joined, in order."""
+    for tokens, line_end in pieces:
+        for joiner in joiners:
+            tokens = joiner.feed(tokens, line_end)
+        yield tokens, line_end
+
+
+class BoundedCounter(WordCounter):
+    """``WordCounter`` whose pruning loop re-reads the table after each ReduceVocab step.
+
+    ``WordCounter.add`` loops on the dict it held before pruning, which
+    ``_reduce`` replaces by a copy: when one step is not enough to get under
+    ``prune_at`` it would never stop. Here the loop runs on the current table.
+    """
+
+    def add(self, tokens: list[bytes]):
+        limit, self.prune_at = self.prune_at, sys.maxsize
+        try:
+            provisional = super().add(tokens)
+        finally:
+            self.prune_at = limit
+        while len(self.ids) > self.prune_at:
+            self._reduce()
+        return provisional
+
+
+def count_pairs(pieces: Iterable[Piece], prune_at: int = DEFAULT_PRUNE_AT) -> tuple[BoundedCounter, int]:
+    """Count words and adjacent pairs (keys ``a + b" " + b``) in one ``WordCounter``.
+    Returns the counter and the number of tokens."""
+    counter = BoundedCounter(prune_at)
+    keys: list[bytes] = []
+    tokens_seen = 0
+    last: bytes | None = None
+    for tokens, line_end in pieces:
+        if tokens:
+            keys.extend(tokens)
+            if last is not None:
+                keys.append(last + b" " + tokens[0])
+            keys.extend([a + b" " + b for a, b in itertools.pairwise(tokens)])
+            last = tokens[-1]
+            tokens_seen += len(tokens)
+        if line_end:
+            last = None
+        if len(keys) >= COUNT_KEYS:
+            counter.add(keys)
+            keys = []
+    if keys:
+        counter.add(keys)
+    return counter, tokens_seen
+
+
+def score_table(counter: BoundedCounter, total: int, min_count: int, threshold: float, scoring: str) -> Table:
+    """The pairs of ``counter`` scoring above ``threshold`` (see the module's doc)."""
+    live = counter.live_ids()
+    frequent = live[counter.counts[live] >= min_count].tolist()
+    count_of = counter.counts
+    table: Table = {}
+    for index in frequent:
+        key = counter.words[index]
+        if key is None or b" " not in key:
+            continue
+        a, b = key.split(b" ")
+        ia, ib = counter.ids.get(a), counter.ids.get(b)
+        if ia is None or ib is None:
+            continue  # pruned
+        na, nb = int(count_of[ia]), int(count_of[ib])
+        if na < min_count or nb < min_count:
+            continue
+        value = score(int(count_of[index]), na, nb, total, min_count, scoring)
+        if value > threshold:
+            table[(a, b)] = value
+    return table
+
+
+def learn_phrases(
+    corpus,
+    *,
+    min_count: int = 5,
+    threshold: float | None = None,
+    scoring: str = "default",
+    passes: int = 1,
+    delimiter: str | bytes = "_",
+    prune_at: int = DEFAULT_PRUNE_AT,
+) -> PhraseTable:
+    """Detect phrases in ``corpus``: a path, URL, or a list of them (read ``passes``
+    times; not ``-``), or a re-iterable of tokenised sentences (lists of str).
+    ``threshold``: 100 for ``default`` scoring, 0.5 for ``npmi`` when not given.
+
+    >>> sentences = [["new", "york", "is", "big"]] * 6 + [["new", "cars"], ["old", "york"]]
+    >>> table = learn_phrases(sentences, min_count=1, threshold=1)
+    >>> table.apply(["i", "love", "new", "york"])
+    ['i', 'love', 'new_york']
+    """
+    if threshold is None:
+        threshold = DEFAULT_THRESHOLD.get(scoring, 100.0)
+    check_settings(scoring, threshold, min_count, delimiter, passes)
+    raw = delimiter.encode() if isinstance(delimiter, str) else delimiter
+    pieces = corpus_pieces(corpus)
+    table = PhraseTable([], raw, scoring, float(threshold), min_count)
+    for _ in range(passes):
+        counter, total = count_pairs(phrased(pieces(), table.joiners()), prune_at)
+        if total == 0:
+            raise CorpusError("the corpus is empty: it holds no words")
+        table.passes.append(score_table(counter, total, min_count, threshold, scoring))
+    return table
+
+
+def corpus_pieces(corpus, once: bool = False):
+    """A function returning a fresh piece iterator over ``corpus`` at each call
+    (``once``: it will be called only once, so stdin and iterators are fine)."""
+    if isinstance(corpus, (str, os.PathLike)):
+        corpus = [corpus]
+    if isinstance(corpus, (list, tuple)) and corpus and all(isinstance(c, (str, os.PathLike)) for c in corpus):
+        sources = expand_sources(corpus)
+        if "-" in sources and not once:
+            raise CorpusError("phrases read the corpus more than once: spool standard input to a file first")
+        return lambda: pieces_of_sources(sources)
+    if iter(corpus) is corpus and not once:
+        raise CorpusError("phrases read the corpus more than once: give a list of sentences, not an iterator")
+    return lambda: pieces_of_sentences(corpus)
+
+
+def phrase_sentences(sentences: Iterable[Sequence[str]], table: PhraseTable) -> Iterator[list[str]]:
+    """The sentences (lists of str) with ``table``'s phrases joined."""
+    for tokens, _ in phrased(pieces_of_sentences(sentences), table.joiners()):
+        yield [w.decode("utf-8", "surrogateescape") for w in tokens]
+
+
+@dataclass
+class WriteReport:
+    """What ``write_phrased`` wrote: tokens read, tokens written, lines."""
+
+    tokens_in: int
+    tokens_out: int
+    lines: int
+
+
+def write_phrased(corpus, table: PhraseTable, output: str) -> WriteReport:
+    """Write ``corpus`` (paths or sentences, as for ``learn_phrases``) with its phrases
+    joined to ``output`` (``-``: standard output), one line per input line, words
+    separated by one space. Names ending in .gz .bz2 .xz .zst are compressed."""
+    source = corpus_pieces(corpus, once=True)()
+    report = WriteReport(0, 0, 0)
+    joiners = table.joiners()
+    with open_output(output) as out:
+        started = False
+        buffer: list[bytes] = []
+        size = 0
+        for tokens, line_end in source:
+            report.tokens_in += len(tokens)
+            for joiner in joiners:
+                tokens = joiner.feed(tokens, line_end)
+            report.tokens_out += len(tokens)
+            if tokens:
+                if started:
+                    buffer.append(b" ")
+                buffer.append(b" ".join(tokens))
+                started = True
+                size += len(buffer[-1])
+            if line_end:
+                buffer.append(b"\n")
+                started = False
+                report.lines += 1
+            if size >= BLOCK_BYTES or len(buffer) >= 65536:
+                out.write(b"".join(buffer))
+                buffer, size = [], 0
+        out.write(b"".join(buffer))
+    return report
+
+
+COMPRESSED = (".gz", ".bz2", ".xz", ".zst")
+
+
+@contextmanager
+def open_output(path: str):
+    """Binary output to ``path`` written beside it and renamed at the end (never
+    half-written), compressed by extension; ``-`` is standard output."""
+    if path == "-":
+        yield sys.stdout.buffer
+        sys.stdout.buffer.flush()
+        return
+    import smart_open
+
+    ext = next((e for e in COMPRESSED if path.endswith(e)), None)
+    tmp = f"{path}.tmp{os.getpid()}"
+    try:
+        with smart_open.open(tmp, "wb", compression=ext or "disable") as out:
+            yield out
+        os.replace(tmp, path)
+    except OSError as err:
+        raise W2VError(f"cannot write {path}: {err.strerror}") from None
+    finally:
+        if os.path.exists(tmp):
+            os.unlink(tmp)
+
+
+def write_atomic(path: str, data: bytes) -> None:
+    """Write ``data`` to ``path`` through a temporary file beside it."""
+    tmp = f"{path}.tmp{os.getpid()}"
+    try:
+        with open(tmp, "wb") as out:
+            out.write(data)
+        os.replace(tmp, path)
+    except OSError as err:
+        raise W2VError(f"cannot write {path}: {err.strerror}") from None
+    finally:
+        if os.path.exists(tmp):
+            os.unlink(tmp)
+
+
+@contextmanager
+def spooled_stdin(sources: Sequence[str]):
+    """``sources`` with ``-`` replaced by a temporary copy of standard input, so that
+    it can be read more than once."""
+    if "-" not in sources:
+        yield list(sources)
+        return
+    with tempfile.TemporaryDirectory(prefix="w2v-phrases-") as folder:
+        copy = os.path.join(folder, "stdin.txt")
+        with open(copy, "wb") as out:
+            shutil.copyfileobj(sys.stdin.buffer, out, 1 << 20)
+        yield [copy if s == "-" else s for s in sources]
