@@ -99,3 +99,15 @@ def test_classes_cli_errors(cli, tmp_path):
     assert done.returncode == 1
     assert done.stderr == b"w2v: error: 20 classes for 9 words: give at most one class per word\n"
     assert not (tmp_path / "c.txt").exists()
+
+
+def test_train_with_classes_writes_them(tiny_corpus, tmp_path):
+    out, classes = tmp_path / "v.txt", tmp_path / "classes.txt"
+    args = ["train", str(tiny_corpus), "-o", str(out), "--min-count", "1", "--dim", "8", "--epochs", "1"]
+    args += ["--threads", "1", "-q", "--classes", "3", "--classes-output", str(classes)]
+    result = CliRunner().invoke(w2v_cli, args)
+    assert result.exit_code == 0, result.output
+    lines = [line.split() for line in classes.read_text().splitlines()]
+    assert sorted(word for word, _ in lines) == sorted(Vectors.load(out).words)
+    labels = [int(label) for _, label in lines]
+    assert labels == sorted(labels) and set(labels) == {0, 1, 2} and lines[0][0] == "the"  # 'the': most frequent

@@ -186,3 +186,25 @@ def test_cli_errors_are_one_line(cli, corpus, tmp_path):
     done = cli("phrases", corpus, "-o", tmp_path / "o.txt", "--apply-phrases", tmp_path / "none.txt")
     assert done.returncode == 1 and done.stderr.decode().startswith("w2v: error: phrase table not found")
     assert not (tmp_path / "o.txt").exists()
+
+
+def test_train_with_phrases_trains_on_joined_words(corpus, tmp_path):
+    from w2v.phrases import phrased_lines
+    from w2v.vectors import Vectors
+
+    table = learn_phrases(str(corpus), min_count=1, threshold=1)
+    assert [b" ".join(line).decode() for line in phrased_lines(str(corpus), table)] == [
+        line for line in JOINED.splitlines() if line
+    ]
+    assert list(phrased_lines(str(corpus), table, max_tokens=2))[:3] == [
+        [b"new_york", b"is"],
+        [b"big"],
+        [b"in", b"new_york"],
+    ]
+    out = tmp_path / "v.txt"
+    args = ["train", str(corpus), "-o", str(out), "--min-count", "1", "--phrases", "--phrase-threshold", "1"]
+    result = CliRunner().invoke(w2v_cli, [*args, "--dim", "4", "--epochs", "1", "--threads", "1", "-q"])
+    assert result.exit_code == 0, result.output
+    assert sorted(Vectors.load(out).words) == sorted(set(JOINED.split()))
+    done = CliRunner().invoke(w2v_cli, ["train", "-", "-o", str(out), "--phrases", "-q"])
+    assert "give files, not -" in str(done.exception)

@@ -148,6 +148,27 @@ PRESET_ALIASES = {"format": "fmt", "size": "dim", "iter": "epochs"}  # preset ke
     default=None,
     help="Use this vocabulary file instead of counting one.",
 )
+@click.option("--phrases", is_flag=True, default=False, help="Join phrases (w2v phrases) on the fly before training.")
+@click.option(
+    "--phrase-threshold", type=float, default=100.0, show_default=True, help="--phrases: word2phrase score threshold."
+)
+@click.option(
+    "--phrase-passes",
+    type=click.IntRange(min=1),
+    default=1,
+    show_default=True,
+    help="--phrases: passes (2: longer phrases).",
+)
+@click.option(
+    "--classes",
+    type=click.IntRange(min=0),
+    default=0,
+    show_default=True,
+    help="Also cluster the words into K classes (k-means, as w2v classes).",
+)
+@click.option(
+    "--classes-output", default="classes.txt", show_default=True, help="--classes: file of 'word class' lines."
+)
 @click.option("-q", "--quiet", is_flag=True, default=False, help="No progress bar, no summary.")
 def train(corpus, output, fmt, quiet, cbow_sum, save_vocab, read_vocab, **settings):
     """Train word vectors on CORPUS (files, folders, URLs, or - for stdin).
@@ -160,8 +181,9 @@ def train(corpus, output, fmt, quiet, cbow_sum, save_vocab, read_vocab, **settin
         check_writable(save_vocab)
     if read_vocab and not os.path.isfile(read_vocab):
         raise W2VError(f"vocabulary file not found: {read_vocab}")
+    source, after_training = train_extras(list(corpus), settings, quiet)
     vectors = train_vectors(
-        list(corpus),
+        source,
         read_vocab=read_vocab,
         save_vocab=save_vocab,
         progress=not quiet,
@@ -169,6 +191,7 @@ def train(corpus, output, fmt, quiet, cbow_sum, save_vocab, read_vocab, **settin
         **settings,
     )
     vectors.save(output, binary=output_format(output, fmt))
+    after_training(vectors)
     if not quiet:
         r = vectors.report
         click.echo(
@@ -590,3 +613,41 @@ def phrases(
             f"{written.tokens_out:,} out; wrote {output}" + (f" and {save_phrases}" if save_phrases else ""),
             err=True,
         )
+
+
+def train_extras(corpus: list[str], settings: dict, quiet: bool):
+    """``train --phrases`` and ``--classes``: takes their options out of ``settings``;
+    returns the corpus to train on (phrases joined on the fly, never written) and a
+    function to call with the trained vectors (writes the classes)."""
+    classes_k = settings.pop("classes")
+    classes_output = settings.pop("classes_output")
+    use_phrases = settings.pop("phrases")
+    threshold = settings.pop("phrase_threshold")
+    passes = settings.pop("phrase_passes")
+    if classes_k:
+        check_writable(classes_output)
+    source = corpus
+    if use_phrases:
+        from w2v.phrases import learn_phrases, phrased_lines
+
+        if "-" in corpus:
+            raise W2VError("--phrases reads the corpus more than once: give files, not - (standard input)")
+        table = learn_phrases(
+            corpus, min_count=settings["min_count"], threshold=threshold, passes=passes, prune_at=settings["prune_at"]
+        )
+        if not quiet:
+            found = ", ".join(f"{len(t):,}" for t in table.passes)
+            click.echo(f"w2v: phrases found in {passes} pass(es): {found}", err=True)
+        source = phrased_lines(corpus, table)
+
+    def after(vectors) -> None:
+        if not classes_k:
+            return
+        from w2v.classes import kmeans, write_classes
+
+        found = kmeans(vectors.vectors, classes_k, seed=settings["seed"])
+        write_classes(classes_output, vectors.words, found.labels)
+        if not quiet:
+            click.echo(f"w2v: {len(vectors):,} words in {classes_k:,} classes; wrote {classes_output}", err=True)
+
+    return source, after

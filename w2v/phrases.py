@@ -29,7 +29,7 @@ from collections.abc import Iterable, Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 
-from w2v.corpus import BLOCK_BYTES, expand_sources, read_chunks
+from w2v.corpus import BLOCK_BYTES, MAX_SENTENCE_TOKENS, expand_sources, read_chunks
 from w2v.errors import ConfigError, CorpusError, FormatError, W2VError
 from w2v.vocab import DEFAULT_PRUNE_AT, WordCounter
 
@@ -321,6 +321,21 @@ def phrase_sentences(sentences: Iterable[Sequence[str]], table: PhraseTable) -> 
     """The sentences (lists of str) with ``table``'s phrases joined."""
     for tokens, _ in phrased(pieces_of_sentences(sentences), table.joiners()):
         yield [w.decode("utf-8", "surrogateescape") for w in tokens]
+
+
+def phrased_lines(corpus, table: PhraseTable, max_tokens: int = MAX_SENTENCE_TOKENS) -> Iterator[list[bytes]]:
+    """The non-empty lines of ``corpus`` (as for ``write_phrased``) with ``table``'s
+    phrases joined, as lists of bytes, cut every ``max_tokens`` tokens as training
+    cuts sentences: a corpus for ``w2v.train`` that is never written to disk."""
+    line: list[bytes] = []
+    for tokens, line_end in phrased(corpus_pieces(corpus, once=True)(), table.joiners()):
+        line.extend(tokens)
+        while len(line) >= max_tokens:
+            yield line[:max_tokens]
+            line = line[max_tokens:]
+        if line_end and line:
+            yield line
+            line = []
 
 
 @dataclass
