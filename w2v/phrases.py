@@ -25,9 +25,12 @@ import os
 import shutil
 import sys
 import tempfile
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass, field
+from typing import BinaryIO, cast
+
+import numpy as np
 
 from w2v.corpus import BLOCK_BYTES, MAX_SENTENCE_TOKENS, expand_sources, read_chunks
 from w2v.errors import ConfigError, CorpusError, FormatError, W2VError
@@ -38,6 +41,8 @@ DEFAULT_THRESHOLD = {"default": 100.0, "npmi": 0.5}
 COUNT_KEYS = 1 << 20  # words and pairs handed to the counter at once
 Piece = tuple[list[bytes], bool]  # tokens of a line (or part of one), and whether the line ends there
 Table = dict[tuple[bytes, bytes], float]
+# a path, URL or list of them; or tokenised sentences (lists of str)
+Corpus = str | os.PathLike[str] | Sequence[str | os.PathLike[str]] | Iterable[Sequence[str]]
 
 
 def score(pair: int, first: int, second: int, total: int, min_count: int, scoring: str = "default") -> float:
@@ -210,7 +215,7 @@ class BoundedCounter(WordCounter):
     ``prune_at`` it would never stop. Here the loop runs on the current table.
     """
 
-    def add(self, tokens: list[bytes]):
+    def add(self, tokens: list[bytes]) -> np.ndarray:
         limit, self.prune_at = self.prune_at, sys.maxsize
         try:
             provisional = super().add(tokens)
@@ -270,7 +275,7 @@ def score_table(counter: BoundedCounter, total: int, min_count: int, threshold: 
 
 
 def learn_phrases(
-    corpus,
+    corpus: Corpus,
     *,
     min_count: int = 5,
     threshold: float | None = None,
@@ -302,7 +307,7 @@ def learn_phrases(
     return table
 
 
-def corpus_pieces(corpus, once: bool = False):
+def corpus_pieces(corpus: Corpus, once: bool = False) -> Callable[[], Iterator[Piece]]:
     """A function returning a fresh piece iterator over ``corpus`` at each call
     (``once``: it will be called only once, so stdin and iterators are fine)."""
     if isinstance(corpus, (str, os.PathLike)):
@@ -314,7 +319,8 @@ def corpus_pieces(corpus, once: bool = False):
         return lambda: pieces_of_sources(sources)
     if iter(corpus) is corpus and not once:
         raise CorpusError("phrases read the corpus more than once: give a list of sentences, not an iterator")
-    return lambda: pieces_of_sentences(corpus)
+    sentences = cast(Iterable[Sequence[str]], corpus)
+    return lambda: pieces_of_sentences(sentences)
 
 
 def phrase_sentences(sentences: Iterable[Sequence[str]], table: PhraseTable) -> Iterator[list[str]]:
@@ -323,7 +329,7 @@ def phrase_sentences(sentences: Iterable[Sequence[str]], table: PhraseTable) -> 
         yield [w.decode("utf-8", "surrogateescape") for w in tokens]
 
 
-def phrased_lines(corpus, table: PhraseTable, max_tokens: int = MAX_SENTENCE_TOKENS) -> Iterator[list[bytes]]:
+def phrased_lines(corpus: Corpus, table: PhraseTable, max_tokens: int = MAX_SENTENCE_TOKENS) -> Iterator[list[bytes]]:
     """The non-empty lines of ``corpus`` (as for ``write_phrased``) with ``table``'s
     phrases joined, as lists of bytes, cut every ``max_tokens`` tokens as training
     cuts sentences: a corpus for ``w2v.train`` that is never written to disk."""
@@ -347,7 +353,7 @@ class WriteReport:
     lines: int
 
 
-def write_phrased(corpus, table: PhraseTable, output: str) -> WriteReport:
+def write_phrased(corpus: Corpus, table: PhraseTable, output: str) -> WriteReport:
     """Write ``corpus`` (paths or sentences, as for ``learn_phrases``) with its phrases
     joined to ``output`` (``-``: standard output), one line per input line, words
     separated by one space. Names ending in .gz .bz2 .xz .zst are compressed."""
@@ -384,7 +390,7 @@ COMPRESSED = (".gz", ".bz2", ".xz", ".zst")
 
 
 @contextmanager
-def open_output(path: str):
+def open_output(path: str) -> Iterator[BinaryIO]:
     """Binary output to ``path`` written beside it and renamed at the end (never
     half-written), compressed by extension; ``-`` is standard output."""
     if path == "-":
@@ -421,7 +427,7 @@ def write_atomic(path: str, data: bytes) -> None:
 
 
 @contextmanager
-def spooled_stdin(sources: Sequence[str]):
+def spooled_stdin(sources: Sequence[str]) -> Iterator[list[str]]:
     """``sources`` with ``-`` replaced by a temporary copy of standard input, so that
     it can be read more than once."""
     if "-" not in sources:
