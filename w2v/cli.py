@@ -6,6 +6,7 @@ exit (1 for bad input, 2 for bad usage, 130/143 when interrupted), never a trace
 
 import os
 import sys
+import time
 
 import click
 
@@ -190,14 +191,16 @@ def train(corpus, output, fmt, quiet, cbow_sum, save_vocab, read_vocab, **settin
         cbow_mean=not cbow_sum,
         **settings,
     )
+    write_start = time.perf_counter()
     vectors.save(output, binary=output_format(output, fmt))
     after_training(vectors)
     if not quiet:
         r = vectors.report
         click.echo(
             f"w2v: {r.vocab_size:,} words in vocabulary, {r.train_words:,} words trained "
-            f"in {r.train_seconds:.1f} s ({r.words_per_second:,.0f} words/s; {r.seconds:.1f} s in all), "
-            f"final loss {r.epoch_loss[-1]:.4f}; wrote {output}",
+            f"in {r.train_seconds:.1f} s ({r.words_per_second:,.0f} words/s), final loss {r.epoch_loss[-1]:.4f}; "
+            f"{r.prepare_seconds:.1f} s reading the corpus, {time.perf_counter() - write_start:.1f} s writing "
+            f"{output}",
             err=True,
         )
 

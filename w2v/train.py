@@ -248,6 +248,7 @@ def train(
     config = TrainConfig(**settings).resolved()
     with tempfile.TemporaryDirectory(prefix="w2v-") as workdir:
         vocab, stream, corpus_words = count_and_encode(corpus_blocks(corpus), config, workdir, read_vocab)
+        prepare_seconds = time.perf_counter() - start
         try:
             if save_vocab is not None:
                 vocab.save(save_vocab)
@@ -264,5 +265,6 @@ def train(
         seconds=time.perf_counter() - start,
         train_seconds=train_seconds,
         epoch_loss=losses,
+        prepare_seconds=prepare_seconds,
     )
     return Vectors([decode_word(w) for w in vocab.words], model.syn0, report)

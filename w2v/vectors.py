@@ -46,8 +46,9 @@ class TrainReport:
     corpus_words: int  # tokens read from the corpus (one epoch, rare words included)
     train_words: int  # in-vocabulary tokens trained over all epochs
     seconds: float  # the whole run: vocabulary, encoding and training
-    train_seconds: float  # the epochs alone
+    train_seconds: float  # the epochs alone (kernel loading included)
     epoch_loss: list[float] = field(default_factory=list)
+    prepare_seconds: float = 0.0  # counting, vocabulary, encoding the corpus to ids
 
     @property
     def words_per_second(self) -> float:
