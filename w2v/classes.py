@@ -15,13 +15,12 @@ its own centroid. Classes are numbered in order of their first (most frequent)
 word, so the numbering does not depend on the initialisation.
 """
 
-import os
 from collections.abc import Sequence
 from dataclasses import dataclass
 
 import numpy as np
 
-from w2v.errors import ConfigError, W2VError
+from w2v.errors import ConfigError
 
 BLOCK_ROWS = 8192  # words per matrix product
 INITS = ("kmeans++", "word2vec")
@@ -143,16 +142,8 @@ def write_classes(path: str, words: Sequence[str], labels: np.ndarray, order: st
     """Write ``word class`` lines: sorted by class (words of a class in vocabulary order,
     as the word2vec demo's ``sort -k 2 -n``), or in vocabulary order (``order="vocab"``,
     word2vec.c's own output). Written beside ``path`` and renamed."""
+    from w2v.phrases import write_atomic
     from w2v.vectors import encode_word
 
     rows = np.argsort(labels, kind="stable") if order == "class" else np.arange(len(words))
-    tmp = f"{path}.tmp{os.getpid()}"
-    try:
-        with open(tmp, "wb") as out:
-            out.write(b"".join(b"%s %d\n" % (encode_word(words[i]), labels[i]) for i in rows.tolist()))
-        os.replace(tmp, path)
-    except OSError as err:
-        raise W2VError(f"cannot write {path}: {err.strerror}") from None
-    finally:
-        if os.path.exists(tmp):
-            os.unlink(tmp)
+    write_atomic(path, b"".join(b"%s %d\n" % (encode_word(words[i]), labels[i]) for i in rows.tolist()))

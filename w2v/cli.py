@@ -452,7 +452,7 @@ def vocab(corpus, output, min_count, max_vocab, prune_at):
     """
     from w2v.corpus import expand_sources, token_blocks
     from w2v.errors import CorpusError
-    from w2v.phrases import BoundedCounter
+    from w2v.phrases import BoundedCounter, write_atomic
     from w2v.vocab import Vocab
 
     check_writable(output)
@@ -464,10 +464,7 @@ def vocab(corpus, output, min_count, max_vocab, prune_at):
     live = counter.live_ids()
     counts = counter.counts[live]
     chosen, _ = Vocab.select([counter.words[i] for i in live.tolist()], counts, min_count, max_vocab)
-    try:
-        chosen.save(output)
-    except OSError as err:
-        raise W2VError(f"cannot write {output}: {err.strerror}") from None
+    write_atomic(output, b"".join(b"%s %d\n" % pair for pair in zip(chosen.words, chosen.counts.tolist(), strict=True)))
     total = counter.tokens
     click.echo(
         f"{len(chosen):,} words (min-count {min_count}"

@@ -400,6 +400,13 @@ def open_output(path: str) -> Iterator[BinaryIO]:
     import smart_open
 
     ext = next((e for e in COMPRESSED if path.endswith(e)), None)
+    if is_special(path):  # /dev/null, a FIFO: written in place, never replaced
+        try:
+            with open(path, "wb") as direct:
+                yield direct
+        except OSError as err:
+            raise W2VError(f"cannot write {path}: {err.strerror}") from None
+        return
     tmp = f"{path}.tmp{os.getpid()}"
     try:
         with smart_open.open(tmp, "wb", compression=ext or "disable") as out:
@@ -412,8 +419,22 @@ def open_output(path: str) -> Iterator[BinaryIO]:
             os.unlink(tmp)
 
 
+def is_special(path: str) -> bool:
+    """True for an existing output that is not a regular file (a device such as
+    /dev/null, a FIFO): it must be written in place, not replaced by a file."""
+    return os.path.exists(path) and not os.path.isfile(path)
+
+
 def write_atomic(path: str, data: bytes) -> None:
-    """Write ``data`` to ``path`` through a temporary file beside it."""
+    """Write ``data`` to ``path`` through a temporary file beside it (in place
+    for a device or FIFO)."""
+    if is_special(path):
+        try:
+            with open(path, "wb") as out:
+                out.write(data)
+        except OSError as err:
+            raise W2VError(f"cannot write {path}: {err.strerror}") from None
+        return
     tmp = f"{path}.tmp{os.getpid()}"
     try:
         with open(tmp, "wb") as out:
