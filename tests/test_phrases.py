@@ -215,7 +215,7 @@ def test_special_outputs_are_written_in_place_not_replaced(tmp_path):
     import stat
     import threading
 
-    from w2v.phrases import write_atomic
+    from w2v.files import write_atomic
 
     fifo = tmp_path / "fifo"
     os.mkfifo(fifo)

@@ -1,6 +1,8 @@
 """Counting with pruning, vocabulary order, files, subsampling, the noise table, Huffman codes."""
 
 import itertools
+import os
+import threading
 
 import numpy as np
 import pytest
@@ -320,3 +322,23 @@ def test_huffman_via_vocab_and_tiny_vocabularies():
     assert codes.dtype == np.uint8 and points.dtype == np.int32
     codes, points, offsets = huffman_codes(np.array([7], dtype=np.int64))
     assert len(codes) == 0 and offsets.tolist() == [0, 0]
+
+
+def test_pruning_repeats_until_under_the_bound():
+    """One ReduceVocab step may not be enough: it repeats, raising the floor each time."""
+    counter = WordCounter(prune_at=1)
+    counter.add([b"x"] * 3 + [b"y"] * 2 + [b"z", b"w"])
+    assert list(counter.ids) == [b"x"]  # floor 1 drops z, w; floor 2 drops y
+    assert counter.min_reduce == 3
+    assert counter.counts[counter.ids[b"x"]] == 3
+
+
+def test_save_vocab_to_a_device_writes_in_place(tmp_path):
+    fifo = tmp_path / "pipe"
+    os.mkfifo(fifo)
+    received = []
+    reader = threading.Thread(target=lambda: received.append(fifo.read_bytes()))
+    reader.start()
+    Vocab([b"a", b"b"], np.array([3, 2])).save(str(fifo))
+    reader.join(10)
+    assert received == [b"a 3\nb 2\n"] and not fifo.is_file()

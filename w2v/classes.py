@@ -142,7 +142,7 @@ def write_classes(path: str, words: Sequence[str], labels: np.ndarray, order: st
     """Write ``word class`` lines: sorted by class (words of a class in vocabulary order,
     as the word2vec demo's ``sort -k 2 -n``), or in vocabulary order (``order="vocab"``,
     word2vec.c's own output). Written beside ``path`` and renamed."""
-    from w2v.phrases import write_atomic
+    from w2v.files import write_atomic
     from w2v.vectors import encode_word
 
     rows = np.argsort(labels, kind="stable") if order == "class" else np.arange(len(words))

@@ -452,11 +452,11 @@ def vocab(corpus, output, min_count, max_vocab, prune_at):
     """
     from w2v.corpus import expand_sources, token_blocks
     from w2v.errors import CorpusError
-    from w2v.phrases import BoundedCounter, write_atomic
-    from w2v.vocab import Vocab
+    from w2v.files import write_atomic
+    from w2v.vocab import Vocab, WordCounter
 
     check_writable(output)
-    counter = BoundedCounter(prune_at)
+    counter = WordCounter(prune_at)
     for block in token_blocks(expand_sources(corpus)):
         counter.add(block.tokens)
     if counter.tokens == 0:

@@ -28,12 +28,11 @@ import tempfile
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass, field
-from typing import BinaryIO, cast
-
-import numpy as np
+from typing import cast
 
 from w2v.corpus import BLOCK_BYTES, MAX_SENTENCE_TOKENS, expand_sources, read_chunks
-from w2v.errors import ConfigError, CorpusError, FormatError, W2VError
+from w2v.errors import ConfigError, CorpusError, FormatError
+from w2v.files import atomic_output, write_atomic
 from w2v.vocab import DEFAULT_PRUNE_AT, WordCounter
 
 SCORINGS = ("default", "npmi")
@@ -207,29 +206,10 @@ def phrased(pieces: Iterable[Piece], joiners: list[Joiner]) -> Iterator[Piece]:
         yield tokens, line_end
 
 
-class BoundedCounter(WordCounter):
-    """``WordCounter`` whose pruning loop re-reads the table after each ReduceVocab step.
-
-    ``WordCounter.add`` loops on the dict it held before pruning, which
-    ``_reduce`` replaces by a copy: when one step is not enough to get under
-    ``prune_at`` it would never stop. Here the loop runs on the current table.
-    """
-
-    def add(self, tokens: list[bytes]) -> np.ndarray:
-        limit, self.prune_at = self.prune_at, sys.maxsize
-        try:
-            provisional = super().add(tokens)
-        finally:
-            self.prune_at = limit
-        while len(self.ids) > self.prune_at:
-            self._reduce()
-        return provisional
-
-
-def count_pairs(pieces: Iterable[Piece], prune_at: int = DEFAULT_PRUNE_AT) -> tuple[BoundedCounter, int]:
+def count_pairs(pieces: Iterable[Piece], prune_at: int = DEFAULT_PRUNE_AT) -> tuple[WordCounter, int]:
     """Count words and adjacent pairs (keys ``a + b" " + b``) in one ``WordCounter``.
     Returns the counter and the number of tokens."""
-    counter = BoundedCounter(prune_at)
+    counter = WordCounter(prune_at)
     keys: list[bytes] = []
     tokens_seen = 0
     last: bytes | None = None
@@ -251,7 +231,7 @@ def count_pairs(pieces: Iterable[Piece], prune_at: int = DEFAULT_PRUNE_AT) -> tu
     return counter, tokens_seen
 
 
-def score_table(counter: BoundedCounter, total: int, min_count: int, threshold: float, scoring: str) -> Table:
+def score_table(counter: WordCounter, total: int, min_count: int, threshold: float, scoring: str) -> Table:
     """The pairs of ``counter`` scoring above ``threshold`` (see the module's doc)."""
     live = counter.live_ids()
     frequent = live[counter.counts[live] >= min_count].tolist()
@@ -360,7 +340,7 @@ def write_phrased(corpus: Corpus, table: PhraseTable, output: str) -> WriteRepor
     source = corpus_pieces(corpus, once=True)()
     report = WriteReport(0, 0, 0)
     joiners = table.joiners()
-    with open_output(output) as out:
+    with atomic_output(output, compress=True) as out:
         started = False
         buffer: list[bytes] = []
         size = 0
@@ -384,67 +364,6 @@ def write_phrased(corpus: Corpus, table: PhraseTable, output: str) -> WriteRepor
                 buffer, size = [], 0
         out.write(b"".join(buffer))
     return report
-
-
-COMPRESSED = (".gz", ".bz2", ".xz", ".zst")
-
-
-@contextmanager
-def open_output(path: str) -> Iterator[BinaryIO]:
-    """Binary output to ``path`` written beside it and renamed at the end (never
-    half-written), compressed by extension; ``-`` is standard output."""
-    if path == "-":
-        yield sys.stdout.buffer
-        sys.stdout.buffer.flush()
-        return
-    import smart_open
-
-    ext = next((e for e in COMPRESSED if path.endswith(e)), None)
-    if is_special(path):  # /dev/null, a FIFO: written in place, never replaced
-        try:
-            with open(path, "wb") as direct:
-                yield direct
-        except OSError as err:
-            raise W2VError(f"cannot write {path}: {err.strerror}") from None
-        return
-    tmp = f"{path}.tmp{os.getpid()}"
-    try:
-        with smart_open.open(tmp, "wb", compression=ext or "disable") as out:
-            yield out
-        os.replace(tmp, path)
-    except OSError as err:
-        raise W2VError(f"cannot write {path}: {err.strerror}") from None
-    finally:
-        if os.path.exists(tmp):
-            os.unlink(tmp)
-
-
-def is_special(path: str) -> bool:
-    """True for an existing output that is not a regular file (a device such as
-    /dev/null, a FIFO): it must be written in place, not replaced by a file."""
-    return os.path.exists(path) and not os.path.isfile(path)
-
-
-def write_atomic(path: str, data: bytes) -> None:
-    """Write ``data`` to ``path`` through a temporary file beside it (in place
-    for a device or FIFO)."""
-    if is_special(path):
-        try:
-            with open(path, "wb") as out:
-                out.write(data)
-        except OSError as err:
-            raise W2VError(f"cannot write {path}: {err.strerror}") from None
-        return
-    tmp = f"{path}.tmp{os.getpid()}"
-    try:
-        with open(tmp, "wb") as out:
-            out.write(data)
-        os.replace(tmp, path)
-    except OSError as err:
-        raise W2VError(f"cannot write {path}: {err.strerror}") from None
-    finally:
-        if os.path.exists(tmp):
-            os.unlink(tmp)
 
 
 @contextmanager

@@ -24,6 +24,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from w2v.errors import FormatError, W2VError
+from w2v.files import COMPRESSED, atomic_output
 
 WRITE_ROWS = 4096  # rows formatted per write
 
@@ -83,16 +84,8 @@ class Vectors:
         path = os.fspath(path)
         if binary is None:
             binary = path.endswith(".bin")
-        tmp = f"{path}.tmp{os.getpid()}"
-        try:
-            with open(tmp, "wb") as out:
-                write_vectors(out, self.words, self.vectors, binary)
-            os.replace(tmp, path)
-        except OSError as err:
-            raise W2VError(f"cannot write {path}: {err.strerror}") from None
-        finally:
-            if os.path.exists(tmp):
-                os.unlink(tmp)
+        with atomic_output(path) as out:
+            write_vectors(out, self.words, self.vectors, binary)
 
     # --- loading and exporting ---------------------------------------------------------
 
@@ -222,7 +215,6 @@ READ_CHUNK = 1 << 24  # bytes read at a time
 MAX_WORD_BYTES = 4096  # a longer "word" in a binary file means a damaged record
 HEADER_BYTES = 256
 DETECT_BYTES = 1 << 16
-COMPRESSED = (".gz", ".bz2", ".xz", ".zst")
 _CONTROL = re.compile(rb"[\x00-\x1f\x7f]")
 _PRINTABLE = bytes(range(0x20, 0x7F)) + b"\t\r"
 

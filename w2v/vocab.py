@@ -3,12 +3,12 @@
 No Numba here: everything runs once per training run, in numpy or plain Python.
 """
 
-import os
 from dataclasses import dataclass
 
 import numpy as np
 
 from w2v.errors import FormatError
+from w2v.files import write_atomic
 
 MAX_CODE_LENGTH = 40  # word2vec.c's MAX_CODE_LENGTH
 ALIAS_ONE = 1 << 24  # alias thresholds are fractions of 2**24 (see kernels.draw_noise)
@@ -44,7 +44,7 @@ class WordCounter:
             self.counts = np.concatenate([self.counts, np.zeros(len(self.words), dtype=np.int64)])
         self.counts[: len(self.words)] += np.bincount(provisional, minlength=len(self.words))
         self.tokens += len(tokens)
-        while len(ids) > self.prune_at:
+        while len(self.ids) > self.prune_at:  # _reduce replaces the table
             self._reduce()
         return provisional
 
@@ -126,11 +126,7 @@ class Vocab:
 
     def save(self, path: str) -> None:
         """Write word2vec.c's vocabulary file: ``word count`` lines, most frequent first."""
-        tmp = f"{path}.tmp{os.getpid()}"
-        with open(tmp, "wb") as out:
-            for word, count in zip(self.words, self.counts.tolist(), strict=True):
-                out.write(b"%s %d\n" % (word, count))
-        os.replace(tmp, path)
+        write_atomic(path, b"".join(b"%s %d\n" % pair for pair in zip(self.words, self.counts.tolist(), strict=True)))
 
     @staticmethod
     def read_counts(path: str) -> tuple[list[bytes], np.ndarray]:
