@@ -1,8 +1,10 @@
 """Shared fixtures: paths to the shared data, small corpora, a CLI runner."""
 
 import os
+import stat
 import subprocess
 import sys
+import threading
 from pathlib import Path
 
 import pytest
@@ -54,3 +56,19 @@ def run_cli(*args, env=None, input=None, cwd=None) -> subprocess.CompletedProces
 def cli():
     """The CLI runner: ``cli("train", corpus, "-o", out, ...)`` -> CompletedProcess."""
     return run_cli
+
+
+def written_through_fifo(folder: Path, write) -> bytes:
+    """Call ``write(path)`` on a FIFO made in ``folder`` while another thread reads
+    it; return what was read, after checking the FIFO was written in place (not
+    replaced by a file) and nothing else was left in ``folder``."""
+    fifo = folder / "fifo"
+    os.mkfifo(fifo)
+    received: list[bytes] = []
+    reader = threading.Thread(target=lambda: received.append(fifo.read_bytes()))
+    reader.start()
+    write(str(fifo))
+    reader.join(10)
+    assert stat.S_ISFIFO(os.stat(fifo).st_mode)
+    assert [p.name for p in folder.iterdir()] == ["fifo"]
+    return received[0]

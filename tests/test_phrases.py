@@ -211,19 +211,8 @@ def test_train_with_phrases_trains_on_joined_words(corpus, tmp_path):
 
 
 def test_special_outputs_are_written_in_place_not_replaced(tmp_path):
-    import os
-    import stat
-    import threading
+    from conftest import written_through_fifo
 
     from w2v.files import write_atomic
 
-    fifo = tmp_path / "fifo"
-    os.mkfifo(fifo)
-    received = []
-    reader = threading.Thread(target=lambda: received.append(fifo.read_bytes()))
-    reader.start()
-    write_atomic(str(fifo), b"new_york\n")
-    reader.join(10)
-    assert received == [b"new_york\n"]
-    assert stat.S_ISFIFO(os.stat(fifo).st_mode)  # still a FIFO: never replaced by a file
-    assert sorted(p.name for p in tmp_path.iterdir()) == ["fifo"]
+    assert written_through_fifo(tmp_path, lambda path: write_atomic(path, b"new_york\n")) == b"new_york\n"

@@ -1,11 +1,10 @@
 """Counting with pruning, vocabulary order, files, subsampling, the noise table, Huffman codes."""
 
 import itertools
-import os
-import threading
 
 import numpy as np
 import pytest
+from conftest import written_through_fifo
 from reference import alias_probabilities, draw_noise
 
 from w2v.config import TrainConfig
@@ -334,11 +333,5 @@ def test_pruning_repeats_until_under_the_bound():
 
 
 def test_save_vocab_to_a_device_writes_in_place(tmp_path):
-    fifo = tmp_path / "pipe"
-    os.mkfifo(fifo)
-    received = []
-    reader = threading.Thread(target=lambda: received.append(fifo.read_bytes()))
-    reader.start()
-    Vocab([b"a", b"b"], np.array([3, 2])).save(str(fifo))
-    reader.join(10)
-    assert received == [b"a 3\nb 2\n"] and not fifo.is_file()
+    vocab = Vocab([b"a", b"b"], np.array([3, 2]))
+    assert written_through_fifo(tmp_path, vocab.save) == b"a 3\nb 2\n"
