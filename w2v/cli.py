@@ -7,6 +7,7 @@ exit (1 for bad input, 2 for bad usage, 130/143 when interrupted), never a trace
 import os
 import sys
 import time
+from collections.abc import Iterator
 
 import click
 
@@ -626,7 +627,7 @@ def train_extras(corpus: list[str], settings: dict, quiet: bool):
     passes = settings.pop("phrase_passes")
     if classes_k:
         check_writable(classes_output)
-    source = corpus
+    source: list[str] | Iterator[list[bytes]] = corpus
     if use_phrases:
         from w2v.phrases import learn_phrases, phrased_lines
 

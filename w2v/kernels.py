@@ -26,6 +26,7 @@ Hierarchical softmax keeps C's rule of skipping a node when ``|f| >= 6``.
 """
 
 import math
+from typing import Any
 
 import numpy as np
 from llvmlite import ir
@@ -34,7 +35,18 @@ from numba.core import cgutils
 from numba.extending import intrinsic
 
 FASTMATH = {"reassoc", "contract"}  # not fastmath=True: that makes isnan() always false
-JIT = {"nogil": True, "fastmath": FASTMATH, "cache": True}
+
+
+def jit_inline(function):
+    """Compile a helper that Numba inlines into the kernels (``inline="always"``)."""
+    return njit(function, inline="always", nogil=True, fastmath=FASTMATH, cache=True)
+
+
+def jit_kernel(function):
+    """Compile a kernel (released GIL, ``FASTMATH``, cached)."""
+    return njit(function, nogil=True, fastmath=FASTMATH, cache=True)
+
+
 LCG_MUL = np.uint64(25214903917)
 LCG_ADD = np.uint64(11)
 HS_MAX_EXP = 6.0  # word2vec.c's MAX_EXP: HS skips nodes with |f| >= this
@@ -65,20 +77,20 @@ def prefetch(typingctx, matrix, row, col):
     return types.void(matrix, row, col), codegen
 
 
-@njit(inline="always", **JIT)
+@jit_inline
 def prefetch_row(matrix, row, dim):
     """Prefetch every cache line (16 float32) of ``matrix[row]``."""
     for col in range(0, dim, 16):
         prefetch(matrix, row, col)
 
 
-@njit(inline="always", **JIT)
+@jit_inline
 def lcg_next(state):
     """One step of word2vec.c's generator (uint64 -> uint64, wraps)."""
     return state * LCG_MUL + LCG_ADD
 
 
-@njit(inline="always", **JIT)
+@jit_inline
 def uniform24(state):
     """A float in [0, 1) from the high 24 bits of ``state``."""
     return np.float32(state >> np.uint64(40)) * np.float32(1.0 / 16777216.0)
@@ -96,7 +108,7 @@ LOG1P_UNIT = (  # log(1 + x) on [0, 1]: degree-7 Chebyshev fit, power basis, |er
 )
 
 
-@njit(inline="always", **JIT)
+@jit_inline
 def log1p_unit(x):
     """log(1 + x) for x in [0, 1], float32, by Horner's rule on ``LOG1P_UNIT``.
 
@@ -109,7 +121,7 @@ def log1p_unit(x):
     return acc
 
 
-@njit(inline="always", **JIT)
+@jit_inline
 def logistic(f, label):
     """A logistic unit with logit ``f`` (float32) and target ``label`` (0 or 1).
 
@@ -125,7 +137,7 @@ def logistic(f, label):
     return s, max(z, np.float32(0.0)) + log1p_unit(e)
 
 
-@njit(inline="always", **JIT)
+@jit_inline
 def draw_noise(state, alias_prob, alias_idx):
     """One draw from the alias table. Returns (word id, new state).
 
@@ -140,7 +152,7 @@ def draw_noise(state, alias_prob, alias_idx):
     return alias_idx[column], state
 
 
-@njit(inline="always", **JIT)
+@jit_inline
 def dot(hidden, out, row, dim):
     """hidden (D,) . out[row] (D,) in float32."""
     f = np.float32(0.0)
@@ -149,7 +161,7 @@ def dot(hidden, out, row, dim):
     return f
 
 
-@njit(inline="always", **JIT)
+@jit_inline
 def logistic_update(hidden, out, row, g, grad, acc, acc_row, dim):
     """Backpropagate the step ``g`` (float32: alpha * (label - sigmoid)) of one unit:
     ``grad += g * out[row]`` and ``acc[acc_row] += g * hidden``, in one loop.
@@ -163,7 +175,7 @@ def logistic_update(hidden, out, row, g, grad, acc, acc_row, dim):
         acc[acc_row, k] += g * hidden[k]
 
 
-@njit(inline="always", **JIT)
+@jit_inline
 def hs_loss(hidden, target, syn1, grad, alpha, codes, points, code_offsets, dim):
     """Hierarchical softmax along ``target``'s Huffman path. Returns the loss (nats).
 
@@ -184,7 +196,7 @@ def hs_loss(hidden, target, syn1, grad, alpha, codes, points, code_offsets, dim)
     return loss
 
 
-@njit(inline="always", **JIT)
+@jit_inline
 def draw_negatives(negatives, target, state, alias_prob, alias_idx):
     """Fill ``negatives`` with the target then ``len(negatives) - 1`` noise words. Returns the state."""
     negatives[0] = target
@@ -193,7 +205,7 @@ def draw_negatives(negatives, target, state, alias_prob, alias_idx):
     return state
 
 
-@njit(inline="always", **JIT)
+@jit_inline
 def ns_loss(hidden, negatives, syn1neg, grad, alpha, acc, deferred, dim):
     """Negative sampling: ``negatives[0]`` is the positive target, the rest noise
     words; a noise word equal to the target is skipped (word2vec.c). Updates go to
@@ -210,7 +222,7 @@ def ns_loss(hidden, negatives, syn1neg, grad, alpha, acc, deferred, dim):
     return loss
 
 
-@njit(inline="always", **JIT)
+@jit_inline
 def output_loss(hidden, target, params, grad, alpha, negatives, acc_ns, deferred, dim):
     """Both losses that are on (HS if ``syn1`` has rows, NS if ``syn1neg`` has) for
     one example; ``negatives`` already drawn, NS updates ``deferred`` to ``acc_ns``
@@ -224,7 +236,7 @@ def output_loss(hidden, target, params, grad, alpha, negatives, acc_ns, deferred
     return loss
 
 
-@njit(inline="always", **JIT)
+@jit_inline
 def apply_deferred(syn1neg, negatives, acc_ns, dim):
     """Add one skip-gram window's deferred NS updates to ``syn1neg``, clear ``acc_ns``."""
     for d in range(negatives.shape[0]):
@@ -270,7 +282,7 @@ def make_train_batch(dim):
     (skip-gram: context-centre pairs; CBOW: centre words).
     """
 
-    @njit(**JIT)
+    @jit_kernel
     def train_batch(tokens, syn0, params, keep_prob, window, negative, cbow, cbow_mean, alpha, seed):
         syn1, syn1neg, _, points, code_offsets, alias_prob, alias_idx = params
         state = np.uint64(seed)
@@ -348,7 +360,7 @@ def make_train_batch(dim):
     return train_batch
 
 
-_BATCH_KERNELS = {}
+_BATCH_KERNELS: dict[int, Any] = {}
 
 
 def train_batch_kernel(dim):

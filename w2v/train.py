@@ -159,16 +159,19 @@ def run_epochs(
     config: TrainConfig,
     show_progress: bool = False,
     on_epoch_end: Callable[[int, float], None] | None = None,
+    on_progress: Callable[[int, int, float, float], None] | None = None,
 ) -> list[float]:
     """Train ``config.epochs`` epochs over ``stream`` with ``config.threads`` threads.
     Returns the mean loss of each epoch (nats per example)."""
     kernel = train_batch_kernel(config.dim)
+    threads, start_alpha, min_alpha = config.threads, config.alpha, config.min_alpha
+    assert threads is not None and start_alpha is not None and min_alpha is not None  # config.resolved()
     batches, epochs, total = len(stream), config.epochs, stream.words * config.epochs
     words_before = np.concatenate([[0], np.cumsum(stream.batch_words)])
     jobs = itertools.count()
     stop = threading.Event()
     errors: list[BaseException] = []
-    progress = Progress(config.threads, epochs)
+    progress = Progress(threads, epochs)
     flags = (config.window, config.negative, config.model == "cbow", config.cbow_mean)
 
     def work(thread: int) -> None:
@@ -179,7 +182,7 @@ def run_epochs(
                     break
                 epoch, batch = divmod(job, batches)
                 done = epoch * stream.words + words_before[batch]
-                alpha = learning_rate(config.alpha, config.min_alpha, done / total)
+                alpha = learning_rate(start_alpha, min_alpha, done / total)
                 tokens = stream.batch(batch)
                 seed = batch_seed(config.seed, job)
                 loss, examples = kernel(tokens, model.syn0, model.params, model.keep_prob, *flags, alpha, seed)
@@ -191,7 +194,7 @@ def run_epochs(
             errors.append(err)
         stop.set()  # no jobs left (or an error): the others finish their batch and stop
 
-    workers = [threading.Thread(target=work, args=(t,), daemon=True) for t in range(config.threads)]
+    workers = [threading.Thread(target=work, args=(t,), daemon=True) for t in range(threads)]
     bar = tqdm(total=total, unit="w", unit_scale=True, disable=not show_progress, file=sys.stderr, desc="training")
     finished = 0
 
@@ -202,13 +205,15 @@ def run_epochs(
                 on_epoch_end(finished, progress.epoch_loss(finished))
             finished += 1
         done = int(progress.words.sum())
-        lr = learning_rate(config.alpha, config.min_alpha, done / total)
+        lr = learning_rate(start_alpha, min_alpha, done / total)
         current = min(finished, epochs - 1)
         if not progress.examples[:, current].any() and current > 0:
             current -= 1  # an epoch just begun: show the last one's loss until it has examples
         loss = progress.epoch_loss(current)
         bar.set_postfix(lr=f"{lr:.5f}", loss=f"{loss:.4f}", refresh=False)
         bar.update(done - bar.n)
+        if on_progress is not None:
+            on_progress(done, total, lr, loss)
 
     try:
         for worker in workers:
@@ -234,6 +239,7 @@ def train(
     save_vocab: str | None = None,
     progress: bool = False,
     on_epoch_end: Callable[[int, float], None] | None = None,
+    on_progress: Callable[[int, int, float, float], None] | None = None,
     **settings,
 ) -> Vectors:
     """Train word vectors on ``corpus`` and return them.
@@ -241,7 +247,12 @@ def train(
     ``corpus``: a file path, URL or ``-`` (stdin), a list of those, or an iterable of
     tokenised sentences. ``settings``: any field of ``TrainConfig`` (``model``,
     ``dim``, ``window``, ``negative``, ``hs``, ``sample``, ``epochs``, ...).
-    ``on_epoch_end(epoch, mean_loss)`` is called after each epoch. The result's
+    ``on_epoch_end(epoch, mean_loss)`` is called after each epoch.
+    ``on_progress(words_done, total_words, alpha, loss)`` is called from the calling
+    thread about every 0.2 s during training and once at the end (when
+    ``words_done == total_words``): words trained so far over all epochs, the total
+    to train (corpus words times epochs), the current learning rate and the mean
+    loss of the current epoch so far (nats, nan before any example). The result's
     ``report`` holds the per-epoch loss and timings.
     """
     start = time.perf_counter()
@@ -254,7 +265,7 @@ def train(
                 vocab.save(save_vocab)
             model = Model.create(vocab, config)
             train_start = time.perf_counter()
-            losses = run_epochs(model, stream, config, progress, on_epoch_end)
+            losses = run_epochs(model, stream, config, progress, on_epoch_end, on_progress)
             train_seconds = time.perf_counter() - train_start
         finally:
             stream.close()

@@ -361,7 +361,7 @@ def _read_binary(fin, path: str, count: int, out: np.ndarray, check_end: bool) -
     writes after each record and gensim does not), a space, ``4*dim`` bytes of float32."""
     n, dim = out.shape
     size = 4 * dim
-    target = memoryview(out).cast("B")
+    target = out.data.cast("B")
     words: list[str] = []
     buf = b""
     pos = 0

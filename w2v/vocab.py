@@ -197,20 +197,20 @@ def huffman_codes(counts: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarra
     binary_arr = np.asarray(binary, dtype=np.uint8)
     root = 2 * size - 2
     lengths = np.zeros(size, dtype=np.int64)
-    node = np.arange(size, dtype=np.int64)
-    while (active := np.flatnonzero(node != root)).size:  # walk all words up at once
+    nodes = np.arange(size, dtype=np.int64)
+    while (active := np.flatnonzero(nodes != root)).size:  # walk all words up at once
         lengths[active] += 1
-        node[active] = parent_arr[node[active]]
+        nodes[active] = parent_arr[nodes[active]]
     if lengths.max() > MAX_CODE_LENGTH:
         raise ValueError(f"Huffman code longer than {MAX_CODE_LENGTH} bits")
     offsets = np.concatenate([[0], np.cumsum(lengths)]).astype(np.int64)
     codes = np.empty(offsets[-1], dtype=np.uint8)
     points = np.empty(offsets[-1], dtype=np.int32)
-    node = np.arange(size, dtype=np.int64)
+    nodes = np.arange(size, dtype=np.int64)
     for step in range(int(lengths.max())):  # step from the leaf; its place from the root
         active = np.flatnonzero(lengths > step)
         place = offsets[active] + lengths[active] - 1 - step
-        codes[place] = binary_arr[node[active]]
-        points[place] = parent_arr[node[active]] - size  # the inner node deciding that bit
-        node[active] = parent_arr[node[active]]
+        codes[place] = binary_arr[nodes[active]]
+        points[place] = parent_arr[nodes[active]] - size  # the inner node deciding that bit
+        nodes[active] = parent_arr[nodes[active]]
     return codes, points, offsets
