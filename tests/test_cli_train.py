@@ -196,3 +196,31 @@ def test_unreadable_corpus(cli, tmp_path):
     corpus.chmod(0)
     out = tmp_path / "out.bin"
     assert_one_error_line(cli("train", corpus, "-o", out, "-q"), out, "secret.txt")
+
+
+def test_divergence_stops_with_a_message_naming_the_setting(cli, tiny_corpus, tmp_path):
+    out = tmp_path / "v.bin"
+    done = cli("train", tiny_corpus, "-o", out, *FAST, "--alpha", "1e38")
+    lines = done.stderr.decode().strip().splitlines()
+    assert done.returncode == 1 and len(lines) == 1
+    assert lines[0].startswith("w2v: error: training diverged") and "--alpha" in lines[0]
+    assert not out.exists()
+
+
+def test_sigterm_stops_training_with_143_and_writes_nothing(tiny_corpus, tmp_path):
+    import signal
+    import subprocess
+    import sys
+
+    out = tmp_path / "v.bin"
+    out.write_bytes(b"old vectors")
+    command = [sys.executable, "-m", "w2v", "train", str(tiny_corpus), "-o", str(out)]
+    command += ["--dim", "16", "--min-count", "1", "--epochs", "100000", "--threads", "2"]
+    child = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    assert child.stderr.read(10) == b"\rtraining:"  # the progress bar: the epochs have begun
+    child.send_signal(signal.SIGTERM)
+    _, err = child.communicate(timeout=60)
+    assert child.returncode == 143
+    assert err.decode().strip().splitlines()[-1] == "w2v: error: terminated"
+    assert out.read_bytes() == b"old vectors"
+    assert [p.name for p in tmp_path.iterdir()] == ["v.bin"]

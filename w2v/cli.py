@@ -5,7 +5,9 @@ exit (1 for bad input, 2 for bad usage, 130/143 when interrupted), never a trace
 """
 
 import os
+import signal
 import sys
+import threading
 import time
 from collections.abc import Iterator
 
@@ -30,8 +32,18 @@ def cli() -> None:
     """word2vec: train word vectors (skip-gram/CBOW, HS/NS) and query them."""
 
 
+class Terminated(Exception):
+    """SIGTERM arrived: unwind like Ctrl-C (workers stop, no output is written)."""
+
+
+def terminate(_signum, _frame):
+    raise Terminated
+
+
 def main(argv: list[str] | None = None) -> None:
     """Entry point: run ``cli``, turning every expected failure into one stderr line."""
+    if threading.current_thread() is threading.main_thread():  # signal() works only there
+        signal.signal(signal.SIGTERM, terminate)
     try:
         cli.main(args=argv, prog_name="w2v", standalone_mode=False)
     except click.exceptions.Abort:
@@ -42,6 +54,8 @@ def main(argv: list[str] | None = None) -> None:
         fail(str(err))
     except KeyboardInterrupt:
         fail("interrupted", 130)
+    except Terminated:
+        fail("terminated", 143)
     except BrokenPipeError:
         sys.stderr.close()  # output piped into head: not an error
         sys.exit(0)

@@ -15,3 +15,7 @@ class ConfigError(W2VError):
 
 class FormatError(W2VError):
     """A vectors or vocabulary file is malformed."""
+
+
+class DivergedError(W2VError):
+    """Training produced non-finite weights or loss (a learning rate too high)."""

@@ -12,6 +12,7 @@ random draws, interleaved.
 """
 
 import itertools
+import math
 import os
 import sys
 import tempfile
@@ -34,7 +35,7 @@ from w2v.corpus import (
     sentence_blocks,
     token_blocks,
 )
-from w2v.errors import CorpusError
+from w2v.errors import CorpusError, DivergedError
 from w2v.kernels import train_batch_kernel
 from w2v.vectors import TrainReport, Vectors, decode_word
 from w2v.vocab import Vocab, WordCounter
@@ -186,6 +187,11 @@ def run_epochs(
                 tokens = stream.batch(batch)
                 seed = batch_seed(config.seed, job)
                 loss, examples = kernel(tokens, model.syn0, model.params, model.keep_prob, *flags, alpha, seed)
+                if not math.isfinite(loss):
+                    raise DivergedError(
+                        f"training diverged in epoch {epoch + 1} (the loss became {loss}): "
+                        f"lower the learning rate (--alpha, now {start_alpha:g})"
+                    )
                 progress.loss[thread, epoch] += loss
                 progress.examples[thread, epoch] += examples
                 progress.words[thread] += stream.batch_words[batch]
@@ -220,10 +226,14 @@ def run_epochs(
             worker.start()
         while not stop.wait(POLL_SECONDS):
             report()
+    except BaseException:  # Ctrl-C, SIGTERM, a failing callback
+        bar.close()  # before the error message
+        raise
     finally:
         stop.set()
         for worker in workers:
-            worker.join()
+            if worker.ident is not None:  # started (an interrupt may come while starting them)
+                worker.join()
     if errors:
         bar.close()
         raise errors[0]
