@@ -222,23 +222,21 @@ def run_epochs(
             on_progress(done, total, lr, loss)
 
     try:
-        for worker in workers:
-            worker.start()
-        while not stop.wait(POLL_SECONDS):
-            report()
-    except BaseException:  # Ctrl-C, SIGTERM, a failing callback
-        bar.close()  # before the error message
-        raise
+        try:
+            for worker in workers:
+                worker.start()
+            while not stop.wait(POLL_SECONDS):
+                report()
+        finally:  # also on Ctrl-C, SIGTERM or a failing callback
+            stop.set()
+            for worker in workers:
+                if worker.ident is not None:  # started (an interrupt may come while starting them)
+                    worker.join()
+        if errors:
+            raise errors[0]
+        report()
     finally:
-        stop.set()
-        for worker in workers:
-            if worker.ident is not None:  # started (an interrupt may come while starting them)
-                worker.join()
-    if errors:
-        bar.close()
-        raise errors[0]
-    report()
-    bar.close()
+        bar.close()  # before any error message
     return [progress.epoch_loss(e) for e in range(epochs)]
 
 
