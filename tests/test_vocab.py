@@ -9,7 +9,7 @@ from reference import alias_probabilities, draw_noise
 
 from w2v.config import TrainConfig
 from w2v.corpus import sentence_blocks
-from w2v.errors import FormatError
+from w2v.errors import CorpusError, FormatError
 from w2v.train import count_and_encode
 from w2v.vocab import ALIAS_ONE, MAX_CODE_LENGTH, Vocab, WordCounter, build_alias, huffman_codes
 
@@ -335,3 +335,63 @@ def test_pruning_repeats_until_under_the_bound():
 def test_save_vocab_to_a_device_writes_in_place(tmp_path):
     vocab = Vocab([b"a", b"b"], np.array([3, 2]))
     assert written_through_fifo(tmp_path, vocab.save) == b"a 3\nb 2\n"
+
+
+def reduce_vocab_reference(blocks: list[list[bytes]], prune_at: int):
+    """word2vec.c's counting, one token at a time in plain Python, with its
+    ReduceVocab run after each block: (provisional ids per block, live {word:
+    count}, min_reduce, ids issued)."""
+    ids: dict[bytes, int] = {}
+    counts: dict[bytes, int] = {}
+    issued, min_reduce, out = 0, 1, []
+    for block in blocks:
+        block_ids = []
+        for word in block:
+            if word not in ids:
+                ids[word], counts[word], issued = issued, 0, issued + 1
+            counts[word] += 1
+            block_ids.append(ids[word])
+        out.append(block_ids)
+        while len(ids) > prune_at:
+            for word in [w for w in ids if counts[w] <= min_reduce]:
+                del ids[word], counts[word]
+            min_reduce += 1
+    return out, counts, min_reduce, issued
+
+
+@pytest.mark.parametrize("prune_at", [1, 7, 50, 10_000])
+def test_counter_matches_reducevocab_on_random_blocks(prune_at):
+    rng = np.random.default_rng(prune_at)
+    vocabulary = [b"w%d" % i for i in range(300)]
+    lengths = rng.integers(0, 120, 40)
+    blocks = [[vocabulary[i] for i in np.minimum(rng.zipf(1.3, n), 300) - 1] for n in lengths]
+    expected_ids, expected_counts, min_reduce, issued = reduce_vocab_reference(blocks, prune_at)
+    counter = WordCounter(prune_at)
+    for block, expected in zip(blocks, expected_ids, strict=True):
+        ids = counter.add(block)
+        assert ids.dtype == np.int32 and ids.tolist() == expected
+    assert live_counts(counter) == expected_counts
+    assert list(counter.ids) == list(expected_counts)  # live ids ascending, as first seen
+    assert counter.live_ids().tolist() == sorted(counter.ids.values())
+    assert counter.min_reduce == min_reduce
+    assert len(counter.words) == issued
+    assert sum(word is not None for word in counter.words) == len(expected_counts)
+    assert counter.tokens == sum(lengths)
+
+
+def test_counter_grows_past_its_first_capacity():
+    counter = WordCounter(prune_at=100_000)
+    words = [b"%d" % i for i in range(70_000)]
+    counter.add(words)
+    ids = counter.add([*words[::-1], b"new"])
+    assert len(counter.words) == 70_001 and len(counter.counts) >= 70_001
+    assert ids[0] == 69_999 and ids[-1] == 70_000
+    assert counter.counts[:70_000].tolist() == [2] * 70_000 and counter.counts[70_000] == 1
+
+
+def test_counter_refuses_more_provisional_ids_than_int32_holds(monkeypatch):
+    monkeypatch.setattr("w2v.vocab.MAX_PROVISIONAL_IDS", 4)
+    counter = WordCounter(prune_at=2)
+    counter.add(b"a b c".split())  # 3 ids, all pruned at once
+    with pytest.raises(CorpusError, match="more than 4 word ids"):
+        counter.add(b"d e".split())

@@ -3,16 +3,19 @@
 No Numba here: everything runs once per training run, in numpy or plain Python.
 """
 
+from collections import Counter
 from dataclasses import dataclass
 
 import numpy as np
 
-from w2v.errors import FormatError
+from w2v.errors import CorpusError, FormatError
 from w2v.files import write_atomic
 
 MAX_CODE_LENGTH = 40  # word2vec.c's MAX_CODE_LENGTH
 ALIAS_ONE = 1 << 24  # alias thresholds are fractions of 2**24 (see kernels.draw_noise)
 DEFAULT_PRUNE_AT = 10_000_000  # distinct words held while counting (word2vec.c: 21M)
+MAX_PROVISIONAL_IDS = (1 << 31) - 1  # provisional ids are int32
+REDUCE_STEP = 1 << 16  # pruned words deleted per step
 
 
 class WordCounter:
@@ -21,8 +24,28 @@ class WordCounter:
     When more than ``prune_at`` distinct words are held, the rarest are dropped as
     in word2vec.c's ReduceVocab: words seen at most ``min_reduce`` times go, then
     ``min_reduce`` grows by one. A pruned word seen again starts a new count under
-    a new provisional id. Memory is bounded by ``prune_at`` words plus one int64
-    per provisional id.
+    a new provisional id. Pruning happens after each ``add``, so up to one block's
+    new words more than ``prune_at`` are held for a moment.
+
+    ``ids`` maps each live word to its provisional id; ``words[i]`` is the word of
+    provisional id ``i`` (None once pruned) and ``counts[i]`` its count.
+
+    Memory, in two parts (CPython 3.11, 64-bit):
+
+    - bounded by ``prune_at``: the live words, each roughly 110 bytes plus its
+      length (the ``bytes`` object, the int id, its slot in the ``ids`` table;
+      measured: 115 bytes for 6-byte words), and while pruning up to 25 bytes
+      more per live word and a second, smaller table for a moment. The default 10,000,000
+      is about 1.2 GB; ``prune_at=1_000_000`` about 120 MB.
+    - growing with the provisional ids issued, live or pruned: 8 bytes in
+      ``words`` and 8 in ``counts`` (16 for a moment while ``counts`` grows; its
+      spare capacity is never written, so costs no memory). Ids are issued once
+      per distinct word, and once more each time a pruned word comes back, so they
+      number at most the tokens counted: 5 million distinct words cost 80 MB.
+      ``train.count_and_encode`` adds 4 bytes per id for its remap table.
+
+    The work of an ``add`` is bounded by its block, except for pruning, which
+    visits the live words.
     """
 
     def __init__(self, prune_at: int = DEFAULT_PRUNE_AT):
@@ -36,26 +59,40 @@ class WordCounter:
     def add(self, tokens: list[bytes]) -> np.ndarray:
         """Count ``tokens``; return their provisional ids (int32, same length)."""
         ids = self.ids
-        new = [word for word in dict.fromkeys(tokens) if word not in ids]  # first-occurrence order
-        ids.update(zip(new, range(len(self.words), len(self.words) + len(new)), strict=True))
+        seen = Counter(tokens)  # distinct tokens in first-occurrence order, with counts
+        new = [word for word in seen if word not in ids]
+        first = len(self.words)
+        if first + len(new) > MAX_PROVISIONAL_IDS:
+            raise CorpusError(
+                f"counting needs more than {MAX_PROVISIONAL_IDS:,} word ids (one per distinct word, one more "
+                "each time a pruned word comes back): split the corpus, or raise --prune-at"
+            )
+        ids.update(zip(new, range(first, first + len(new)), strict=True))
         self.words.extend(new)
-        provisional = np.array(list(map(ids.__getitem__, tokens)), dtype=np.int32)
         if len(self.words) > len(self.counts):
-            self.counts = np.concatenate([self.counts, np.zeros(len(self.words), dtype=np.int64)])
-        self.counts[: len(self.words)] += np.bincount(provisional, minlength=len(self.words))
+            grown = np.zeros(2 * len(self.words), dtype=np.int64)  # pages not yet written cost no memory
+            grown[: len(self.counts)] = self.counts
+            self.counts = grown
+        distinct = np.fromiter(map(ids.__getitem__, seen), dtype=np.int64, count=len(seen))
+        self.counts[distinct] += np.fromiter(seen.values(), dtype=np.int64, count=len(seen))  # no repeats
         self.tokens += len(tokens)
+        provisional = np.fromiter(map(ids.__getitem__, tokens), dtype=np.int32, count=len(tokens))
         while len(self.ids) > self.prune_at:  # _reduce replaces the table
             self._reduce()
         return provisional
 
     def _reduce(self) -> None:
         """Drop every word counted at most ``min_reduce`` times (word2vec.c ReduceVocab)."""
-        for word, index in list(self.ids.items()):
-            if self.counts[index] <= self.min_reduce:
-                del self.ids[word]
-                self.words[index] = None
-                self.counts[index] = 0
-        self.ids = dict(self.ids)  # shrink the table
+        live = self.live_ids()
+        dead = live[self.counts[live] <= self.min_reduce]
+        del live
+        ids, words = self.ids, self.words
+        for start in range(0, len(dead), REDUCE_STEP):  # a step at a time: no list of all of them
+            for index in dead[start : start + REDUCE_STEP].tolist():
+                del ids[words[index]]
+                words[index] = None
+        self.counts[dead] = 0
+        self.ids = dict(ids)  # shrink the table (insertion order, so ids stay ascending)
         self.min_reduce += 1
 
     def live_ids(self) -> np.ndarray:
