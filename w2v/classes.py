@@ -111,6 +111,8 @@ def kmeans(vectors: np.ndarray, k: int, iterations: int = 10, seed: int = 1, ini
         raise ConfigError(f"the number of classes must be at least 1, not {k}")
     if iterations < 1:
         raise ConfigError(f"k-means needs at least 1 iteration, not {iterations}")
+    if seed < 0:
+        raise ConfigError(f"the k-means seed must be 0 or more, not {seed}")
     if k > len(vectors):
         raise ConfigError(f"{k} classes for {len(vectors)} words: give at most one class per word")
     unit = unit_rows(vectors)

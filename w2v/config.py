@@ -1,6 +1,7 @@
 """Every training setting in one frozen dataclass, its defaults, validation and TOML presets."""
 
 import dataclasses
+import math
 import os
 import tomllib
 from dataclasses import dataclass
@@ -8,6 +9,8 @@ from dataclasses import dataclass
 from w2v.errors import ConfigError
 
 MODELS = ("skipgram", "cbow")
+MAX_COUNT = 2**31 - 1  # dim, window, negative and epochs: larger values overflow the kernels' integers
+MAX_THREADS = 1024  # more threads only wait for the others (and a million would take minutes to start)
 
 
 @dataclass(frozen=True)
@@ -60,6 +63,15 @@ class TrainConfig:
             value = getattr(self, name)
             if value is not None and (not isinstance(value, int) or value <= 0):
                 raise ConfigError(f"{name} must be a positive integer, not {value!r}")
+        for name in ("dim", "window", "negative", "epochs"):
+            value = getattr(self, name)
+            if value is not None and value > MAX_COUNT:
+                raise ConfigError(f"{name} must be at most {MAX_COUNT:,}, not {value:,}")
+        if self.threads is not None and self.threads > MAX_THREADS:
+            raise ConfigError(f"threads must be at most {MAX_THREADS:,}, not {self.threads:,}")
+        for name in ("sample", "ns_exponent"):
+            if not math.isfinite(getattr(self, name)):
+                raise ConfigError(f"{name} must be a finite number, not {getattr(self, name)}")
         if self.max_vocab is not None and self.max_vocab <= 0:
             raise ConfigError(f"max_vocab must be a positive integer, not {self.max_vocab!r}")
         if self.negative is not None and self.negative < 0:
@@ -70,8 +82,8 @@ class TrainConfig:
             raise ConfigError(f"sample must be 0 (off) or positive, not {self.sample}")
         for name in ("alpha", "min_alpha"):
             value = getattr(self, name)
-            if value is not None and not value > 0:
-                raise ConfigError(f"{name} must be positive, not {value}")
+            if value is not None and not 0 < value < math.inf:
+                raise ConfigError(f"{name} must be positive and finite, not {value}")
         if self.alpha is not None and self.min_alpha is not None and self.min_alpha > self.alpha:
             raise ConfigError(f"min_alpha ({self.min_alpha}) must not exceed alpha ({self.alpha})")
         if not 0 <= self.seed < 2**64:
@@ -85,7 +97,8 @@ def load_preset(path: str, allowed: set[str]) -> dict:
     """Read a TOML preset into a dict of settings (dashes in keys become underscores).
 
     Keys may sit at the top level or under a ``[train]`` table. Raises ConfigError
-    for an unreadable or invalid file and for a key not in ``allowed``.
+    for an unreadable or invalid file, for a key not in ``allowed`` and for a value
+    that is not a number, a string or a boolean (a list, a table, a date).
     """
     try:
         with open(path, "rb") as handle:
@@ -99,4 +112,7 @@ def load_preset(path: str, allowed: set[str]) -> dict:
     unknown = sorted(set(settings) - allowed)
     if unknown:
         raise ConfigError(f"unknown setting in preset {path}: {', '.join(unknown)}")
+    for key, value in settings.items():
+        if not isinstance(value, (str, int, float)):  # bool is an int
+            raise ConfigError(f"setting {key} in preset {path} must be a number, a string or true/false, not {value!r}")
     return settings

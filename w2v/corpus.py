@@ -41,6 +41,8 @@ def expand_sources(sources: Iterable[str | os.PathLike]) -> list[str]:
     resolved = []
     for source in sources:
         text = os.fspath(source)
+        if not text:  # Path("") is the current folder: an unset shell variable would train on it
+            raise CorpusError("empty corpus path ''")
         if text == "-" or "://" in text:
             resolved.append(text)
             continue

@@ -61,6 +61,8 @@ def score(pair: int, first: int, second: int, total: int, min_count: int, scorin
 def check_settings(scoring: str, threshold: float, min_count: int, delimiter: str | bytes, passes: int = 1) -> None:
     if scoring not in SCORINGS:
         raise ConfigError(f"unknown phrase scoring {scoring!r}: use one of {', '.join(SCORINGS)}")
+    if not math.isfinite(threshold):
+        raise ConfigError(f"the phrase threshold must be a finite number, not {threshold:g}")
     if scoring == "npmi" and not -1.0 <= threshold <= 1.0:
         raise ConfigError(f"the npmi threshold must be in [-1, 1], not {threshold:g}")
     if min_count < 1:

@@ -97,16 +97,13 @@ class Vectors:
 
     def save_npy(self, path: str | os.PathLike) -> str:
         """Write the matrix as ``path`` (``.npy``) and the words, one a line, beside it
-        as ``<stem>.vocab.txt``; returns the vocabulary's path."""
+        as ``<stem>.vocab.txt``; returns the vocabulary's path. Both are written beside
+        their names and renamed, the vocabulary first: if it fails, neither is replaced."""
         path = os.fspath(path)
         vocab = npy_vocab_path(path)
-        try:
-            with open(path, "wb") as out:
-                np.save(out, np.ascontiguousarray(self.vectors, dtype=np.float32))
-            with open(vocab, "wb") as out:
-                out.write(b"".join(encode_word(w) + b"\n" for w in self.words))
-        except OSError as err:
-            raise W2VError(f"cannot write {err.filename or path}: {err.strerror}") from None
+        with atomic_output(path) as out, atomic_output(vocab) as words_out:
+            np.save(out, np.ascontiguousarray(self.vectors, dtype=np.float32))
+            words_out.write(b"".join(encode_word(w) + b"\n" for w in self.words))
         return vocab
 
     # --- lookups ---------------------------------------------------------------------------
