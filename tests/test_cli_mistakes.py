@@ -340,10 +340,6 @@ def test_plain_w2v_prints_the_help_with_exit_2(ws, capsys):
     assert err.startswith("Usage: w2v") and "w2v: error" not in err and "train" in err
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="w2v.train.train writes --save-vocab before the epochs, so a run that then fails has replaced it",
-)
 def test_failed_training_leaves_save_vocab_untouched(ws, capsys):
     before = snapshot(ws)
     code, out, err = run(capsys, shlex.split(f"{TRAIN} --save-vocab vocab.txt --alpha 1e38"))

@@ -12,7 +12,16 @@ import w2v
 from w2v.config import TrainConfig
 from w2v.corpus import sentence_blocks
 from w2v.errors import CorpusError, W2VError
-from w2v.train import Model, batch_seed, count_and_encode, init_input_vectors, learning_rate, run_epochs
+from w2v.train import (
+    Model,
+    Progress,
+    batch_seed,
+    count_and_encode,
+    init_input_vectors,
+    learning_rate,
+    run_epochs,
+    stream_offsets,
+)
 from w2v.vectors import Vectors
 from w2v.vocab import Vocab
 
@@ -73,7 +82,8 @@ def test_each_batch_gets_the_rate_of_its_position(tmp_path, monkeypatch):
     sentences = [[f"w{i}" for i in rng.integers(0, 20, size=n)] for n in rng.integers(1, 15, size=80)]
     config = TrainConfig(dim=4, min_count=1, batch_words=50, epochs=3, threads=1, alpha=0.04, min_alpha=0.001)
     config = config.resolved()
-    vocab, stream, _ = count_and_encode(sentence_blocks(sentences), config, str(tmp_path))
+    encoded = count_and_encode(sentence_blocks(sentences), config, str(tmp_path))
+    vocab, stream = encoded.vocab, encoded.stream
     calls = []
 
     def fake_kernel(tokens, syn0, params, keep_prob, window, negative, cbow, cbow_mean, alpha, seed):
@@ -84,7 +94,9 @@ def test_each_batch_gets_the_rate_of_its_position(tmp_path, monkeypatch):
     monkeypatch.setattr(train_module, "train_batch_kernel", lambda dim: fake_kernel)
     seen = []
     try:
-        losses = run_epochs(Model.create(vocab, config), stream, config, on_epoch_end=lambda e, x: seen.append((e, x)))
+        progress = Progress(1, 3, len(stream), stream_offsets(stream))
+        model = Model.create(vocab, config)
+        losses = run_epochs(model, stream, config, progress, on_epoch_end=lambda e, x: seen.append((e, x)))
         batches, words = len(stream), stream.words
         assert batches >= 5
         before = np.concatenate([[0], np.cumsum(stream.batch_words)])

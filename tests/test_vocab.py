@@ -89,9 +89,10 @@ def test_select_min_count_max_vocab_and_order():
 def test_count_and_encode_vocabulary_and_ids(tmp_path):
     sentences = [["b", "a", "c", "a"], ["a", "rare", "b"], ["c", "a", "b"]]
     config = TrainConfig(min_count=2, batch_words=3, threads=1).resolved()
-    vocab, stream, tokens = count_and_encode(sentence_blocks(sentences), config, str(tmp_path))
+    encoded = count_and_encode(sentence_blocks(sentences), config, str(tmp_path))
+    vocab, stream = encoded.vocab, encoded.stream
     try:
-        assert tokens == 10
+        assert encoded.corpus_words == 10
         assert vocab.words == [b"a", b"b", b"c"]
         assert vocab.counts.tolist() == [4, 3, 2]
         ids = np.concatenate([stream.batch(i) for i in range(len(stream))]).tolist()
@@ -105,8 +106,9 @@ def test_count_and_encode_vocabulary_and_ids(tmp_path):
 def test_ties_keep_first_occurrence_order(tmp_path):
     words = [f"word{i:02d}" for i in range(40)]
     config = TrainConfig(min_count=1, threads=1).resolved()
-    vocab, stream, _ = count_and_encode(sentence_blocks([words, words]), config, str(tmp_path))
-    stream.close()
+    encoded = count_and_encode(sentence_blocks([words, words]), config, str(tmp_path))
+    encoded.stream.close()
+    vocab = encoded.vocab
     assert vocab.words == [w.encode() for w in words]
 
 

@@ -9,12 +9,13 @@ import signal
 import sys
 import threading
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 
 import click
 
 from w2v.config import load_preset
 from w2v.errors import W2VError
+from w2v.state import checkpoint_path
 from w2v.train import train as train_vectors
 
 CONTEXT = {"help_option_names": ["-h", "--help"], "max_content_width": 100}
@@ -40,6 +41,20 @@ def terminate(_signum, _frame):
     raise Terminated
 
 
+class Stopped(Exception):
+    """Training interrupted (Ctrl-C or SIGTERM); says how to resume when a checkpoint was saved."""
+
+    def __init__(self, cause: BaseException, checkpoint: str | None):
+        self.code = 143 if isinstance(cause, Terminated) else 130
+        message = "terminated" if self.code == 143 else "interrupted"
+        if checkpoint and os.path.isfile(checkpoint_path(checkpoint)):
+            from w2v.state import TrainState
+
+            where = TrainState.load(checkpoint).describe()
+            message += f"; checkpoint saved in {checkpoint} ({where}): continue with 'w2v train --resume {checkpoint}'"
+        super().__init__(message)
+
+
 def main(argv: list[str] | None = None) -> None:
     """Entry point: run ``cli``, turning every expected failure into one stderr line."""
     if threading.current_thread() is threading.main_thread():  # signal() works only there
@@ -48,6 +63,9 @@ def main(argv: list[str] | None = None) -> None:
         cli.main(args=argv, prog_name="w2v", standalone_mode=False)
     except click.exceptions.Abort:
         fail("interrupted", 130)
+    except getattr(click.exceptions, "NoArgsIsHelpError", ()) as err:  # plain ``w2v`` (click 8.2+): the help
+        click.echo(err.format_message(), err=True)
+        sys.exit(2)
     except click.ClickException as err:
         fail(err.format_message(), 2 if isinstance(err, click.UsageError) else 1)
     except W2VError as err:
@@ -56,6 +74,10 @@ def main(argv: list[str] | None = None) -> None:
         fail("interrupted", 130)
     except Terminated:
         fail("terminated", 143)
+    except Stopped as err:
+        fail(str(err), err.code)
+    except MemoryError as err:  # numpy's message names the array's shape, e.g. (words, --dim)
+        fail(f"out of memory{f': {err}' if str(err) else ''}")
     except BrokenPipeError:
         sys.stderr.close()  # output piped into head: not an error
         sys.exit(0)
@@ -82,6 +104,8 @@ def output_format(path: str, fmt: str) -> bool:
 
 def check_writable(path: str) -> None:
     """Fail before training if ``path`` cannot be written (nothing is created)."""
+    if not path:
+        raise W2VError("empty output path ''")
     folder = os.path.dirname(os.path.abspath(path))
     if os.path.isdir(path):
         raise W2VError(f"output path is a folder: {path}")
@@ -91,11 +115,64 @@ def check_writable(path: str) -> None:
         raise W2VError(f"output path is not writable: {path}")
 
 
+def reject_unused(names: tuple[str, ...], why: str) -> None:
+    """Usage error if an option of ``names`` was given on the command line although ``why`` makes it useless."""
+    ctx = click.get_current_context()
+    command_line = click.core.ParameterSource.COMMANDLINE
+    given = [f"--{name.replace('_', '-')}" for name in names if ctx.get_parameter_source(name) == command_line]
+    if given:
+        raise click.UsageError(f"{', '.join(given)}: no effect {why}")
+
+
 PRESET_ALIASES = {"format": "fmt", "size": "dim", "iter": "epochs"}  # preset keys as users write them
+GIVEN = (click.core.ParameterSource.COMMANDLINE, click.core.ParameterSource.ENVIRONMENT)
+DEFAULT = click.core.ParameterSource.DEFAULT
+LONG_RUN_OPTIONS = ("checkpoint", "checkpoint_every", "resume", "save_model", "init_model", "update_vocab")
+# what a resumed run may change: where and how it reports and writes, not what it trains
+RESUME_MAY_CHANGE = {"corpus", "output", "fmt", "threads", "quiet", "checkpoint", "checkpoint_every", "save_model"}
+RESUME_MAY_CHANGE |= {"classes", "classes_output", "resume", "config"}
+PATH_OPTIONS = ("output", "save_vocab", "read_vocab", "classes_output", "checkpoint", "save_model", "init_model")
+
+
+def apply_checkpoint(ctx: click.Context, _param, folder: str | None) -> str | None:
+    """``--resume FOLDER``: the checkpointed command's options become the defaults."""
+    if folder is None:
+        return None
+    from w2v.state import read_meta
+
+    try:
+        command = read_meta(folder).get("notes", {}).get("command", {})
+    except W2VError as err:
+        raise click.BadParameter(str(err), param_hint="--resume") from None
+    ctx.default_map = {**(ctx.default_map or {}), **command}
+    return folder
+
+
+def check_resume(ctx: click.Context) -> None:
+    """A resumed run trains exactly what its checkpoint did: no training option may change."""
+    changed = [
+        f"--{name.replace('_', '-')}"
+        for name in ctx.params
+        if name not in RESUME_MAY_CHANGE and ctx.get_parameter_source(name) in GIVEN
+    ]
+    if ctx.get_parameter_source("config") in GIVEN:
+        changed.append("--config")
+    if changed:
+        raise click.UsageError(f"--resume continues with the checkpoint's settings; drop {', '.join(changed)}")
+
+
+def rerun_recipe(ctx: click.Context) -> dict:
+    """The train command's options, paths made absolute, for ``--resume`` to reuse."""
+    recipe = {k: v for k, v in ctx.params.items() if k not in ("resume", "quiet")}
+    for key in PATH_OPTIONS:
+        if recipe.get(key) and recipe[key] != "-":
+            recipe[key] = os.path.abspath(recipe[key])
+    recipe["corpus"] = [c if c == "-" or "://" in c else os.path.abspath(c) for c in recipe["corpus"]]
+    return recipe
 
 
 @cli.command(context_settings=CONTEXT)
-@click.argument("corpus", nargs=-1, required=True)
+@click.argument("corpus", nargs=-1)
 @click.option(
     "--config",
     type=click.Path(dir_okay=False),
@@ -185,6 +262,36 @@ PRESET_ALIASES = {"format": "fmt", "size": "dim", "iter": "epochs"}  # preset ke
 @click.option(
     "--classes-output", default="classes.txt", show_default=True, help="--classes: file of 'word class' lines."
 )
+@click.option(
+    "--checkpoint",
+    type=click.Path(file_okay=False),
+    default=None,
+    help="Folder to save the training state in after each epoch and when interrupted.",
+)
+@click.option(
+    "--checkpoint-every",
+    type=click.FloatRange(min=0, min_open=True),
+    default=None,
+    help="Also save a checkpoint every N minutes.",
+)
+@click.option(
+    "--resume",
+    type=click.Path(),
+    default=None,
+    callback=apply_checkpoint,
+    is_eager=True,
+    help="Continue the run checkpointed in this folder (same corpus and settings).",
+)
+@click.option(
+    "--save-model",
+    type=click.Path(dir_okay=False),
+    default=None,
+    help="Also save the whole model (weights, vocabulary, settings; .npz) to continue training later.",
+)
+@click.option("--init-model", type=click.Path(), default=None, help="Start from a saved model and train it on CORPUS.")
+@click.option(
+    "--update-vocab", is_flag=True, default=False, help="--init-model: add CORPUS's new words (min-count applies)."
+)
 @click.option("-q", "--quiet", is_flag=True, default=False, help="No progress bar, no summary.")
 def train(corpus, output, fmt, quiet, cbow_sum, save_vocab, read_vocab, **settings):
     """Train word vectors on CORPUS (files, folders, URLs, or - for stdin).
@@ -192,23 +299,57 @@ def train(corpus, output, fmt, quiet, cbow_sum, save_vocab, read_vocab, **settin
     Files may be compressed (.gz .bz2 .xz .zst). Words are split on whitespace,
     a newline ends a sentence.
     """
+    ctx = click.get_current_context()
+    long_run = {key: settings.pop(key) for key in LONG_RUN_OPTIONS}
+    if long_run["resume"]:
+        check_resume(ctx)
+        if ctx.get_parameter_source("checkpoint") not in GIVEN:  # keep checkpointing where the run was
+            long_run["checkpoint"] = long_run["resume"]
+        long_run.update(init_model=None, update_vocab=False)
+        read_vocab = save_vocab = None  # the checkpoint has its vocabulary
+    if not corpus:
+        raise click.UsageError(
+            f"the checkpoint in {long_run['resume']} does not name its corpus: give it"
+            if long_run["resume"]
+            else "give a CORPUS (or --resume FOLDER)"
+        )
+    if long_run["checkpoint_every"] and not long_run["checkpoint"]:
+        raise click.UsageError("--checkpoint-every needs --checkpoint FOLDER")
     check_writable(output)
-    if save_vocab:
-        check_writable(save_vocab)
+    for path in (save_vocab, long_run["save_model"]):
+        if path:
+            check_writable(path)
     if read_vocab and not os.path.isfile(read_vocab):
         raise W2VError(f"vocabulary file not found: {read_vocab}")
+    notes = {"command": rerun_recipe(ctx)}
     source, after_training = train_extras(list(corpus), settings, quiet)
-    vectors = train_vectors(
-        source,
-        read_vocab=read_vocab,
-        save_vocab=save_vocab,
-        progress=not quiet,
-        cbow_mean=not cbow_sum,
-        **settings,
-    )
+    if long_run["resume"] or long_run["init_model"]:  # settings not given (nor preset) come from the model
+        settings = {k: v for k, v in settings.items() if ctx.get_parameter_source(k) != DEFAULT}
+        if ctx.get_parameter_source("cbow_sum") != DEFAULT:
+            settings["cbow_mean"] = not cbow_sum
+    else:
+        settings["cbow_mean"] = not cbow_sum
+    try:
+        vectors = train_vectors(
+            source,
+            read_vocab=read_vocab,
+            save_vocab=save_vocab,
+            progress=not quiet,
+            notes=notes,
+            **long_run,
+            **settings,
+        )
+    except (KeyboardInterrupt, Terminated) as err:
+        raise Stopped(err, long_run["checkpoint"]) from None
+    write_classes = after_training(vectors)  # k-means first: when it fails, nothing is written
     write_start = time.perf_counter()
-    vectors.save(output, binary=output_format(output, fmt))
-    after_training(vectors)
+    from w2v.files import atomic_output
+    from w2v.vectors import write_vectors
+
+    with atomic_output(output) as out:  # renamed last: when writing the classes fails, it is not replaced
+        write_vectors(out, vectors.words, vectors.vectors, output_format(output, fmt))
+        out.flush()  # a device (/dev/full) fails here, before the classes are written
+        write_classes()
     if not quiet:
         r = vectors.report
         click.echo(
@@ -479,6 +620,11 @@ def vocab(corpus, output, min_count, max_vocab, prune_at):
     live = counter.live_ids()
     counts = counter.counts[live]
     chosen, _ = Vocab.select([counter.words[i] for i in live.tolist()], counts, min_count, max_vocab)
+    if len(chosen) == 0:
+        raise CorpusError(
+            f"the vocabulary is empty: no word occurs at least --min-count {min_count:,} times "
+            f"(the most frequent occurs {int(counts.max()):,} times)"
+        )
     write_atomic(output, b"".join(b"%s %d\n" % pair for pair in zip(chosen.words, chosen.counts.tolist(), strict=True)))
     total = counter.tokens
     click.echo(
@@ -599,10 +745,15 @@ def phrases(
 
     if output != "-":
         check_writable(output)
-    if save_phrases:
+    if save_phrases is not None:
         check_writable(save_phrases)
-    if apply_phrases and not os.path.isfile(apply_phrases):
-        raise W2VError(f"phrase table not found: {apply_phrases}")
+    if apply_phrases is not None:
+        reject_unused(
+            ("threshold", "scoring", "min_count", "passes", "delimiter", "prune_at"),
+            "with --apply-phrases (the table's own settings apply)",
+        )
+        if not os.path.isfile(apply_phrases):
+            raise W2VError(f"phrase table not found: {apply_phrases}")
     if threshold is not None and scoring == "npmi" and not -1 <= threshold <= 1:
         raise click.BadParameter(f"the npmi threshold must be in [-1, 1], not {threshold:g}", param_hint="--threshold")
     with spooled_stdin(list(corpus)) as sources:
@@ -633,12 +784,17 @@ def phrases(
 def train_extras(corpus: list[str], settings: dict, quiet: bool):
     """``train --phrases`` and ``--classes``: takes their options out of ``settings``;
     returns the corpus to train on (phrases joined on the fly, never written) and a
-    function to call with the trained vectors (writes the classes)."""
+    function to call with the trained vectors (clusters them) that returns the one
+    to call once the vectors are written (writes the classes)."""
     classes_k = settings.pop("classes")
     classes_output = settings.pop("classes_output")
     use_phrases = settings.pop("phrases")
     threshold = settings.pop("phrase_threshold")
     passes = settings.pop("phrase_passes")
+    if not use_phrases:
+        reject_unused(("phrase_threshold", "phrase_passes"), "without --phrases")
+    if not classes_k:
+        reject_unused(("classes_output",), "without --classes K")
     if classes_k:
         check_writable(classes_output)
     source: list[str] | Iterator[list[bytes]] = corpus
@@ -655,14 +811,18 @@ def train_extras(corpus: list[str], settings: dict, quiet: bool):
             click.echo(f"w2v: phrases found in {passes} pass(es): {found}", err=True)
         source = phrased_lines(corpus, table)
 
-    def after(vectors) -> None:
+    def after(vectors) -> Callable[[], None]:
         if not classes_k:
-            return
+            return lambda: None
         from w2v.classes import kmeans, write_classes
 
         found = kmeans(vectors.vectors, classes_k, seed=settings["seed"])
-        write_classes(classes_output, vectors.words, found.labels)
-        if not quiet:
-            click.echo(f"w2v: {len(vectors):,} words in {classes_k:,} classes; wrote {classes_output}", err=True)
+
+        def write() -> None:
+            write_classes(classes_output, vectors.words, found.labels)
+            if not quiet:
+                click.echo(f"w2v: {len(vectors):,} words in {classes_k:,} classes; wrote {classes_output}", err=True)
+
+        return write
 
     return source, after

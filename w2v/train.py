@@ -11,20 +11,21 @@ gives byte-identical results for one seed; several threads give the same
 random draws, interleaved.
 """
 
-import itertools
+import dataclasses
 import math
 import os
 import sys
 import tempfile
 import threading
 import time
+import zlib
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 
 import numpy as np
 from tqdm import tqdm
 
-from w2v.config import TrainConfig
+from w2v.config import TRAIN_FIELDS, TrainConfig
 from w2v.corpus import (
     SENTENCE_END,
     IdStream,
@@ -35,8 +36,9 @@ from w2v.corpus import (
     sentence_blocks,
     token_blocks,
 )
-from w2v.errors import CorpusError, DivergedError
+from w2v.errors import ConfigError, CorpusError, DivergedError, W2VError
 from w2v.kernels import train_batch_kernel
+from w2v.state import TrainState, checkpoint_path
 from w2v.vectors import TrainReport, Vectors, decode_word
 from w2v.vocab import Vocab, WordCounter
 
@@ -78,12 +80,27 @@ def corpus_blocks(corpus) -> Iterable[TokenBlock]:
     return sentence_blocks(corpus)
 
 
+VocabChooser = Callable[[list[bytes], np.ndarray], Vocab]
+
+
+@dataclass
+class Encoded:
+    """The corpus as vocabulary ids, with its fingerprint."""
+
+    vocab: Vocab
+    stream: IdStream
+    corpus_words: int  # tokens read (rare words included)
+    digest: int  # CRC-32 of the id stream: a resumed run checks it reads the same corpus
+
+
 def count_and_encode(
-    blocks: Iterable[TokenBlock], config: TrainConfig, workdir: str, read_vocab: str | None = None
-) -> tuple[Vocab, IdStream, int]:
+    blocks: Iterable[TokenBlock], config: TrainConfig, workdir: str, choose: VocabChooser | None = None
+) -> Encoded:
     """One pass over the corpus: count words and write their provisional ids; then
-    choose the vocabulary and rewrite the ids as vocabulary ids (rare words dropped)
-    into an ``IdStream``. Returns (vocabulary, stream, corpus tokens)."""
+    ``choose(words, counts)`` the vocabulary from the counts (words kept after
+    pruning, first-occurrence order; by default ``select_vocab``) and rewrite the
+    ids as vocabulary ids (words outside it dropped) into an ``IdStream``."""
+    choose = choose or select_vocab(config, None)
     counter = WordCounter(config.prune_at)
     provisional_path = os.path.join(workdir, "provisional.i32")
     with open(provisional_path, "wb") as out:
@@ -92,27 +109,53 @@ def count_and_encode(
     if counter.tokens == 0:
         raise CorpusError("the corpus is empty: it holds no words")
     live = counter.live_ids()
-    mapping = np.full(len(counter.words) + 1, -2, dtype=np.int32)  # last slot: SENTENCE_END
-    mapping[-1] = SENTENCE_END
-    if read_vocab is not None:
-        words, counts = Vocab.read_counts(read_vocab)
-        vocab, _ = Vocab.select(words, counts, config.min_count, config.max_vocab)
-        index = {word: i for i, word in enumerate(vocab.words)}
-        mapping[live] = [index.get(counter.words[i], -2) for i in live.tolist()]
-    else:
-        vocab, kept = Vocab.select(
-            [counter.words[i] for i in live.tolist()], counter.counts[live], config.min_count, config.max_vocab
-        )
-        mapping[live[kept]] = np.arange(len(vocab), dtype=np.int32)
+    live_words = [counter.words[i] for i in live.tolist()]
+    vocab = choose(live_words, counter.counts[live])
     if len(vocab) == 0:
         raise CorpusError(f"the vocabulary is empty: no word occurs at least min_count={config.min_count} times")
+    index = {word: i for i, word in enumerate(vocab.words)}
+    mapping = np.full(len(counter.words) + 1, -2, dtype=np.int32)  # last slot: SENTENCE_END
+    mapping[-1] = SENTENCE_END
+    mapping[live] = [index.get(word, -2) for word in live_words]
     writer = IdStreamWriter(os.path.join(workdir, "ids.i32"), config.batch_words)
+    digest = 0
     with open(provisional_path, "rb") as provisional:
         while (ids := np.fromfile(provisional, dtype=np.int32, count=ENCODE_IDS)).size:
             mapped = mapping[ids]  # SENTENCE_END (-1) indexes the last slot
-            writer.write(mapped[mapped != -2])
+            mapped = mapped[mapped != -2]
+            writer.write(mapped)
+            digest = zlib.crc32(mapped.tobytes(), digest)
     os.unlink(provisional_path)
-    return vocab, writer.finish(), counter.tokens
+    return Encoded(vocab, writer.finish(), counter.tokens, digest)
+
+
+def select_vocab(config: TrainConfig, read_vocab: str | None) -> VocabChooser:
+    """A fresh run's vocabulary: the corpus' counts (or a vocabulary file's) cut by
+    ``min_count`` and ``max_vocab``."""
+
+    def choose(words: list[bytes], counts: np.ndarray) -> Vocab:
+        if read_vocab is not None:
+            words, counts = Vocab.read_counts(read_vocab)
+        return Vocab.select(words, counts, config.min_count, config.max_vocab)[0]
+
+    return choose
+
+
+def merge_vocab(old: Vocab, min_count: int) -> VocabChooser:
+    """``--update-vocab``: the old words plus the new corpus' words seen at least
+    ``min_count`` times in it; an old word's count grows by its new count. Sorted
+    by count again (ties: old words first, in their order), as a fresh run would be."""
+
+    def choose(words: list[bytes], counts: np.ndarray) -> Vocab:
+        merged = dict(zip(old.words, old.counts.tolist(), strict=True))
+        for word, count in zip(words, counts.tolist(), strict=True):
+            if word in merged:
+                merged[word] += count
+            elif count >= min_count:
+                merged[word] = count
+        return Vocab.select(list(merged), np.fromiter(merged.values(), np.int64, len(merged)), 1, None)[0]
+
+    return choose
 
 
 @dataclass
@@ -123,16 +166,51 @@ class Model:
     params: tuple
     keep_prob: np.ndarray
 
+    @property
+    def syn1(self) -> np.ndarray:
+        return self.params[0]
+
+    @property
+    def syn1neg(self) -> np.ndarray:
+        return self.params[1]
+
     @classmethod
     def create(cls, vocab: Vocab, config: TrainConfig) -> "Model":
+        """Fresh weights: word2vec.c's random input vectors, zero output vectors."""
         size, dim = len(vocab), config.dim
-        empty = np.zeros((0, dim), dtype=np.float32)
-        syn1 = np.zeros((max(size - 1, 1), dim), dtype=np.float32) if config.hs else empty
-        syn1neg = np.zeros((size, dim), dtype=np.float32) if config.negative else empty
-        codes, points, offsets = vocab.huffman() if config.hs else _no_codes(size)
+        syn1 = np.zeros((max(size - 1, 1) if config.hs else 0, dim), dtype=np.float32)
+        syn1neg = np.zeros((size if config.negative else 0, dim), dtype=np.float32)
+        return cls.from_weights(vocab, config, init_input_vectors(size, dim, config.seed), syn1, syn1neg)
+
+    @classmethod
+    def from_weights(
+        cls, vocab: Vocab, config: TrainConfig, syn0: np.ndarray, syn1: np.ndarray, syn1neg: np.ndarray
+    ) -> "Model":
+        """Given weights (float32: (V, dim); (V - 1, dim) or (0, dim); (V, dim) or (0, dim))
+        and the tables built from ``vocab`` and ``config``."""
+        codes, points, offsets = vocab.huffman() if config.hs else _no_codes(len(vocab))
         alias_prob, alias_idx = vocab.alias_table(config.ns_exponent)
         params = (syn1, syn1neg, codes, points, offsets, alias_prob, alias_idx)
-        return cls(init_input_vectors(size, dim, config.seed), params, vocab.keep_probabilities(config.sample))
+        return cls(syn0, params, vocab.keep_probabilities(config.sample))
+
+
+def carry_weights(base: TrainState, vocab: Vocab, config: TrainConfig) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """``--init-model``: the weights for ``vocab`` (the model's vocabulary, perhaps
+    updated) from ``base``'s. Known words keep their rows; new words start as in a
+    fresh run (random input vector, zero output vector). Hierarchical-softmax nodes
+    keep their rows and new ones start at zero (as gensim does), although a changed
+    vocabulary rebuilds the Huffman tree under them."""
+    old = {word: i for i, word in enumerate(base.vocab.words)}
+    rows = np.array([old.get(word, -1) for word in vocab.words], dtype=np.int64)
+    known = rows >= 0
+    fresh = Model.create(vocab, config)
+    fresh.syn0[known] = base.syn0[rows[known]]
+    if config.negative:
+        fresh.syn1neg[known] = base.syn1neg[rows[known]]
+    if config.hs:
+        shared = min(len(fresh.syn1), len(base.syn1))
+        fresh.syn1[:shared] = base.syn1[:shared]
+    return fresh.syn0, fresh.syn1, fresh.syn1neg
 
 
 def _no_codes(size: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
@@ -140,13 +218,23 @@ def _no_codes(size: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
 
 
 class Progress:
-    """Per-thread, per-epoch accumulators (float64 loss) that the main thread reads."""
+    """Per-thread, per-epoch accumulators (float64 loss) that the main thread reads,
+    and ``jobs_done``: every batch below it is finished (updated between segments)."""
 
-    def __init__(self, threads: int, epochs: int):
+    def __init__(self, threads: int, epochs: int, batches: int, words_before: np.ndarray, state=None):
         self.loss = np.zeros((threads, epochs), dtype=np.float64)
         self.examples = np.zeros((threads, epochs), dtype=np.int64)
         self.batches = np.zeros((threads, epochs), dtype=np.int64)
         self.words = np.zeros(threads, dtype=np.int64)
+        self.jobs_done = 0
+        if state is not None:  # resumed: row 0 holds what the checkpoint did
+            self.jobs_done = state.jobs_done
+            epoch, batch = divmod(state.jobs_done, batches)
+            self.loss[0], self.examples[0] = state.epoch_loss, state.epoch_examples
+            self.batches[0, :epoch] = batches
+            if epoch < epochs:
+                self.batches[0, epoch] = batch
+            self.words[0] = epoch * words_before[-1] + words_before[batch]
 
     def epoch_loss(self, epoch: int) -> float:
         """Mean loss per training example of ``epoch`` so far (nats), nan before any."""
@@ -154,33 +242,59 @@ class Progress:
         return float(self.loss[:, epoch].sum() / examples) if examples else float("nan")
 
 
+class JobQueue:
+    """Hands out batch indices ``start, start + 1, ...`` below ``end``, one at a time.
+
+    ``drain()`` stops handing them out: once the workers are joined, exactly the
+    jobs below ``next`` are done, a state a checkpoint can record."""
+
+    def __init__(self, start: int, end: int):
+        self.next, self.end = start, end
+        self._lock = threading.Lock()
+
+    def take(self) -> int | None:
+        with self._lock:
+            if self.next >= self.end:
+                return None
+            self.next += 1
+            return self.next - 1
+
+    def drain(self) -> None:
+        with self._lock:
+            self.end = self.next
+
+
 def run_epochs(
     model: Model,
     stream: IdStream,
     config: TrainConfig,
+    progress: Progress,
     show_progress: bool = False,
     on_epoch_end: Callable[[int, float], None] | None = None,
     on_progress: Callable[[int, int, float, float], None] | None = None,
+    checkpoint: Callable[[Progress], None] | None = None,
+    checkpoint_seconds: float | None = None,
 ) -> list[float]:
-    """Train ``config.epochs`` epochs over ``stream`` with ``config.threads`` threads.
-    Returns the mean loss of each epoch (nats per example)."""
+    """Train ``config.epochs`` epochs over ``stream`` with ``config.threads`` threads,
+    from batch ``progress.jobs_done`` on. Returns the mean loss of each epoch (nats
+    per example).
+
+    Work runs in segments of at most one epoch; between two, every batch below
+    ``progress.jobs_done`` is done and ``checkpoint(progress)`` is called: at each
+    epoch's end, every ``checkpoint_seconds``, and when the main thread is
+    interrupted (Ctrl-C, SIGTERM as an exception), before re-raising.
+    """
     kernel = train_batch_kernel(config.dim)
     threads, start_alpha, min_alpha = config.threads, config.alpha, config.min_alpha
     assert threads is not None and start_alpha is not None and min_alpha is not None  # config.resolved()
     batches, epochs, total = len(stream), config.epochs, stream.words * config.epochs
-    words_before = np.concatenate([[0], np.cumsum(stream.batch_words)])
-    jobs = itertools.count()
-    stop = threading.Event()
+    words_before = stream_offsets(stream)
     errors: list[BaseException] = []
-    progress = Progress(threads, epochs)
     flags = (config.window, config.negative, config.model == "cbow", config.cbow_mean)
 
-    def work(thread: int) -> None:
+    def work(thread: int, queue: JobQueue, stop: threading.Event) -> None:
         try:
-            while not stop.is_set():
-                job = next(jobs)
-                if job >= batches * epochs:
-                    break
+            while not stop.is_set() and (job := queue.take()) is not None:
                 epoch, batch = divmod(job, batches)
                 done = epoch * stream.words + words_before[batch]
                 alpha = learning_rate(start_alpha, min_alpha, done / total)
@@ -200,9 +314,10 @@ def run_epochs(
             errors.append(err)
         stop.set()  # no jobs left (or an error): the others finish their batch and stop
 
-    workers = [threading.Thread(target=work, args=(t,), daemon=True) for t in range(threads)]
     bar = tqdm(total=total, unit="w", unit_scale=True, disable=not show_progress, file=sys.stderr, desc="training")
-    finished = 0
+    bar.update(int(progress.words.sum()))
+    finished = progress.jobs_done // max(batches, 1)  # epochs reported
+    saved = time.monotonic()
 
     def report() -> None:
         nonlocal finished
@@ -221,23 +336,43 @@ def run_epochs(
         if on_progress is not None:
             on_progress(done, total, lr, loss)
 
-    try:
+    def run_segment(queue: JobQueue) -> None:
+        stop = threading.Event()
+        workers = [threading.Thread(target=work, args=(t, queue, stop), daemon=True) for t in range(threads)]
         try:
             for worker in workers:
                 worker.start()
             while not stop.wait(POLL_SECONDS):
                 report()
+                if checkpoint_seconds is not None and time.monotonic() - saved >= checkpoint_seconds:
+                    queue.drain()
         finally:  # also on Ctrl-C, SIGTERM or a failing callback
             stop.set()
             for worker in workers:
                 if worker.ident is not None:  # started (an interrupt may come while starting them)
                     worker.join()
+            progress.jobs_done = queue.next
         if errors:
             raise errors[0]
+
+    try:
+        try:
+            while progress.jobs_done < batches * epochs:
+                run_segment(JobQueue(progress.jobs_done, (progress.jobs_done // batches + 1) * batches))
+                if checkpoint is not None:
+                    checkpoint(progress)
+                    saved = time.monotonic()
+        except BaseException as err:
+            if checkpoint is not None and not errors and not isinstance(err, W2VError):
+                checkpoint(progress)  # interrupted: every batch below jobs_done is done
+            raise
         report()
     finally:
         bar.close()  # before any error message
     return [progress.epoch_loss(e) for e in range(epochs)]
+
+
+STRUCTURE = ("model", "dim", "hs", "negative", "ns_exponent", "cbow_mean")  # fixed by a model's weights
 
 
 def train(
@@ -248,6 +383,13 @@ def train(
     progress: bool = False,
     on_epoch_end: Callable[[int, float], None] | None = None,
     on_progress: Callable[[int, int, float, float], None] | None = None,
+    checkpoint: str | None = None,
+    checkpoint_every: float | None = None,
+    resume: str | None = None,
+    init_model: str | None = None,
+    update_vocab: bool = False,
+    save_model: str | None = None,
+    notes: dict | None = None,
     **settings,
 ) -> Vectors:
     """Train word vectors on ``corpus`` and return them.
@@ -262,28 +404,132 @@ def train(
     to train (corpus words times epochs), the current learning rate and the mean
     loss of the current epoch so far (nats, nan before any example). The result's
     ``report`` holds the per-epoch loss and timings.
+
+    Long runs (see ``w2v.state`` for the file format):
+    ``checkpoint``: a folder where the whole training state is saved after each
+    epoch, every ``checkpoint_every`` minutes and when interrupted (KeyboardInterrupt
+    or another exception in the calling thread), replacing the previous one only
+    once complete. ``resume``: such a folder (or file) to continue from, on the same
+    corpus, checkpointing on there; the settings are the checkpoint's (only
+    ``threads`` may change) and with one thread the result is byte-identical to an
+    uninterrupted run.
+    ``save_model``: write the final state as a model file. ``init_model``: start
+    from a model file's weights and vocabulary (its ``STRUCTURE`` settings apply)
+    and train on ``corpus``; ``update_vocab`` adds the corpus' words seen at least
+    ``min_count`` times. ``notes``: a JSON-able dict stored in checkpoints.
     """
     start = time.perf_counter()
-    config = TrainConfig(**settings).resolved()
+    config, base, choose = plan_run(settings, read_vocab, resume, init_model, update_vocab)
+    if resume is not None and checkpoint is None and os.path.isdir(resume):
+        checkpoint = resume  # keep checkpointing where the run was
+    if checkpoint is not None:
+        make_checkpoint_folder(checkpoint)
     with tempfile.TemporaryDirectory(prefix="w2v-") as workdir:
-        vocab, stream, corpus_words = count_and_encode(corpus_blocks(corpus), config, workdir, read_vocab)
+        encoded = count_and_encode(corpus_blocks(corpus), config, workdir, choose)
+        stream, vocab = encoded.stream, encoded.vocab
         prepare_seconds = time.perf_counter() - start
         try:
-            if save_vocab is not None:
-                vocab.save(save_vocab)
-            model = Model.create(vocab, config)
+            if resume is not None:
+                check_same_corpus(base, encoded, resume)
+            resumed = base if resume is not None else None
+            model = build_model(vocab, config, base)
+            done = Progress(config.threads or 1, config.epochs, len(stream), stream_offsets(stream), resumed)
+            words_at_start = int(done.words.sum())
+
+            def state(progress: Progress) -> TrainState:
+                return TrainState(
+                    config, vocab, model.syn0, model.syn1, model.syn1neg,
+                    progress.loss.sum(axis=0), progress.examples.sum(axis=0), progress.jobs_done,
+                    len(stream), stream.words, encoded.corpus_words, encoded.digest, notes or {},
+                )  # fmt: skip
+
+            saver = None if checkpoint is None else lambda p: state(p).save(checkpoint_path(checkpoint))
+            every = None if checkpoint_every is None else checkpoint_every * 60.0
             train_start = time.perf_counter()
-            losses = run_epochs(model, stream, config, progress, on_epoch_end, on_progress)
+            losses = run_epochs(model, stream, config, done, progress, on_epoch_end, on_progress, saver, every)
             train_seconds = time.perf_counter() - train_start
+            if save_vocab is not None:  # after training: a failed run leaves an old file untouched
+                vocab.save(save_vocab)
+            if save_model is not None:
+                state(done).save(save_model)
         finally:
             stream.close()
     report = TrainReport(
         vocab_size=len(vocab),
-        corpus_words=corpus_words,
-        train_words=stream.words * config.epochs,
+        corpus_words=encoded.corpus_words,
+        train_words=stream.words * config.epochs - words_at_start,
         seconds=time.perf_counter() - start,
         train_seconds=train_seconds,
         epoch_loss=losses,
         prepare_seconds=prepare_seconds,
     )
     return Vectors([decode_word(w) for w in vocab.words], model.syn0, report)
+
+
+def plan_run(
+    settings: dict, read_vocab: str | None, resume: str | None, init_model: str | None, update_vocab: bool
+) -> tuple[TrainConfig, TrainState | None, VocabChooser]:
+    """The settings, the state to start from (a checkpoint or model, else None) and
+    how to choose the vocabulary, for a fresh, resumed or continued run."""
+    if resume is not None and init_model is not None:
+        raise ConfigError("resume and init_model exclude each other: resume continues a checkpoint's own run")
+    if update_vocab and init_model is None:
+        raise ConfigError("update_vocab needs init_model: it adds words to a saved model's vocabulary")
+    if resume is not None:
+        base = TrainState.load(resume)
+        config = TrainConfig(**{**dataclasses.asdict(base.config), "threads": None, **settings}).resolved()
+        changed = sorted(k for k in TRAIN_FIELDS - {"threads"} if getattr(config, k) != getattr(base.config, k))
+        if changed:
+            raise ConfigError(f"a resumed run keeps the checkpoint's settings; cannot change {', '.join(changed)}")
+        return config, base, lambda _words, _counts: base.vocab
+    if init_model is not None:
+        base = TrainState.load(init_model)
+        config = TrainConfig(**{**{k: getattr(base.config, k) for k in STRUCTURE}, **settings}).resolved()
+        for key in STRUCTURE:
+            if getattr(config, key) != getattr(base.config, key):
+                raise ConfigError(
+                    f"{init_model} was trained with {key}={getattr(base.config, key)!r}; "
+                    f"continued training cannot change it to {getattr(config, key)!r}"
+                )
+        choose = merge_vocab(base.vocab, config.min_count) if update_vocab else (lambda _w, _c: base.vocab)
+        return config, base, choose
+    config = TrainConfig(**settings).resolved()
+    return config, None, select_vocab(config, read_vocab)
+
+
+def build_model(vocab: Vocab, config: TrainConfig, base: TrainState | None) -> Model:
+    """Fresh weights, or ``base``'s carried over to ``vocab``."""
+    if base is None:
+        return Model.create(vocab, config)
+    if base.vocab.words is vocab.words:  # resumed, or continued without new words
+        return Model.from_weights(vocab, config, base.syn0, base.syn1, base.syn1neg)
+    return Model.from_weights(vocab, config, *carry_weights(base, vocab, config))
+
+
+def check_same_corpus(base: TrainState | None, encoded: Encoded, where: str) -> None:
+    """A resumed run must read the corpus its checkpoint was made on."""
+    assert base is not None
+    if (len(encoded.stream), encoded.stream.words, encoded.digest) != (
+        base.batches,
+        base.stream_words,
+        base.corpus_digest,
+    ):
+        raise CorpusError(
+            f"the corpus is not the one checkpointed in {where} ({encoded.stream.words:,} words in vocabulary "
+            f"where it had {base.stream_words:,}, or different text): resume needs the same corpus"
+        )
+
+
+def make_checkpoint_folder(folder: str) -> None:
+    """Create the checkpoint folder (and its parents) or fail with one line."""
+    try:
+        os.makedirs(folder, exist_ok=True)
+    except OSError as err:
+        raise ConfigError(f"cannot create checkpoint folder {folder}: {err.strerror}") from None
+    if not os.access(folder, os.W_OK):
+        raise ConfigError(f"checkpoint folder is not writable: {folder}")
+
+
+def stream_offsets(stream: IdStream) -> np.ndarray:
+    """Words before each batch of an epoch, and the epoch's words last ((B + 1,) int64)."""
+    return np.concatenate([[0], np.cumsum(stream.batch_words)])

@@ -1,0 +1,185 @@
+"""Training state on disk: model files (``--save-model``, ``--init-model``) and
+checkpoints (``--checkpoint``, ``--resume``).
+
+Both are one numpy ``.npz`` archive (no pickle; ``np.load(path)`` opens it) with:
+
+- ``syn0`` (V, dim) float32: the input vectors, the word vectors;
+- ``syn1`` (V - 1, dim) float32: hierarchical-softmax inner nodes, or (0, dim);
+- ``syn1neg`` (V, dim) float32: negative-sampling output vectors, or (0, dim);
+- ``vocab_words`` uint8 (the words' UTF-8 bytes, concatenated) cut by
+  ``vocab_offsets`` (V + 1,) int64, and ``vocab_counts`` (V,) int64: the
+  vocabulary, most frequent first;
+- ``epoch_loss`` (epochs,) float64 and ``epoch_examples`` (epochs,) int64: the
+  summed loss and example count of each epoch so far;
+- ``meta``: UTF-8 JSON with ``format`` (``"w2v-model"``), ``version``, the
+  resolved training settings (``config``), the progress (``jobs_done`` batches
+  finished over all epochs, ``batches`` per epoch, ``stream_words`` per epoch)
+  and a fingerprint of the encoded corpus (``corpus_words``, ``corpus_digest``),
+  plus ``notes`` the command line keeps (how to rerun it).
+
+A batch's learning rate and random seed are functions of its index and the
+settings, so ``jobs_done`` is the whole scheduler and RNG state: resuming runs
+batches ``jobs_done`` onwards exactly as the uninterrupted run would have.
+"""
+
+import itertools
+import json
+import os
+import zipfile
+from dataclasses import asdict, dataclass, field
+
+import numpy as np
+
+from w2v.config import TrainConfig
+from w2v.errors import FormatError
+from w2v.files import atomic_output
+from w2v.vocab import Vocab
+
+FORMAT = "w2v-model"
+VERSION = 1
+CHECKPOINT_FILE = "checkpoint.npz"
+ARRAYS = ("syn0", "syn1", "syn1neg", "vocab_words", "vocab_offsets", "vocab_counts", "epoch_loss", "epoch_examples")
+
+
+@dataclass
+class TrainState:
+    """Weights, vocabulary, settings and progress of a (possibly unfinished) run."""
+
+    config: TrainConfig  # resolved
+    vocab: Vocab
+    syn0: np.ndarray
+    syn1: np.ndarray
+    syn1neg: np.ndarray
+    epoch_loss: np.ndarray  # (epochs,) float64, summed over examples
+    epoch_examples: np.ndarray  # (epochs,) int64
+    jobs_done: int = 0  # batches finished, over all epochs
+    batches: int = 0  # batches per epoch
+    stream_words: int = 0  # in-vocabulary words per epoch
+    corpus_words: int = 0  # corpus tokens per epoch (rare words included)
+    corpus_digest: int = 0  # CRC-32 of the encoded corpus
+    notes: dict = field(default_factory=dict)
+
+    @property
+    def total_jobs(self) -> int:
+        return self.batches * self.config.epochs
+
+    @property
+    def finished(self) -> bool:
+        return self.jobs_done >= self.total_jobs
+
+    def describe(self) -> str:
+        """Where the run stands, e.g. ``epoch 2 of 5, 43% done``."""
+        if self.finished:
+            return f"all {self.config.epochs} epochs done"
+        epoch = self.jobs_done // max(self.batches, 1) + 1
+        return f"epoch {epoch} of {self.config.epochs}, {100 * self.jobs_done / max(self.total_jobs, 1):.0f}% done"
+
+    def save(self, path: str) -> None:
+        """Write the archive atomically (beside ``path``, then renamed over it, so the
+        previous file stays whole until the new one is)."""
+        words = self.vocab.words
+        offsets = np.zeros(len(words) + 1, dtype=np.int64)
+        offsets[1:] = np.cumsum([len(w) for w in words])
+        meta = {
+            "format": FORMAT,
+            "version": VERSION,
+            "config": asdict(self.config),
+            **{key: getattr(self, key) for key in META_FIELDS},
+        }
+        arrays = {
+            "syn0": self.syn0,
+            "syn1": self.syn1,
+            "syn1neg": self.syn1neg,
+            "vocab_words": np.frombuffer(b"".join(words), dtype=np.uint8),
+            "vocab_offsets": offsets,
+            "vocab_counts": self.vocab.counts,
+            "epoch_loss": self.epoch_loss,
+            "epoch_examples": self.epoch_examples,
+            "meta": np.frombuffer(json.dumps(meta).encode(), dtype=np.uint8),
+        }
+        with atomic_output(path) as out:
+            np.savez(out, **arrays)  # type: ignore[arg-type]  # numpy's stubs take ** as allow_pickle
+
+    @classmethod
+    def load(cls, path: str) -> "TrainState":
+        """Read a model file or checkpoint (a folder means its checkpoint file);
+        FormatError if it is missing, damaged or not one of ours."""
+        path = model_file(path)
+        arrays = read_archive(path, ARRAYS)
+        return cls.from_parts(path, arrays, read_meta(path))
+
+    @classmethod
+    def from_parts(cls, path: str, arrays: dict, meta: dict) -> "TrainState":
+        """Assemble and check a state read from ``path``."""
+        try:
+            config = TrainConfig(**meta["config"])
+            config.validate()
+            raw, offsets = arrays["vocab_words"].tobytes(), arrays["vocab_offsets"].tolist()
+            vocab = Vocab([raw[a:b] for a, b in itertools.pairwise(offsets)], arrays["vocab_counts"])
+            state = cls(config, vocab, **{k: arrays[k] for k in ARRAYS[:3] + ARRAYS[6:]}, **_meta_fields(meta))
+        except (KeyError, TypeError, ValueError) as err:
+            raise FormatError(f"{path}: damaged model file ({err})") from None
+        size, dim = len(vocab), config.dim
+        shapes = {
+            "syn0": (size, dim),
+            "syn1": (max(size - 1, 1) if config.hs else 0, dim),
+            "syn1neg": (size if config.negative else 0, dim),
+            "epoch_loss": (config.epochs,),
+            "epoch_examples": (config.epochs,),
+        }
+        for name, shape in shapes.items():
+            array = getattr(state, name)
+            if array.shape != shape or (name.startswith("syn") and array.dtype != np.float32):
+                raise FormatError(f"{path}: damaged model file ({name} is {array.dtype} {array.shape})")
+        if len(vocab.counts) != size or len(offsets) != size + 1:
+            raise FormatError(f"{path}: damaged model file (vocabulary sizes disagree)")
+        return state
+
+
+META_FIELDS = ("jobs_done", "batches", "stream_words", "corpus_words", "corpus_digest", "notes")
+
+
+def _meta_fields(meta: dict) -> dict:
+    values = {key: meta[key] for key in META_FIELDS}
+    if not isinstance(values["notes"], dict) or not all(isinstance(values[k], int) for k in META_FIELDS[:-1]):
+        raise ValueError("bad progress fields")
+    return values
+
+
+def checkpoint_path(folder: str) -> str:
+    """The checkpoint file kept in ``folder``."""
+    return os.path.join(folder, CHECKPOINT_FILE)
+
+
+def model_file(path: str) -> str:
+    """``path``, or the checkpoint file in it when it is a folder."""
+    return checkpoint_path(path) if os.path.isdir(path) else path
+
+
+def read_meta(path: str) -> dict:
+    """The JSON metadata of a model file or checkpoint, without reading its arrays."""
+    path = model_file(path)
+    try:
+        meta = json.loads(read_archive(path, ("meta",))["meta"].tobytes())
+    except ValueError:
+        meta = None
+    if not isinstance(meta, dict) or meta.get("format") != FORMAT:
+        raise FormatError(f"{path} is not a w2v model file")
+    if meta.get("version") != VERSION:
+        raise FormatError(f"{path}: model file version {meta.get('version')} is not supported (this is {VERSION})")
+    return meta
+
+
+def read_archive(path: str, names: tuple[str, ...]) -> dict[str, np.ndarray]:
+    """The named arrays of the ``.npz`` at ``path``; FormatError if it cannot be read."""
+    try:
+        with np.load(path, allow_pickle=False) as archive:
+            return {name: archive[name] for name in names}
+    except FileNotFoundError:
+        raise FormatError(f"model file not found: {path}") from None
+    except IsADirectoryError:
+        raise FormatError(f"no checkpoint in folder {os.path.dirname(path)}") from None
+    except OSError as err:
+        raise FormatError(f"cannot read model file {path}: {err.strerror or err}") from None
+    except (ValueError, KeyError, TypeError, AttributeError, zipfile.BadZipFile, EOFError) as err:
+        raise FormatError(f"{path} is not a w2v model file or is damaged ({err})") from None
