@@ -15,6 +15,7 @@ import click
 
 from w2v.config import load_preset
 from w2v.errors import W2VError
+from w2v.files import is_special
 from w2v.state import checkpoint_path
 from w2v.train import train as train_vectors
 
@@ -113,6 +114,18 @@ def check_writable(path: str) -> None:
         raise W2VError(f"output folder does not exist: {folder}")
     if not os.access(folder, os.W_OK) or (os.path.exists(path) and not os.access(path, os.W_OK)):
         raise W2VError(f"output path is not writable: {path}")
+
+
+def check_distinct_outputs(paths: dict[str, str | None]) -> None:
+    """Usage error if two output options name the same file (one would overwrite the other)."""
+    seen: dict[str, str] = {}
+    for option, path in paths.items():
+        if path is None or is_special(path):
+            continue
+        key = os.path.realpath(path)
+        if key in seen:
+            raise click.UsageError(f"{seen[key]} and {option} name the same file: {path}")
+        seen[key] = option
 
 
 def reject_unused(names: tuple[str, ...], why: str) -> None:
@@ -315,9 +328,15 @@ def train(corpus, output, fmt, quiet, cbow_sum, save_vocab, read_vocab, **settin
         )
     if long_run["checkpoint_every"] and not long_run["checkpoint"]:
         raise click.UsageError("--checkpoint-every needs --checkpoint FOLDER")
+    check_distinct_outputs(
+        {"-o": output, "--save-vocab": save_vocab, "--save-model": long_run["save_model"]}
+        | ({"--classes-output": settings["classes_output"]} if settings["classes"] else {})
+    )
+    if cbow_sum and settings["model"] != "cbow" and not long_run["init_model"]:
+        reject_unused(("cbow_sum",), "with --model skipgram")
     check_writable(output)
     for path in (save_vocab, long_run["save_model"]):
-        if path:
+        if path is not None:
             check_writable(path)
     if read_vocab and not os.path.isfile(read_vocab):
         raise W2VError(f"vocabulary file not found: {read_vocab}")
