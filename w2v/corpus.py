@@ -81,6 +81,20 @@ def open_source(source: str):
         raise CorpusError(f"cannot open corpus {source}: {err}") from None
 
 
+def stream_errors() -> tuple[type[Exception], ...]:
+    """What reading a damaged or cut file raises: OSError, EOFError and the decompressors'
+    own errors (zlib.error, LZMAError, ZstdError). Called in ``except`` clauses, so only
+    once something is raised: reading a plain file imports no decompressor."""
+    import lzma
+    import zlib
+
+    if sys.version_info >= (3, 14):
+        from compression.zstd import ZstdError
+    else:
+        from backports.zstd import ZstdError
+    return (OSError, EOFError, zlib.error, lzma.LZMAError, ZstdError)
+
+
 def read_chunks(source: str, block_bytes: int = BLOCK_BYTES) -> Iterator[bytes]:
     """Yield the bytes of ``source`` in pieces of about ``block_bytes``, each ending
     at whitespace, so that no token is split between two pieces.
@@ -93,7 +107,7 @@ def read_chunks(source: str, block_bytes: int = BLOCK_BYTES) -> Iterator[bytes]:
         while True:
             try:
                 block = stream.read(block_bytes)
-            except (OSError, EOFError, ValueError) as err:
+            except (ValueError, *stream_errors()) as err:
                 raise CorpusError(f"cannot read corpus {source}: {err}") from None
             if not block:
                 if carry:

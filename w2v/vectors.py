@@ -14,6 +14,7 @@ naming the file and the record.
 """
 
 import difflib
+import io
 import os
 import re
 import sys
@@ -23,6 +24,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+from w2v.corpus import BLOCK_BYTES, stream_errors
 from w2v.errors import FormatError, W2VError
 from w2v.files import COMPRESSED, atomic_output
 
@@ -209,7 +211,8 @@ def write_vectors(out, words: Sequence[str], vectors: np.ndarray, binary: bool) 
 
 SUGGEST_CANDIDATES = 50_000  # spelling suggestions look among this many most frequent words
 READ_CHUNK = 1 << 24  # bytes read at a time
-MAX_WORD_BYTES = 4096  # a longer "word" in a binary file means a damaged record
+MAX_WORD_BYTES = BLOCK_BYTES  # the corpus's longest token: a longer "word" means a damaged record
+VALUE_BYTES = 64  # a text record longer than MAX_WORD_BYTES + this much a value is damaged
 HEADER_BYTES = 256
 DETECT_BYTES = 1 << 16
 _CONTROL = re.compile(rb"[\x00-\x1f\x7f]")
@@ -294,8 +297,11 @@ def detect_format(path: str | os.PathLike) -> str:
     if path.endswith(".npy"):
         return "npy"
     with _opened(path) as fin:
-        _count, dim = read_header(fin, path)
-        sample = fin.read(DETECT_BYTES)
+        try:
+            _count, dim = read_header(fin, path)
+            sample = fin.read(DETECT_BYTES)
+        except stream_errors() as err:
+            raise FormatError(f"{path}: cannot read: {err}") from None
     return "binary" if looks_binary(sample, dim) else "text"
 
 
@@ -346,7 +352,7 @@ def load_vectors(path: str | os.PathLike, binary: bool | None = None, limit: int
                 raise FormatError(f"{path}: header promises {count:,} x {dim} values: too large") from None
             reader = _read_binary if fmt == "binary" else _read_text
             words = reader(fin, path, count, vectors, check_end=n == count)
-        except (OSError, EOFError) as err:  # compressed streams that end early, disk errors
+        except stream_errors() as err:  # damaged or cut compressed streams, disk errors
             raise FormatError(f"{path}: cannot read: {err}") from None
     if sys.byteorder == "big":
         vectors = vectors.byteswap().view(vectors.dtype.newbyteorder())
@@ -358,7 +364,7 @@ def _read_binary(fin, path: str, count: int, out: np.ndarray, check_end: bool) -
     writes after each record and gensim does not), a space, ``4*dim`` bytes of float32."""
     n, dim = out.shape
     size = 4 * dim
-    target = out.data.cast("B")
+    target = out.data.cast("B") if n else None  # (an empty view cannot be cast)
     words: list[str] = []
     buf = b""
     pos = 0
@@ -416,17 +422,24 @@ def _read_text(fin, path: str, count: int, out: np.ndarray, check_end: bool) -> 
     """Fill ``out`` from text lines ``word v1 ... vD`` (trailing spaces allowed), read in
     chunks of lines and converted by numpy a chunk at a time."""
     n, dim = out.shape
+    longest = MAX_WORD_BYTES + VALUE_BYTES * dim
     words: list[str] = []
     extra: list[bytes] = []
     i = 0
     while i < n:
-        lines = fin.readlines(min(READ_CHUNK, max(1 << 16, (n - i) * (12 * dim + 32))))
+        lines = _read_lines(fin, min(READ_CHUNK, max(1 << 16, (n - i) * (12 * dim + 32))), longest)
         if not lines:
             raise FormatError(f"{path}: file ends after record {i:,}; the header promises {count:,}")
         if len(lines) > n - i:
             extra, lines = lines[n - i :], lines[: n - i]
         else:
             extra = []
+        if max(map(len, lines)) > longest:
+            record = i + next(j for j, line in enumerate(lines) if len(line) > longest) + 1
+            raise FormatError(
+                f"{path}: record {record:,} (line {record + 1:,}) is longer than {longest:,} bytes: "
+                f"not a word and {dim} values"
+            )
         parts = [line.split(None, 1) for line in lines]
         if not lines[-1].endswith(b"\n") or any(len(p) != 2 for p in parts):
             _text_shape_error(path, parts, lines, i, count, dim)
@@ -451,6 +464,15 @@ def _read_text(fin, path: str, count: int, out: np.ndarray, check_end: bool) -> 
                 f"{path}: more records than the {count:,} the header promises (record {count + 1:,} and on)"
             )
     return words
+
+
+def _read_lines(fin, size: int, longest: int) -> list[bytes]:
+    """``fin.readlines(size)``, but reading at most ``longest + 1`` bytes past ``size`` to end
+    the last line, so that a line with no end is not read whole into memory."""
+    data = fin.read(size)
+    if data and not data.endswith(b"\n"):
+        data += fin.readline(longest + 1)
+    return io.BytesIO(data).readlines()
 
 
 def _text_shape_error(path, parts, lines, first, count, dim) -> None:
