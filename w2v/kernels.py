@@ -34,8 +34,6 @@ from numba import njit, types
 from numba.core import cgutils
 from numba.extending import intrinsic
 
-from w2v.vocab import MAX_CODE_LENGTH
-
 FASTMATH = {"reassoc", "contract"}  # not fastmath=True: that makes isnan() always false
 
 
@@ -52,6 +50,9 @@ def jit_kernel(function):
 LCG_MUL = np.uint64(25214903917)
 LCG_ADD = np.uint64(11)
 HS_MAX_EXP = 6.0  # word2vec.c's MAX_EXP: HS skips nodes with |f| >= this
+# Scratch buffers are padded by this many 4-byte elements (two cache lines) on
+# both sides, so that no two threads' buffers can share a cache line.
+PAD = 32
 
 
 @intrinsic
@@ -178,33 +179,23 @@ def logistic_update(hidden, out, row, g, grad, acc, acc_row, dim):
 
 
 @jit_inline
-def hs_loss(hidden, target, syn1, grad, alpha, codes, points, code_offsets, steps, dim):
+def hs_loss(hidden, target, syn1, grad, alpha, codes, points, code_offsets, dim):
     """Hierarchical softmax along ``target``'s Huffman path. Returns the loss (nats).
 
     ``codes`` (N,) uint8 and ``points`` (N,) int32 hold every word's path from the
     root, word w at ``code_offsets[w]:code_offsets[w + 1]``; label = 1 - code.
     Nodes where |f| >= 6 are left unchanged, as in word2vec.c.
-
-    Three passes over the path, with the same result as word2vec.c's one: the
-    nodes of a path are distinct rows and ``hidden`` is not updated along it, so
-    every node's logit can be computed before any node's update. The dot products
-    then overlap in the CPU instead of each waiting for the previous node's
-    sigmoid and update (1.3-1.4x skip-gram HS throughput). ``steps``
-    (MAX_CODE_LENGTH,) float32 holds the logits, then the steps.
     """
-    start, end = code_offsets[target], code_offsets[target + 1]
-    for j in range(start, end):
-        steps[j - start] = dot(hidden, syn1, points[j], dim)
     loss = 0.0
-    for j in range(start, end):
-        f = steps[j - start]
+    for j in range(code_offsets[target], code_offsets[target + 1]):
+        node = points[j]
         label = codes[j] == 0
+        f = dot(hidden, syn1, node, dim)
         s, step = logistic(f, label)
         loss += step
-        steps[j - start] = np.float32((label - s) * alpha) if -HS_MAX_EXP < f < HS_MAX_EXP else np.float32(0.0)
-    for j in range(start, end):
-        if steps[j - start] != 0.0:
-            logistic_update(hidden, syn1, points[j], steps[j - start], grad, syn1, points[j], dim)
+        if -HS_MAX_EXP < f < HS_MAX_EXP:
+            g = np.float32((label - s) * alpha)
+            logistic_update(hidden, syn1, node, g, grad, syn1, node, dim)
     return loss
 
 
@@ -235,14 +226,14 @@ def ns_loss(hidden, negatives, syn1neg, grad, alpha, acc, deferred, dim):
 
 
 @jit_inline
-def output_loss(hidden, target, params, grad, alpha, negatives, acc_ns, deferred, steps, dim):
+def output_loss(hidden, target, params, grad, alpha, negatives, acc_ns, deferred, dim):
     """Both losses that are on (HS if ``syn1`` has rows, NS if ``syn1neg`` has) for
     one example; ``negatives`` already drawn, NS updates ``deferred`` to ``acc_ns``
-    or not; ``steps`` a buffer for HS. Returns the loss (nats)."""
+    or not. Returns the loss (nats)."""
     syn1, syn1neg, codes, points, code_offsets, _, _ = params
     loss = 0.0
     if syn1.shape[0] > 0:
-        loss += hs_loss(hidden, target, syn1, grad, alpha, codes, points, code_offsets, steps, dim)
+        loss += hs_loss(hidden, target, syn1, grad, alpha, codes, points, code_offsets, dim)
     if syn1neg.shape[0] > 0:
         loss += ns_loss(hidden, negatives, syn1neg, grad, alpha, acc_ns if deferred else syn1neg, deferred, dim)
     return loss
@@ -287,8 +278,8 @@ def make_train_batch(dim):
     instead of up to 2 * window times, which keeps Hogwild threads from fighting
     over the rows of frequent words (2-thread throughput x2.2 on this kind of
     machine). Input rows are updated per pair, as in C. Hierarchical softmax
-    and CBOW follow word2vec.c's loop (deferring HS updates measured slower;
-    ``hs_loss`` reorders one path's work without changing its result).
+    and CBOW follow word2vec.c's loop as it is (deferring HS updates measured
+    slower).
 
     Returns the summed loss (float64, nats) and the number of training examples
     (skip-gram: context-centre pairs; CBOW: centre words).
@@ -298,12 +289,11 @@ def make_train_batch(dim):
     def train_batch(tokens, syn0, params, keep_prob, window, negative, cbow, cbow_mean, alpha, seed):
         syn1, syn1neg, _, points, code_offsets, alias_prob, alias_idx = params
         state = np.uint64(seed)
-        sentence = np.empty(tokens.shape[0], dtype=np.int32)
-        hidden = np.empty(dim, dtype=np.float32)
-        grad = np.empty(dim, dtype=np.float32)
-        negatives = np.empty(negative + 1, dtype=np.int32)
-        acc_ns = np.zeros((negative + 1, dim), dtype=np.float32)
-        steps = np.empty(MAX_CODE_LENGTH, dtype=np.float32)
+        sentence = np.empty(tokens.shape[0] + 2 * PAD, dtype=np.int32)[PAD:-PAD]
+        hidden = np.empty(dim + 2 * PAD, dtype=np.float32)[PAD:-PAD]
+        grad = np.empty(dim + 2 * PAD, dtype=np.float32)[PAD:-PAD]
+        negatives = np.empty(negative + 1 + 2 * PAD, dtype=np.int32)[PAD:-PAD]
+        acc_ns = np.zeros((negative + 1) * dim + 2 * PAD, dtype=np.float32)[PAD:-PAD].reshape((negative + 1, dim))
         use_ns = syn1neg.shape[0] > 0
         use_hs = syn1.shape[0] > 0
         loss = 0.0
@@ -350,7 +340,7 @@ def make_train_batch(dim):
                         for k in range(dim):
                             hidden[k] /= hi - lo - 1
                     grad[:] = 0.0
-                    loss += output_loss(hidden, target, params, grad, alpha, negatives, acc_ns, False, steps, dim)
+                    loss += output_loss(hidden, target, params, grad, alpha, negatives, acc_ns, False, dim)
                     examples += 1
                     for c in range(lo, hi):
                         if c != pos:
@@ -362,8 +352,7 @@ def make_train_batch(dim):
                             continue
                         context = sentence[c]
                         grad[:] = 0.0
-                        inputs = syn0[context]
-                        loss += output_loss(inputs, target, params, grad, alpha, negatives, acc_ns, True, steps, dim)
+                        loss += output_loss(syn0[context], target, params, grad, alpha, negatives, acc_ns, True, dim)
                         examples += 1
                         for k in range(dim):
                             syn0[context, k] += grad[k]
