@@ -107,7 +107,7 @@ def read_chunks(source: str, block_bytes: int = BLOCK_BYTES) -> Iterator[bytes]:
         while True:
             try:
                 block = stream.read(block_bytes)
-            except (ValueError, *stream_errors()) as err:
+            except (ValueError, *stream_errors()) as err:  # type: ignore[misc]  # a tuple built at run time
                 raise CorpusError(f"cannot read corpus {source}: {err}") from None
             if not block:
                 if carry:

@@ -397,6 +397,7 @@ def _read_binary(fin, path: str, count: int, out: np.ndarray, check_end: bool) -
         if not raw or _CONTROL.search(raw):
             raise _bad_word(path, i, buf[pos:space])
         words.append(raw.decode("utf-8", "surrogateescape"))
+        assert target is not None  # n > 0 here: a record was read
         target[i * size : (i + 1) * size] = source[space + 1 : space + 1 + size]
         pos = space + 1 + size
         i += 1
