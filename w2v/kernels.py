@@ -88,6 +88,13 @@ def prefetch_row(matrix, row, dim):
 
 
 @jit_inline
+def scratch(size, dtype):
+    """An uninitialised (size,) buffer of a 4-byte ``dtype``, ``PAD`` elements away
+    from any other allocation on both sides (see ``PAD``)."""
+    return np.empty(size + 2 * PAD, dtype=dtype)[PAD:-PAD]
+
+
+@jit_inline
 def lcg_next(state):
     """One step of word2vec.c's generator (uint64 -> uint64, wraps)."""
     return state * LCG_MUL + LCG_ADD
@@ -289,11 +296,12 @@ def make_train_batch(dim):
     def train_batch(tokens, syn0, params, keep_prob, window, negative, cbow, cbow_mean, alpha, seed):
         syn1, syn1neg, _, points, code_offsets, alias_prob, alias_idx = params
         state = np.uint64(seed)
-        sentence = np.empty(tokens.shape[0] + 2 * PAD, dtype=np.int32)[PAD:-PAD]
-        hidden = np.empty(dim + 2 * PAD, dtype=np.float32)[PAD:-PAD]
-        grad = np.empty(dim + 2 * PAD, dtype=np.float32)[PAD:-PAD]
-        negatives = np.empty(negative + 1 + 2 * PAD, dtype=np.int32)[PAD:-PAD]
-        acc_ns = np.zeros((negative + 1) * dim + 2 * PAD, dtype=np.float32)[PAD:-PAD].reshape((negative + 1, dim))
+        sentence = scratch(tokens.shape[0], np.int32)
+        hidden = scratch(dim, np.float32)
+        grad = scratch(dim, np.float32)
+        negatives = scratch(negative + 1, np.int32)
+        acc_ns = scratch((negative + 1) * dim, np.float32).reshape((negative + 1, dim))
+        acc_ns[:] = 0.0
         use_ns = syn1neg.shape[0] > 0
         use_hs = syn1.shape[0] > 0
         loss = 0.0

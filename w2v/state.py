@@ -105,8 +105,8 @@ class TrainState:
         """Read a model file or checkpoint (a folder means its checkpoint file);
         FormatError if it is missing, damaged or not one of ours."""
         path = model_file(path)
-        arrays = read_archive(path, ARRAYS)
-        return cls.from_parts(path, arrays, read_meta(path))
+        arrays = read_archive(path, (*ARRAYS, "meta"))
+        return cls.from_parts(path, arrays, parse_meta(path, arrays.pop("meta")))
 
     @classmethod
     def from_parts(cls, path: str, arrays: dict, meta: dict) -> "TrainState":
@@ -159,8 +159,14 @@ def model_file(path: str) -> str:
 def read_meta(path: str) -> dict:
     """The JSON metadata of a model file or checkpoint, without reading its arrays."""
     path = model_file(path)
+    return parse_meta(path, read_archive(path, ("meta",))["meta"])
+
+
+def parse_meta(path: str, raw: np.ndarray) -> dict:
+    """The metadata dict from its archive entry (UTF-8 JSON bytes); FormatError if
+    it is not a w2v model file of this version."""
     try:
-        meta = json.loads(read_archive(path, ("meta",))["meta"].tobytes())
+        meta = json.loads(raw.tobytes())
     except ValueError:
         meta = None
     if not isinstance(meta, dict) or meta.get("format") != FORMAT:

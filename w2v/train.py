@@ -176,11 +176,8 @@ class Model:
 
     @classmethod
     def create(cls, vocab: Vocab, config: TrainConfig) -> "Model":
-        """Fresh weights: word2vec.c's random input vectors, zero output vectors."""
-        size, dim = len(vocab), config.dim
-        syn1 = np.zeros((max(size - 1, 1) if config.hs else 0, dim), dtype=np.float32)
-        syn1neg = np.zeros((size if config.negative else 0, dim), dtype=np.float32)
-        return cls.from_weights(vocab, config, init_input_vectors(size, dim, config.seed), syn1, syn1neg)
+        """Fresh weights (``fresh_weights``) and their tables."""
+        return cls.from_weights(vocab, config, *fresh_weights(len(vocab), config))
 
     @classmethod
     def from_weights(
@@ -194,6 +191,14 @@ class Model:
         return cls(syn0, params, vocab.keep_probabilities(config.sample))
 
 
+def fresh_weights(size: int, config: TrainConfig) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """word2vec.c's start for ``size`` words: random input vectors, zero output
+    vectors (``(0, dim)`` for a loss that is off)."""
+    syn1 = np.zeros((max(size - 1, 1) if config.hs else 0, config.dim), dtype=np.float32)
+    syn1neg = np.zeros((size if config.negative else 0, config.dim), dtype=np.float32)
+    return init_input_vectors(size, config.dim, config.seed), syn1, syn1neg
+
+
 def carry_weights(base: TrainState, vocab: Vocab, config: TrainConfig) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """``--init-model``: the weights for ``vocab`` (the model's vocabulary, perhaps
     updated) from ``base``'s. Known words keep their rows; new words start as in a
@@ -203,14 +208,14 @@ def carry_weights(base: TrainState, vocab: Vocab, config: TrainConfig) -> tuple[
     old = {word: i for i, word in enumerate(base.vocab.words)}
     rows = np.array([old.get(word, -1) for word in vocab.words], dtype=np.int64)
     known = rows >= 0
-    fresh = Model.create(vocab, config)
-    fresh.syn0[known] = base.syn0[rows[known]]
+    syn0, syn1, syn1neg = fresh_weights(len(vocab), config)
+    syn0[known] = base.syn0[rows[known]]
     if config.negative:
-        fresh.syn1neg[known] = base.syn1neg[rows[known]]
+        syn1neg[known] = base.syn1neg[rows[known]]
     if config.hs:
-        shared = min(len(fresh.syn1), len(base.syn1))
-        fresh.syn1[:shared] = base.syn1[:shared]
-    return fresh.syn0, fresh.syn1, fresh.syn1neg
+        shared = min(len(syn1), len(base.syn1))
+        syn1[:shared] = base.syn1[:shared]
+    return syn0, syn1, syn1neg
 
 
 def _no_codes(size: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
