@@ -1,7 +1,10 @@
 """The trainer: schedule, seeds, weights, the Python API, formats, determinism, and
 end-to-end quality on the 6 MB Wikipedia slice."""
 
+import os
+import signal
 import sys
+import threading
 
 import numpy as np
 import pytest
@@ -20,6 +23,7 @@ from w2v.train import (
     init_input_vectors,
     learning_rate,
     run_epochs,
+    signals_held,
     stream_offsets,
 )
 from w2v.vectors import Vectors
@@ -48,6 +52,30 @@ def test_batch_seed_is_a_fixed_function_of_seed_and_job():
     assert int(batch_seed(2, 0)) != seeds[0]
     assert isinstance(batch_seed(1, 0), np.uint64)
     assert int(batch_seed(2**64 - 1, 10**9)) < 2**64
+
+
+@pytest.mark.skipif(not hasattr(signal, "pthread_sigmask"), reason="POSIX signal masks")
+def test_signals_held_delivers_after_the_block_to_the_main_thread():
+    """A SIGTERM while workers start must not raise inside Thread.start()."""
+    seen, worker_masks = [], []
+
+    def handler(_signum, _frame):
+        seen.append(threading.current_thread() is threading.main_thread())
+        raise InterruptedError
+
+    previous = signal.signal(signal.SIGTERM, handler)
+    try:
+        with pytest.raises(InterruptedError), signals_held():  # delivered as the block ends
+            worker = threading.Thread(target=lambda: worker_masks.append(signal.pthread_sigmask(signal.SIG_BLOCK, ())))
+            worker.start()
+            os.kill(os.getpid(), signal.SIGTERM)
+            assert seen == []  # held: no handler ran at these bytecode boundaries
+            worker.join()
+    finally:
+        signal.signal(signal.SIGTERM, previous)
+    assert seen == [True]
+    assert signal.SIGTERM in worker_masks[0]  # workers never take the signal
+    assert signal.SIGTERM not in signal.pthread_sigmask(signal.SIG_BLOCK, [])
 
 
 def test_init_input_vectors():

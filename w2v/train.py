@@ -14,12 +14,14 @@ random draws, interleaved.
 import dataclasses
 import math
 import os
+import signal
 import sys
 import tempfile
 import threading
 import time
 import zlib
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass
 
 import numpy as np
@@ -247,6 +249,24 @@ class Progress:
         return float(self.loss[:, epoch].sum() / examples) if examples else float("nan")
 
 
+@contextmanager
+def signals_held() -> Iterator[None]:
+    """Hold SIGINT and SIGTERM in the calling thread (POSIX) until the block ends.
+
+    For starting worker threads: a handler that raises inside ``Thread.start()``
+    leaves the new thread half-registered, and it dies printing a traceback.
+    Threads started in the block inherit the mask, so these signals always reach
+    the main thread, which handles them once the block ends."""
+    if not hasattr(signal, "pthread_sigmask"):
+        yield
+        return
+    previous = signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGINT, signal.SIGTERM})
+    try:
+        yield
+    finally:
+        signal.pthread_sigmask(signal.SIG_SETMASK, previous)
+
+
 class JobQueue:
     """Hands out batch indices ``start, start + 1, ...`` below ``end``, one at a time.
 
@@ -345,8 +365,9 @@ def run_epochs(
         stop = threading.Event()
         workers = [threading.Thread(target=work, args=(t, queue, stop), daemon=True) for t in range(threads)]
         try:
-            for worker in workers:
-                worker.start()
+            with signals_held():
+                for worker in workers:
+                    worker.start()
             while not stop.wait(POLL_SECONDS):
                 report()
                 if checkpoint_seconds is not None and time.monotonic() - saved >= checkpoint_seconds:
@@ -354,7 +375,7 @@ def run_epochs(
         finally:  # also on Ctrl-C, SIGTERM or a failing callback
             stop.set()
             for worker in workers:
-                if worker.ident is not None:  # started (an interrupt may come while starting them)
+                if worker.ident is not None:  # started (a failing start leaves the rest unstarted)
                     worker.join()
             progress.jobs_done = queue.next
         if errors:
