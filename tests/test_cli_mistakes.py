@@ -127,6 +127,11 @@ CASES = {
         (f"{TRAIN} --update-vocab", 1, "update_vocab needs init_model"),
         (f"{TRAIN} --init-model missing.npz", 1, "model file not found"),
         (f"{TRAIN} --init-model notvectors.txt", 1, "not a w2v model file"),
+        (f"{TRAIN} --init-model somedir", 1, "somedir"),  # a folder: its checkpoint, absent
+        (f"{TRAIN} --save-model somedir", 2, "--save-model"),
+        (f"{TRAIN} --save-model nowhere/model.npz", 1, "nowhere"),
+        (f"{TRAIN} --init-model missing.npz --read-vocab notvocab.txt", 2, "--read-vocab: no effect"),
+        (f"{TRAIN} --init-model missing.npz --update-vocab --max-vocab 3", 2, "--max-vocab: no effect"),
         ("train --resume missing -q", 2, "model file not found"),
         ("train --resume nofiles -q", 2, "checkpoint"),
         ("train --resume notvectors.txt -q", 2, "not a w2v model file"),
@@ -316,6 +321,7 @@ if HAS_DEV_FULL:  # every output, when writing it fails (disk full) after the wo
     CASES["train"] += [
         (f"train corpus.txt -o /dev/full {FAST}", 1, "/dev/full"),
         (f"{TRAIN} --save-vocab /dev/full", 1, "/dev/full"),
+        (f"{TRAIN} --save-model /dev/full", 1, "/dev/full"),
         (f"{TRAIN} --classes 2 --classes-output /dev/full", 1, "/dev/full"),
     ]
     CASES["convert"] += [("convert vecs.bin /dev/full", 1, "/dev/full")]
@@ -381,6 +387,7 @@ def test_a_real_process_prints_the_same_single_line(ws, cli, line, code, culprit
 UNWRITABLE = [
     f"train corpus.txt -o {{out}} {FAST}",
     f"{TRAIN} --save-vocab {{out}}",
+    f"{TRAIN} --save-model {{out}}",
     f"{TRAIN} --classes 2 --classes-output {{out}}",
     "convert vecs.bin {out}",
     "convert vecs.bin {out}.npy",
@@ -411,6 +418,20 @@ def test_unwritable_output(ws, capsys, template, where):
         before = snapshot(ws)
         line = template.format(out=os.path.relpath(locked / "result", ws))
         assert_one_error_line(*run(capsys, shlex.split(line)), 1, "locked/result")
+        assert snapshot(ws) == before
+    finally:
+        locked.chmod(0o755)
+
+
+@NO_PERMISSIONS
+@pytest.mark.parametrize("folder", ["locked", "locked/ck"])
+def test_unwritable_checkpoint_folder(ws, capsys, folder):
+    locked = ws / "locked"
+    locked.mkdir()
+    locked.chmod(0o555)
+    try:
+        before = snapshot(ws)
+        assert_one_error_line(*run(capsys, shlex.split(f"{TRAIN} --checkpoint {folder}")), 1, folder)
         assert snapshot(ws) == before
     finally:
         locked.chmod(0o755)

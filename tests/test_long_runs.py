@@ -3,16 +3,18 @@
 import importlib
 import itertools
 import os
+import re
 import signal
 import subprocess
 import sys
+import threading
 import time
 
 import numpy as np
 import pytest
 
 import w2v.state
-from w2v.errors import ConfigError, CorpusError, FormatError
+from w2v.errors import ConfigError, CorpusError, DivergedError, FormatError
 from w2v.state import TrainState, checkpoint_path
 from w2v.train import Model, carry_weights, train
 from w2v.vectors import Vectors
@@ -78,6 +80,111 @@ def test_resume_after_interrupt_is_byte_identical(corpus, uninterrupted, tmp_pat
     assert TrainState.load(str(folder)).finished
 
 
+class Gate:
+    """Wraps the kernel: batches after the first ``free`` ones wait (in the worker
+    thread) until ``release`` is set, so the main thread sees a run under way at a
+    known point, with no timing involved. Records, per batch, whether it began
+    after ``release`` was set."""
+
+    def __init__(self, monkeypatch, free: int):
+        self.module = importlib.import_module("w2v.train")  # the package's ``train`` is the function
+        self.kernel, self.free = self.module.train_batch_kernel, free
+        self.release, self.lock, self.began_after = threading.Event(), threading.Lock(), []
+        monkeypatch.setattr(self.module, "train_batch_kernel", self.gated)
+
+    def gated(self, dim):
+        inner = self.kernel(dim)
+
+        def run(*args):
+            with self.lock:
+                self.began_after.append(self.release.is_set())
+                waits = len(self.began_after) > self.free
+            if waits and not self.release.wait(60):
+                raise AssertionError("the main thread never released the workers")
+            self.while_held()
+            return inner(*args)
+
+        return run
+
+    def while_held(self) -> None:
+        """Runs in a worker, in its batch, after the release (a hook for subclasses)."""
+
+
+def test_workers_stop_after_the_batch_under_way(corpus, tmp_path, monkeypatch):
+    """Ctrl-C: each worker finishes the batch it is on and takes at most one more (one it
+    took before it could see the stop), not the rest of the epoch; the checkpoint holds
+    every batch begun. So the stop takes a batch or two of time (--batch-words)."""
+    gate = Gate(monkeypatch, free=4)
+
+    def interrupt(done, _total, _alpha, _loss):
+        if done > 0:
+            gate.release.set()
+            raise KeyboardInterrupt
+
+    with pytest.raises(KeyboardInterrupt):
+        train(str(corpus), checkpoint=str(tmp_path), on_progress=interrupt, **{**SETTINGS, "threads": 2})
+    state = TrainState.load(str(tmp_path))
+    assert sum(gate.began_after) <= 2  # at most one a thread
+    assert state.jobs_done == len(gate.began_after) < state.batches // 2
+
+
+def main_thread_in(function: str) -> bool:
+    """Whether the main thread is running ``function`` (by name) right now."""
+    frame = sys._current_frames().get(threading.main_thread().ident)
+    while frame is not None and frame.f_code.co_name != function:
+        frame = frame.f_back
+    return frame is not None
+
+
+class SecondInterrupt(Gate):
+    """Once released, one worker waits until the main thread is inside
+    ``stop_segment`` (waiting for the batches under way), sends the process a SIGINT
+    and holds its batch until the main thread has handled it."""
+
+    def __init__(self, monkeypatch, free: int):
+        super().__init__(monkeypatch, free)
+        self.sent, self.handled = threading.Event(), threading.Event()
+
+    def while_held(self) -> None:
+        with self.lock:
+            if not self.release.is_set() or self.sent.is_set():
+                return
+            self.sent.set()
+        deadline = time.monotonic() + 60
+        while not main_thread_in("stop_segment"):
+            assert time.monotonic() < deadline, "the main thread never waited for the workers"
+            os.sched_yield()
+        os.kill(os.getpid(), signal.SIGINT)
+        assert self.handled.wait(60), "the second interrupt was never handled"
+
+    def handler(self, signum, frame):
+        self.handled.set()
+        signal.default_int_handler(signum, frame)
+
+
+def test_a_second_interrupt_while_workers_stop_keeps_the_checkpoint_exact(corpus, uninterrupted, tmp_path, monkeypatch):
+    """Ctrl-C twice: the second arrives while the main thread waits for the batch under way;
+    the checkpoint still records exactly the batches done, so resuming is byte-identical."""
+    gate = SecondInterrupt(monkeypatch, free=4)
+
+    def interrupt(done, _total, _alpha, _loss):
+        if done > 0 and not gate.release.is_set():
+            gate.release.set()
+            raise KeyboardInterrupt
+
+    previous = signal.signal(signal.SIGINT, gate.handler)
+    try:
+        with pytest.raises(KeyboardInterrupt):
+            train(str(corpus), checkpoint=str(tmp_path), on_progress=interrupt, **SETTINGS)
+    finally:
+        signal.signal(signal.SIGINT, previous)
+    assert gate.handled.is_set()
+    assert TrainState.load(str(tmp_path)).jobs_done == len(gate.began_after)
+    monkeypatch.undo()
+    resumed = train(str(corpus), resume=str(tmp_path), threads=1)
+    assert resumed.vectors.tobytes() == uninterrupted.vectors.tobytes()
+
+
 def test_checkpoints_every_few_ms_change_nothing(corpus, uninterrupted, tmp_path, monkeypatch):
     slow_down(monkeypatch)
     saved: list[int] = []
@@ -107,6 +214,31 @@ def test_failed_checkpoint_write_keeps_the_previous_one(corpus, tmp_path, monkey
         train(str(corpus), checkpoint=str(tmp_path), **{**SETTINGS, "epochs": 1})
     assert (tmp_path / "checkpoint.npz").read_bytes() == before
     assert [p.name for p in tmp_path.iterdir()] == ["checkpoint.npz"]
+
+
+def test_non_finite_weights_stop_training_before_a_checkpoint(corpus, tmp_path, monkeypatch):
+    """A weight gone infinite that no batch reads afterwards (so every loss is finite) is
+    found at the epoch's end: no checkpoint holds it, the message names --alpha."""
+    module = importlib.import_module("w2v.train")
+    kernel = module.train_batch_kernel
+
+    def corrupting(dim):
+        inner = kernel(dim)
+        kept = {}
+
+        def run(tokens, syn0, *args):
+            syn0[-1, 0] = kept.get("value", syn0[-1, 0])  # each batch reads finite weights
+            result = inner(tokens, syn0, *args)
+            kept["value"], syn0[-1, 0] = syn0[-1, 0], np.inf  # and leaves one infinite
+            return result
+
+        return run
+
+    monkeypatch.setattr(module, "train_batch_kernel", corrupting)
+    folder = tmp_path / "ck"
+    with pytest.raises(DivergedError, match=r"epoch 1 \(non-finite weights in syn0\): lower .* \(--alpha"):
+        train(str(corpus), checkpoint=str(folder), **SETTINGS)
+    assert list(folder.iterdir()) == []
 
 
 def test_resume_checks_corpus_and_settings(corpus, tmp_path):
@@ -145,6 +277,39 @@ def test_damaged_model_file(tmp_path, damage):
     path = tmp_path / "model.npz"
     path.write_bytes(damage)
     with pytest.raises(FormatError, match=r"model\.npz"):
+        TrainState.load(str(path))
+
+
+@pytest.mark.parametrize(
+    ("field", "value"),
+    [(8, 0x01), (10, 99), (10, 8)],  # in each entry: the encrypted flag; compression: unknown, deflate
+    ids=["encrypted", "unknown method", "deflate"],
+)
+def test_model_file_with_damaged_zip_entries(saved_model, tmp_path, field, value):
+    blob = bytearray(saved_model[1].read_bytes())
+    for entry in re.finditer(b"PK\x01\x02", blob):  # the central directory's entries
+        blob[entry.start() + field] |= value
+    path = tmp_path / "model.npz"
+    path.write_bytes(bytes(blob))
+    with pytest.raises(FormatError, match=r"model\.npz"):
+        TrainState.load(str(path))
+
+
+@pytest.mark.parametrize(
+    ("name", "change", "message"),
+    [
+        ("vocab_offsets", lambda a: a[::-1].copy(), "offsets out of order"),  # words would come out empty
+        ("vocab_offsets", lambda a: a - 3, "offsets out of order"),
+        ("vocab_counts", lambda a: -a, "count below 1"),
+    ],
+)
+def test_model_file_with_a_damaged_vocabulary(saved_model, tmp_path, name, change, message):
+    with np.load(saved_model[1], allow_pickle=False) as archive:
+        arrays = {key: archive[key] for key in archive.files}
+    arrays[name] = change(arrays[name])
+    path = tmp_path / "model.npz"
+    np.savez(path, **arrays)
+    with pytest.raises(FormatError, match=message):
         TrainState.load(str(path))
 
 
@@ -196,6 +361,21 @@ def test_update_vocab_adds_frequent_new_words(saved_model, tmp_path):
     old_index = {w.decode(): i for i, w in enumerate(base.vocab.words)}
     for word in ("red", "fox", "mat"):  # not in the new corpus: input vectors carried unchanged
         np.testing.assert_array_equal(result.vectors[result.words.index(word)], base.syn0[old_index[word]])
+
+
+def test_update_vocab_with_hierarchical_softmax(corpus, tmp_path):
+    """New words get Huffman codes (the tree is rebuilt) and train; syn1 grows to V - 1 rows."""
+    path, updated = tmp_path / "hs.npz", tmp_path / "updated.npz"
+    train(str(corpus), save_model=str(path), **{**SETTINGS, "hs": True, "negative": 0, "epochs": 1})
+    new = tmp_path / "new.txt"
+    new.write_text("cat zebra zebra yak\n" * 30)
+    result = train(str(new), init_model=str(path), update_vocab=True, epochs=1, threads=1, save_model=str(updated))
+    state = TrainState.load(str(updated))
+    assert {"zebra", "yak"} <= set(result.words) and state.syn1.shape == (len(result) - 1, 12)
+    start = Model.create(state.vocab, state.config).syn0  # new rows start as in a fresh run
+    for word in ("zebra", "yak"):
+        row = result.words.index(word)
+        assert np.isfinite(result.vectors[row]).all() and not np.array_equal(result.vectors[row], start[row])
 
 
 def test_carried_weights_start_new_words_as_a_fresh_run(saved_model):

@@ -49,9 +49,10 @@ class Stopped(Exception):
         self.code = 143 if isinstance(cause, Terminated) else 130
         message = "terminated" if self.code == 143 else "interrupted"
         if checkpoint and os.path.isfile(checkpoint_path(checkpoint)):
-            from w2v.state import TrainState
+            from w2v.state import describe_progress, read_meta
 
-            where = TrainState.load(checkpoint).describe()
+            meta = read_meta(checkpoint)  # not the weights: gigabytes for a big model
+            where = describe_progress(meta["jobs_done"], meta["batches"], meta["config"]["epochs"])
             message += f"; checkpoint saved in {checkpoint} ({where}): continue with 'w2v train --resume {checkpoint}'"
         super().__init__(message)
 
@@ -334,6 +335,8 @@ def train(corpus, output, fmt, quiet, cbow_sum, save_vocab, read_vocab, **settin
     )
     if cbow_sum and settings["model"] != "cbow" and not long_run["init_model"]:
         reject_unused(("cbow_sum",), "with --model skipgram")
+    if long_run["init_model"]:  # the model's vocabulary is kept; --update-vocab only adds words
+        reject_unused(("read_vocab", "max_vocab"), "with --init-model (it keeps the model's vocabulary)")
     check_writable(output)
     for path in (save_vocab, long_run["save_model"]):
         if path is not None:

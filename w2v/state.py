@@ -26,12 +26,13 @@ import itertools
 import json
 import os
 import zipfile
+import zlib
 from dataclasses import asdict, dataclass, field
 
 import numpy as np
 
 from w2v.config import TrainConfig
-from w2v.errors import FormatError
+from w2v.errors import ConfigError, FormatError
 from w2v.files import atomic_output
 from w2v.vocab import Vocab
 
@@ -69,10 +70,7 @@ class TrainState:
 
     def describe(self) -> str:
         """Where the run stands, e.g. ``epoch 2 of 5, 43% done``."""
-        if self.finished:
-            return f"all {self.config.epochs} epochs done"
-        epoch = self.jobs_done // max(self.batches, 1) + 1
-        return f"epoch {epoch} of {self.config.epochs}, {100 * self.jobs_done / max(self.total_jobs, 1):.0f}% done"
+        return describe_progress(self.jobs_done, self.batches, self.config.epochs)
 
     def save(self, path: str) -> None:
         """Write the archive atomically (beside ``path``, then renamed over it, so the
@@ -115,9 +113,13 @@ class TrainState:
             config = TrainConfig(**meta["config"])
             config.validate()
             raw, offsets = arrays["vocab_words"].tobytes(), arrays["vocab_offsets"].tolist()
+            if offsets[:1] != [0] or offsets[-1:] != [len(raw)] or (np.diff(arrays["vocab_offsets"]) <= 0).any():
+                raise ValueError("vocabulary offsets out of order")  # else words would come out empty or merged
+            if (np.asarray(arrays["vocab_counts"]) < 1).any():
+                raise ValueError("a word count below 1")
             vocab = Vocab([raw[a:b] for a, b in itertools.pairwise(offsets)], arrays["vocab_counts"])
             state = cls(config, vocab, **{k: arrays[k] for k in ARRAYS[:3] + ARRAYS[6:]}, **_meta_fields(meta))
-        except (KeyError, TypeError, ValueError) as err:
+        except (KeyError, TypeError, ValueError, ConfigError) as err:  # ConfigError: damaged settings
             raise FormatError(f"{path}: damaged model file ({err})") from None
         size, dim = len(vocab), config.dim
         shapes = {
@@ -144,6 +146,15 @@ def _meta_fields(meta: dict) -> dict:
     if not isinstance(values["notes"], dict) or not all(isinstance(values[k], int) for k in META_FIELDS[:-1]):
         raise ValueError("bad progress fields")
     return values
+
+
+def describe_progress(jobs_done: int, batches: int, epochs: int) -> str:
+    """Where a run stands, e.g. ``epoch 2 of 5, 43% done``, from its ``meta`` progress
+    fields (so a checkpoint can be described without reading its weights)."""
+    total = batches * epochs
+    if jobs_done >= total:
+        return f"all {epochs} epochs done"
+    return f"epoch {jobs_done // max(batches, 1) + 1} of {epochs}, {100 * jobs_done / max(total, 1):.0f}% done"
 
 
 def checkpoint_path(folder: str) -> str:
@@ -176,6 +187,14 @@ def parse_meta(path: str, raw: np.ndarray) -> dict:
     return meta
 
 
+# What reading a damaged archive raises; zipfile: RuntimeError for an entry flagged
+# encrypted, NotImplementedError for an unknown compression method.
+DAMAGED_ARCHIVE = (
+    *(ValueError, KeyError, TypeError, AttributeError, EOFError, RuntimeError, NotImplementedError),
+    *(zipfile.BadZipFile, zlib.error),
+)
+
+
 def read_archive(path: str, names: tuple[str, ...]) -> dict[str, np.ndarray]:
     """The named arrays of the ``.npz`` at ``path``; FormatError if it cannot be read."""
     try:
@@ -187,5 +206,5 @@ def read_archive(path: str, names: tuple[str, ...]) -> dict[str, np.ndarray]:
         raise FormatError(f"no checkpoint in folder {os.path.dirname(path)}") from None
     except OSError as err:
         raise FormatError(f"cannot read model file {path}: {err.strerror or err}") from None
-    except (ValueError, KeyError, TypeError, AttributeError, zipfile.BadZipFile, EOFError) as err:
+    except DAMAGED_ARCHIVE as err:
         raise FormatError(f"{path} is not a w2v model file or is damaged ({err})") from None

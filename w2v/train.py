@@ -317,7 +317,7 @@ def run_epochs(
     errors: list[BaseException] = []
     flags = (config.window, config.negative, config.model == "cbow", config.cbow_mean)
 
-    def work(thread: int, queue: JobQueue, stop: threading.Event) -> None:
+    def work(thread: int, queue: JobQueue, stop: threading.Event, ended: threading.Event) -> None:
         try:
             while not stop.is_set() and (job := queue.take()) is not None:
                 epoch, batch = divmod(job, batches)
@@ -338,6 +338,7 @@ def run_epochs(
         except BaseException as err:  # handed to the main thread
             errors.append(err)
         stop.set()  # no jobs left (or an error): the others finish their batch and stop
+        ended.set()
 
     bar = tqdm(total=total, unit="w", unit_scale=True, disable=not show_progress, file=sys.stderr, desc="training")
     bar.update(int(progress.words.sum()))
@@ -361,23 +362,44 @@ def run_epochs(
         if on_progress is not None:
             on_progress(done, total, lr, loss)
 
+    def stop_segment(
+        queue: JobQueue, stop: threading.Event, workers: list[tuple[threading.Thread, threading.Event]]
+    ) -> BaseException | None:
+        """Stop the workers, wait for their batches under way and record the jobs done.
+        An interrupt while waiting (a second Ctrl-C) does not cut the wait short, so
+        a checkpoint never holds weights ahead of its ``jobs_done``; it is returned.
+        Waits on each worker's ``ended`` event, not ``Thread.join``: an interrupted
+        join marks a thread still running as stopped (CPython 3.11, bpo-45274)."""
+        stop.set()
+        interrupt = None
+        for worker, ended in workers:
+            while not ended.is_set() and worker.is_alive():  # not alive: unstarted, if a start failed
+                try:
+                    ended.wait(POLL_SECONDS)
+                except BaseException as err:
+                    interrupt = interrupt or err
+        progress.jobs_done = queue.next
+        return interrupt
+
     def run_segment(queue: JobQueue) -> None:
         stop = threading.Event()
-        workers = [threading.Thread(target=work, args=(t, queue, stop), daemon=True) for t in range(threads)]
+        workers = []  # (thread, its ended event)
+        for t in range(threads):
+            ended = threading.Event()
+            workers.append((threading.Thread(target=work, args=(t, queue, stop, ended), daemon=True), ended))
         try:
             with signals_held():
-                for worker in workers:
+                for worker, _ in workers:
                     worker.start()
             while not stop.wait(POLL_SECONDS):
                 report()
                 if checkpoint_seconds is not None and time.monotonic() - saved >= checkpoint_seconds:
                     queue.drain()
-        finally:  # also on Ctrl-C, SIGTERM or a failing callback
-            stop.set()
-            for worker in workers:
-                if worker.ident is not None:  # started (a failing start leaves the rest unstarted)
-                    worker.join()
-            progress.jobs_done = queue.next
+        except BaseException:  # Ctrl-C, SIGTERM or a failing callback: it goes on, a second one is dropped
+            stop_segment(queue, stop, workers)
+            raise
+        if (interrupt := stop_segment(queue, stop, workers)) is not None:
+            raise interrupt
         if errors:
             raise errors[0]
 
@@ -385,6 +407,7 @@ def run_epochs(
         try:
             while progress.jobs_done < batches * epochs:
                 run_segment(JobQueue(progress.jobs_done, (progress.jobs_done // batches + 1) * batches))
+                check_finite(model, max((progress.jobs_done - 1) // batches + 1, 1), start_alpha)
                 if checkpoint is not None:
                     checkpoint(progress)
                     saved = time.monotonic()
@@ -396,6 +419,20 @@ def run_epochs(
     finally:
         bar.close()  # before any error message
     return [progress.epoch_loss(e) for e in range(epochs)]
+
+
+def check_finite(model: Model, epoch: int, alpha: float) -> None:
+    """DivergedError if a weight is NaN or infinite. Each batch's loss is checked as it
+    ends (it reads the rows the batch touched); this scan of every weight, after each
+    epoch and before each checkpoint, also catches a row that went non-finite and was
+    not read again, so no checkpoint or output holds one. min and max propagate NaN
+    and take no memory, where ``np.isfinite(w).all()`` would allocate V * dim bytes."""
+    for name, weights in (("syn0", model.syn0), ("syn1", model.syn1), ("syn1neg", model.syn1neg)):
+        if weights.size and not (math.isfinite(weights.min()) and math.isfinite(weights.max())):
+            raise DivergedError(
+                f"training diverged in epoch {epoch} (non-finite weights in {name}): "
+                f"lower the learning rate (--alpha, now {alpha:g})"
+            )
 
 
 STRUCTURE = ("model", "dim", "hs", "negative", "ns_exponent", "cbow_mean")  # fixed by a model's weights
@@ -501,6 +538,8 @@ def plan_run(
         raise ConfigError("resume and init_model exclude each other: resume continues a checkpoint's own run")
     if update_vocab and init_model is None:
         raise ConfigError("update_vocab needs init_model: it adds words to a saved model's vocabulary")
+    if read_vocab is not None and (init_model is not None or resume is not None):
+        raise ConfigError("read_vocab does not apply to a resumed or continued run: it keeps the model's vocabulary")
     if resume is not None:
         base = TrainState.load(resume)
         config = TrainConfig(**{**dataclasses.asdict(base.config), "threads": None, **settings}).resolved()
