@@ -13,14 +13,16 @@ same updates (up to float32 rounding), the same loss and the same example count:
   the sentence, the context word's input row predicts the centre word; CBOW: the
   sum (or mean) of the context rows predicts it, skipped when there is no context,
   and the hidden gradient is added unscaled to every context row;
-- per example hierarchical softmax first (a node with |f| >= 6 is left alone),
-  then negative sampling, whose ``negative`` noise words are all drawn before any
-  is scored (two steps a draw, the alias method); a noise word equal to the
-  target is skipped;
-- CBOW draws the noise words per centre word and updates the output rows at once;
-  skip-gram draws them once per centre word (when it has context), shares them
-  among the window's pairs, and adds the pairs' output-row steps for negative
-  sampling after the window (HS rows are updated at once).
+- per example (a skip-gram window, or a CBOW centre word) hierarchical softmax
+  first, node by node along the centre word's path (a node with |f| >= 6 takes
+  no step from that input), then negative sampling, whose ``negative`` noise
+  words are all drawn before any is scored (two steps a draw, the alias method);
+  a noise word equal to the target is skipped;
+- each output unit is scored against every input of the example (skip-gram: the
+  window's context rows as they were before the window; CBOW: the hidden vector),
+  each input's gradient takes ``g * row`` against the row as it was before the
+  unit, and the row then moves once by the sum of the inputs' ``g * input``;
+- the context rows take their gradients after the example.
 
 Also here: small readers of the word2vec vector formats, used by the tests.
 """
@@ -68,19 +70,6 @@ def alias_probabilities(threshold: np.ndarray, alias: np.ndarray) -> np.ndarray:
     return probs / size
 
 
-def logistic(hidden, out, row, label, alpha, grad, acc=None, acc_row=None) -> float:
-    """One output unit: adds alpha * dloglik/dhidden to grad and alpha * dloglik/dout[row]
-    to out[row] (or to acc[acc_row], deferred); returns the loss."""
-    f = float(np.dot(hidden, out[row]))
-    g = np.float32((label - sigmoid(f)) * alpha)
-    grad += g * out[row]  # read the row before its update
-    if acc is None:
-        out[row] += g * hidden
-    else:
-        acc[acc_row] += g * hidden
-    return softplus(-f if label > 0.5 else f)
-
-
 def draw_negatives(target, negative, params, r):
     """The target then ``negative`` noise words; returns (words, new state)."""
     threshold, alias = params[5], params[6]
@@ -91,26 +80,40 @@ def draw_negatives(target, negative, params, r):
     return words, r
 
 
-def output_step(hidden, target, params, grad, alpha, words, acc=None):
-    """HS then NS (against ``words``, target first) for one example; returns the loss.
-    With ``acc`` (len(words), D) the NS output steps are added there, not to syn1neg."""
+def output_units(params, target, words) -> list[tuple[np.ndarray, int, float, bool]]:
+    """The output units of one example, in the kernel's order: (matrix, row, label,
+    HS rule) for each node of the target's path, then each of ``words`` (target
+    first; a noise word equal to the target left out)."""
     syn1, syn1neg, codes, points, offsets, _, _ = params
-    loss = 0.0
+    units = []
     if syn1.shape[0] > 0:
         for j in range(int(offsets[target]), int(offsets[target + 1])):
-            node = int(points[j])
-            label = 1.0 - float(codes[j])
-            f = float(np.dot(hidden, syn1[node]))
-            if f <= -HS_MAX_EXP or f >= HS_MAX_EXP:
-                loss += softplus(-f if label > 0.5 else f)
-            else:
-                loss += logistic(hidden, syn1, node, label, alpha, grad)
+            units.append((syn1, int(points[j]), 1.0 - float(codes[j]), True))
     if syn1neg.shape[0] > 0:
         for d, word in enumerate(words):
-            if d > 0 and word == target:
+            if d == 0 or word != target:
+                units.append((syn1neg, int(word), 1.0 if d == 0 else 0.0, False))
+    return units
+
+
+def train_example(inputs: np.ndarray, target, params, alpha, words) -> tuple[float, np.ndarray]:
+    """One example: ``inputs`` (n, D) predict ``target``. Updates the output rows;
+    returns the loss and the inputs' gradients (n, D), to be added to their rows."""
+    grads = np.zeros_like(inputs)
+    loss = 0.0
+    for out, row, label, hs_rule in output_units(params, target, words):
+        before = out[row].copy()
+        step = np.zeros(inputs.shape[1], dtype=np.float32)
+        for i, x in enumerate(inputs):
+            f = float(np.dot(x, before))
+            loss += softplus(-f if label > 0.5 else f)
+            if hs_rule and (f <= -HS_MAX_EXP or f >= HS_MAX_EXP):
                 continue
-            loss += logistic(hidden, syn1neg, word, 1.0 if d == 0 else 0.0, alpha, grad, acc, d)
-    return loss
+            g = np.float32((label - sigmoid(f)) * np.float32(alpha))
+            grads[i] += g * before
+            step += g * x
+        out[row] += step
+    return loss, grads
 
 
 def train_batch(tokens, syn0, params, keep_prob, window, negative, cbow, cbow_mean, alpha, seed):
@@ -141,31 +144,24 @@ def train_batch(tokens, syn0, params, keep_prob, window, negative, cbow, cbow_me
             lo, hi = max(pos - reach, 0), min(pos + reach + 1, length)
             target = sentence[pos]
             context = [sentence[c] for c in range(lo, hi) if c != pos]
+            if not context:
+                continue
+            words, r = draw_negatives(target, negative, params, r) if ns else ([], r)
             if cbow:
-                if not context:
-                    continue
                 hidden = np.zeros(dim, dtype=np.float32)
                 for word in context:
                     hidden += syn0[word]
                 if cbow_mean:
                     hidden /= np.float32(len(context))
-                grad = np.zeros(dim, dtype=np.float32)
-                words, r = draw_negatives(target, negative, params, r) if ns else ([], r)
-                loss += output_step(hidden, target, params, grad, alpha, words)
+                step, grads = train_example(hidden[None, :], target, params, alpha, words)
+                grads = np.repeat(grads, len(context), axis=0)  # each context row takes it unscaled
                 examples += 1
-                for word in context:
-                    syn0[word] += grad
-            elif context:
-                words, r = draw_negatives(target, negative, params, r) if ns else ([], r)
-                acc = np.zeros((len(words), dim), dtype=np.float32)
-                for word in context:
-                    grad = np.zeros(dim, dtype=np.float32)
-                    loss += output_step(syn0[word].copy(), target, params, grad, alpha, words, acc)
-                    examples += 1
-                    syn0[word] += grad
-                for d, word in enumerate(words):
-                    if d == 0 or word != target:
-                        params[1][word] += acc[d]
+            else:
+                step, grads = train_example(syn0[context], target, params, alpha, words)
+                examples += len(context)
+            loss += step
+            for word, grad in zip(context, grads, strict=True):
+                syn0[word] += grad
     return loss, examples
 
 

@@ -3,8 +3,9 @@
 The only Numba code of the package. Pure numeric functions: no I/O, no Python
 objects, no allocation per word. One kernel serves both models; hierarchical
 softmax and negative sampling are two loss functions of one shape
-``(hidden, target, gradient buffer, output matrix, learning rate) -> loss`` that
-either or both apply, as in word2vec.c.
+``(input rows, target, gradient buffers, output matrix, learning rate) -> loss``
+that either or both apply, as in word2vec.c. Skip-gram gives them a window's
+context rows at once, CBOW its one hidden vector.
 
 Conventions
 -----------
@@ -19,13 +20,13 @@ Conventions
   power-of-two LCG have period 2**16).
 - Losses are negative log-likelihoods in nats, accumulated in float64.
 
-Deviations from word2vec.c (see docs/parity.md): the sigmoid is computed
-exactly rather than from a 1000-entry table; negatives come from an alias table
-of the exact unigram**0.75 distribution rather than a 1e8-entry table.
-Hierarchical softmax keeps C's rule of skipping a node when ``|f| >= 6``.
+Deviations from word2vec.c (see docs/parity.md): the sigmoid is computed (to
+float32 precision) rather than read from a 1000-entry table; negatives come from
+an alias table of the exact unigram**0.75 distribution rather than a 1e8-entry
+table; skip-gram batches each window (``make_train_batch``). Hierarchical
+softmax keeps C's rule of skipping a node when ``|f| >= 6``.
 """
 
-import math
 from typing import Any
 
 import numpy as np
@@ -131,15 +132,36 @@ def log1p_unit(x):
     return acc
 
 
+EXP_STEP = 0.25
+EXP_TABLE = np.exp(-EXP_STEP * np.arange(129)).astype(np.float32)  # exp(-i/4), i = 0..128
+EXP_POLY = (0.9999999711710855, -0.9999965234355948, 0.499901974761043, -0.16560896642410514, 0.03679683029352918)
+
+
+@jit_inline
+def exp_neg(a):
+    """exp(-a) for float32 a >= 0, |relative error| < 3e-7 (exp(-32) stands for
+    anything beyond 32): a table of exp(-i/4) times a degree-4 fit of exp(-r) on
+    [0, 1/4). Inlined arithmetic, because ``math.exp`` is a call into libm around
+    which the compiler saves and reloads every vector register (10% of the kernel).
+    """
+    a = min(a, np.float32(31.99))
+    i = np.int64(a * np.float32(1.0 / EXP_STEP))
+    r = a - np.float32(i) * np.float32(EXP_STEP)
+    p = np.float32(EXP_POLY[4])
+    for c in range(3, -1, -1):
+        p = p * r + np.float32(EXP_POLY[c])
+    return EXP_TABLE[i] * p
+
+
 @jit_inline
 def logistic(f, label):
     """A logistic unit with logit ``f`` (float32) and target ``label`` (0 or 1).
 
     Returns (sigmoid(f), loss) with loss = -log P(label) = softplus(+-f) in nats,
-    from one exp: with e = exp(-|f|), sigmoid(f) = 1/(1+e) for f >= 0 and
+    from one exponential: with e = exp(-|f|), sigmoid(f) = 1/(1+e) for f >= 0 and
     e/(1+e) below; softplus(z) = max(z, 0) + log(1 + e).
     """
-    e = math.exp(-abs(f))
+    e = exp_neg(abs(f))
     s = np.float32(1.0) / (np.float32(1.0) + e)
     if f < 0:
         s = np.float32(1.0) - s
@@ -163,46 +185,62 @@ def draw_noise(state, alias_prob, alias_idx):
 
 
 @jit_inline
-def dot(hidden, out, row, dim):
-    """hidden (D,) . out[row] (D,) in float32."""
+def unit_step(x, o, label, hs_rule, alpha, dim):
+    """The step of one input ``x`` (D,) on one output unit ``o`` (D,) with target
+    ``label``: returns (g, loss) with g = alpha * (label - sigmoid(x . o)) (float32)
+    and the unit's loss (nats). With ``hs_rule``, g = 0 where |x . o| >= 6: word2vec.c's
+    hierarchical softmax leaves those nodes alone (negative sampling saturates instead).
+    """
     f = np.float32(0.0)
     for k in range(dim):
-        f += hidden[k] * out[row, k]
-    return f
+        f += x[k] * o[k]
+    s, loss = logistic(f, label)
+    if hs_rule and not (-HS_MAX_EXP < f < HS_MAX_EXP):
+        return np.float32(0.0), loss
+    return np.float32((label - s) * alpha), loss
 
 
 @jit_inline
-def logistic_update(hidden, out, row, g, grad, acc, acc_row, dim):
-    """Backpropagate the step ``g`` (float32: alpha * (label - sigmoid)) of one unit:
-    ``grad += g * out[row]`` and ``acc[acc_row] += g * hidden``, in one loop.
+def output_unit(inputs, rows, count, out, row, label, hs_rule, grads, acc, alpha, dim):
+    """One output unit ``out[row]`` against ``count`` inputs ``inputs[rows[i]]``.
+    Returns the summed loss (nats).
 
-    ``acc`` is ``out`` itself (``acc_row == row``: an immediate update, the gradient
-    reading out[row] before its update as word2vec.c's two loops do) or a buffer of
-    deferred updates (skip-gram, see ``make_train_batch``).
+    Each input's step g (``unit_step``) adds ``g * out[row]`` to its gradient
+    ``grads[i]``, always against the row as it was before this unit, and the row
+    moves once, by the sum of the inputs' ``g * input`` (gathered in ``acc`` (D,)).
+    With one input (CBOW's hidden vector) the row moves at once, as in word2vec.c.
     """
+    o = out[row]
+    if count == 1:
+        x, gradient = inputs[rows[0]], grads[0]
+        g, loss = unit_step(x, o, label, hs_rule, alpha, dim)
+        for k in range(dim):
+            gradient[k] += g * o[k]
+            o[k] += g * x[k]
+        return loss
+    loss = 0.0
+    acc[:] = 0.0
+    for i in range(count):
+        x, gradient = inputs[rows[i]], grads[i]
+        g, step = unit_step(x, o, label, hs_rule, alpha, dim)
+        loss += step
+        for k in range(dim):
+            gradient[k] += g * o[k]
+            acc[k] += g * x[k]
     for k in range(dim):
-        grad[k] += g * out[row, k]
-        acc[acc_row, k] += g * hidden[k]
+        o[k] += acc[k]
+    return loss
 
 
 @jit_inline
-def hs_loss(hidden, target, syn1, grad, alpha, codes, points, code_offsets, dim):
-    """Hierarchical softmax along ``target``'s Huffman path. Returns the loss (nats).
-
-    ``codes`` (N,) uint8 and ``points`` (N,) int32 hold every word's path from the
-    root, word w at ``code_offsets[w]:code_offsets[w + 1]``; label = 1 - code.
-    Nodes where |f| >= 6 are left unchanged, as in word2vec.c.
-    """
+def hs_loss(inputs, rows, count, target, syn1, grads, acc, alpha, codes, points, code_offsets, dim):
+    """Hierarchical softmax: the inputs predict ``target`` along its Huffman path,
+    one ``output_unit`` per node, label = 1 - code. ``codes`` (N,) uint8 and
+    ``points`` (N,) int32 hold every word's path from the root, word w at
+    ``code_offsets[w]:code_offsets[w + 1]``. Returns the loss (nats)."""
     loss = 0.0
     for j in range(code_offsets[target], code_offsets[target + 1]):
-        node = points[j]
-        label = codes[j] == 0
-        f = dot(hidden, syn1, node, dim)
-        s, step = logistic(f, label)
-        loss += step
-        if -HS_MAX_EXP < f < HS_MAX_EXP:
-            g = np.float32((label - s) * alpha)
-            logistic_update(hidden, syn1, node, g, grad, syn1, node, dim)
+        loss += output_unit(inputs, rows, count, syn1, points[j], codes[j] == 0, True, grads, acc, alpha, dim)
     return loss
 
 
@@ -216,45 +254,31 @@ def draw_negatives(negatives, target, state, alias_prob, alias_idx):
 
 
 @jit_inline
-def ns_loss(hidden, negatives, syn1neg, grad, alpha, acc, deferred, dim):
+def ns_loss(inputs, rows, count, negatives, syn1neg, grads, acc, alpha, dim):
     """Negative sampling: ``negatives[0]`` is the positive target, the rest noise
-    words; a noise word equal to the target is skipped (word2vec.c). Updates go to
-    ``syn1neg`` or, if ``deferred``, to ``acc[d]``. Returns the loss (nats)."""
+    words, one ``output_unit`` each; a noise word equal to the target is skipped
+    (word2vec.c). Returns the loss (nats)."""
     loss = 0.0
     for d in range(negatives.shape[0]):
         word = negatives[d]
         if d > 0 and word == negatives[0]:
             continue
-        s, step = logistic(dot(hidden, syn1neg, word, dim), d == 0)
-        loss += step
-        g = np.float32(((d == 0) - s) * alpha)
-        logistic_update(hidden, syn1neg, word, g, grad, acc, d if deferred else word, dim)
+        loss += output_unit(inputs, rows, count, syn1neg, word, d == 0, False, grads, acc, alpha, dim)
     return loss
 
 
 @jit_inline
-def output_loss(hidden, target, params, grad, alpha, negatives, acc_ns, deferred, dim):
+def output_loss(inputs, rows, count, target, params, grads, acc, alpha, negatives, dim):
     """Both losses that are on (HS if ``syn1`` has rows, NS if ``syn1neg`` has) for
-    one example; ``negatives`` already drawn, NS updates ``deferred`` to ``acc_ns``
-    or not. Returns the loss (nats)."""
+    ``count`` inputs predicting ``target``, ``negatives`` already drawn; adds the
+    inputs' gradients to ``grads[:count]``. Returns the loss (nats)."""
     syn1, syn1neg, codes, points, code_offsets, _, _ = params
     loss = 0.0
     if syn1.shape[0] > 0:
-        loss += hs_loss(hidden, target, syn1, grad, alpha, codes, points, code_offsets, dim)
+        loss += hs_loss(inputs, rows, count, target, syn1, grads, acc, alpha, codes, points, code_offsets, dim)
     if syn1neg.shape[0] > 0:
-        loss += ns_loss(hidden, negatives, syn1neg, grad, alpha, acc_ns if deferred else syn1neg, deferred, dim)
+        loss += ns_loss(inputs, rows, count, negatives, syn1neg, grads, acc, alpha, dim)
     return loss
-
-
-@jit_inline
-def apply_deferred(syn1neg, negatives, acc_ns, dim):
-    """Add one skip-gram window's deferred NS updates to ``syn1neg``, clear ``acc_ns``."""
-    for d in range(negatives.shape[0]):
-        if d == 0 or negatives[d] != negatives[0]:
-            for k in range(dim):
-                syn1neg[negatives[d], k] += acc_ns[d, k]
-        for k in range(dim):
-            acc_ns[d, k] = 0.0
 
 
 def make_train_batch(dim):
@@ -276,17 +300,19 @@ def make_train_batch(dim):
       input vector predicts the centre word (word2vec.c, gensim);
     - ``alpha``: learning rate for the whole batch; ``seed``: uint64 LCG seed.
 
-    Skip-gram with negative sampling batches each centre word's window
-    (HogBatch, Ji et al. 2016): its context words share one draw of noise words,
-    and the output rows (the centre word's and the noise words') are updated
-    once, after the window, with the sum of the context words' steps.
-    word2vec.c draws fresh noise words per pair and updates the output rows
-    after every pair; the batched form draws and writes each row once per window
-    instead of up to 2 * window times, which keeps Hogwild threads from fighting
-    over the rows of frequent words (2-thread throughput x2.2 on this kind of
-    machine). Input rows are updated per pair, as in C. Hierarchical softmax
-    and CBOW follow word2vec.c's loop as it is (deferring HS updates measured
-    slower).
+    Skip-gram batches each centre word's window (HogBatch, Ji et al. 2016): all
+    its context words predict the centre word through the same output units (the
+    nodes of its Huffman path, and one shared draw of noise words), so the units
+    are taken one at a time against all the context words, each unit's row is
+    read once and moved once by the sum of their steps, and the context rows take
+    their gradients after the window. word2vec.c instead walks the units per
+    context word, updating each row after every pair, and draws fresh noise words
+    per pair. The batched form reads and writes each output row once per window
+    instead of up to 2 * window times, which keeps two Hogwild threads from
+    fighting over the rows every window touches (the top of the Huffman tree, the
+    frequent noise words): 2-thread throughput x1.4 over the per-pair loop, see
+    docs/performance.md; quality in docs/parity.md. CBOW has one input (the
+    hidden vector), so its loop is word2vec.c's.
 
     Returns the summed loss (float64, nats) and the number of training examples
     (skip-gram: context-centre pairs; CBOW: centre words).
@@ -296,12 +322,14 @@ def make_train_batch(dim):
     def train_batch(tokens, syn0, params, keep_prob, window, negative, cbow, cbow_mean, alpha, seed):
         syn1, syn1neg, _, points, code_offsets, alias_prob, alias_idx = params
         state = np.uint64(seed)
+        alpha = np.float32(alpha)
         sentence = scratch(tokens.shape[0], np.int32)
-        hidden = scratch(dim, np.float32)
-        grad = scratch(dim, np.float32)
+        contexts = scratch(2 * window, np.int32)
+        hidden = scratch(dim, np.float32).reshape((1, dim))
+        hidden_row = np.zeros(1, np.int32)  # CBOW's one input: hidden[0]
+        grads = scratch(2 * window * dim, np.float32).reshape((2 * window, dim))
+        acc = scratch(dim, np.float32)
         negatives = scratch(negative + 1, np.int32)
-        acc_ns = scratch((negative + 1) * dim, np.float32).reshape((negative + 1, dim))
-        acc_ns[:] = 0.0
         use_ns = syn1neg.shape[0] > 0
         use_hs = syn1.shape[0] > 0
         loss = 0.0
@@ -334,38 +362,36 @@ def make_train_batch(dim):
                             prefetch_row(syn1, points[j], dim)
                 if hi - lo < 2:
                     continue  # no context
-                if use_ns:  # drawn first, so that their rows load while the hidden vector is formed
+                if use_ns:  # drawn first, so that their rows load while the inputs are formed
                     state = draw_negatives(negatives, target, state, alias_prob, alias_idx)
                     for d in range(1, negatives.shape[0]):
                         prefetch_row(syn1neg, negatives[d], dim)
+                count = 0
+                for c in range(lo, hi):
+                    if c != pos:
+                        contexts[count] = sentence[c]
+                        count += 1
                 if cbow:
-                    hidden[:] = 0.0
-                    for c in range(lo, hi):
-                        if c != pos:
-                            for k in range(dim):
-                                hidden[k] += syn0[sentence[c], k]
+                    hidden[0, :] = 0.0
+                    for c in range(count):
+                        for k in range(dim):
+                            hidden[0, k] += syn0[contexts[c], k]
                     if cbow_mean:
                         for k in range(dim):
-                            hidden[k] /= hi - lo - 1
-                    grad[:] = 0.0
-                    loss += output_loss(hidden, target, params, grad, alpha, negatives, acc_ns, False, dim)
+                            hidden[0, k] /= count
+                    grads[0, :] = 0.0
+                    loss += output_loss(hidden, hidden_row, 1, target, params, grads, acc, alpha, negatives, dim)
                     examples += 1
-                    for c in range(lo, hi):
-                        if c != pos:
-                            for k in range(dim):
-                                syn0[sentence[c], k] += grad[k]
-                else:
-                    for c in range(lo, hi):
-                        if c == pos:
-                            continue
-                        context = sentence[c]
-                        grad[:] = 0.0
-                        loss += output_loss(syn0[context], target, params, grad, alpha, negatives, acc_ns, True, dim)
-                        examples += 1
+                    for c in range(count):
                         for k in range(dim):
-                            syn0[context, k] += grad[k]
-                    if use_ns:
-                        apply_deferred(syn1neg, negatives, acc_ns, dim)
+                            syn0[contexts[c], k] += grads[0, k]
+                else:
+                    grads[:count, :] = 0.0
+                    loss += output_loss(syn0, contexts, count, target, params, grads, acc, alpha, negatives, dim)
+                    examples += count
+                    for c in range(count):
+                        for k in range(dim):
+                            syn0[contexts[c], k] += grads[c, k]
         return loss, examples
 
     return train_batch
