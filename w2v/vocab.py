@@ -3,7 +3,8 @@
 No Numba here: everything runs once per training run, in numpy or plain Python.
 """
 
-from collections import Counter
+import itertools
+from collections import defaultdict
 from dataclasses import dataclass
 
 import numpy as np
@@ -50,7 +51,8 @@ class WordCounter:
 
     def __init__(self, prune_at: int = DEFAULT_PRUNE_AT):
         self.prune_at = prune_at
-        self.ids: dict[bytes, int] = {}
+        self._issue = itertools.count().__next__  # the next provisional id
+        self.ids: defaultdict[bytes, int] = defaultdict(self._issue)  # an unseen word gets the next id
         self.words: list[bytes | None] = []  # provisional id -> word (None once pruned)
         self.counts = np.zeros(1 << 16, dtype=np.int64)  # provisional id -> count
         self.min_reduce = 1
@@ -58,28 +60,35 @@ class WordCounter:
 
     def add(self, tokens: list[bytes]) -> np.ndarray:
         """Count ``tokens``; return their provisional ids (int32, same length)."""
-        ids = self.ids
-        seen = Counter(tokens)  # distinct tokens in first-occurrence order, with counts
-        new = [word for word in seen if word not in ids]
-        first = len(self.words)
-        if first + len(new) > MAX_PROVISIONAL_IDS:
+        first, held = len(self.words), len(self.ids)
+        if first + len(tokens) > MAX_PROVISIONAL_IDS:
             raise CorpusError(
                 f"counting needs more than {MAX_PROVISIONAL_IDS:,} word ids (one per distinct word, one more "
                 "each time a pruned word comes back): split the corpus, or raise --prune-at"
             )
-        ids.update(zip(new, range(first, first + len(new)), strict=True))
-        self.words.extend(new)
+        # one dict lookup per token, in C; a new word is issued the next id on the way
+        provisional = np.fromiter(map(self.ids.__getitem__, tokens), dtype=np.int32, count=len(tokens))
+        new = len(self.ids) - held  # the newest keys: nothing is deleted while adding
+        self.words.extend(reversed(list(itertools.islice(reversed(self.ids), new))))
+        self._count(provisional)
+        self.tokens += len(tokens)
+        while len(self.ids) > self.prune_at:  # _reduce replaces the table
+            self._reduce()
+        return provisional
+
+    def _count(self, provisional: np.ndarray) -> None:
+        """Add one block's ids to ``counts``, with work bounded by the block: a bincount
+        while the ids issued are few next to the block, else a sort (``np.unique``)."""
         if len(self.words) > len(self.counts):
             grown = np.zeros(2 * len(self.words), dtype=np.int64)  # pages not yet written cost no memory
             grown[: len(self.counts)] = self.counts
             self.counts = grown
-        distinct = np.fromiter(map(ids.__getitem__, seen), dtype=np.int64, count=len(seen))
-        self.counts[distinct] += np.fromiter(seen.values(), dtype=np.int64, count=len(seen))  # no repeats
-        self.tokens += len(tokens)
-        provisional = np.fromiter(map(ids.__getitem__, tokens), dtype=np.int32, count=len(tokens))
-        while len(self.ids) > self.prune_at:  # _reduce replaces the table
-            self._reduce()
-        return provisional
+        if len(self.words) <= 4 * len(provisional):
+            seen = np.bincount(provisional)
+            self.counts[: len(seen)] += seen
+        else:
+            distinct, times = np.unique(provisional, return_counts=True)
+            self.counts[distinct] += times
 
     def _reduce(self) -> None:
         """Drop every word counted at most ``min_reduce`` times (word2vec.c ReduceVocab)."""
@@ -92,7 +101,7 @@ class WordCounter:
                 del ids[words[index]]
                 words[index] = None
         self.counts[dead] = 0
-        self.ids = dict(ids)  # shrink the table (insertion order, so ids stay ascending)
+        self.ids = defaultdict(self._issue, ids)  # shrink the table (insertion order, so ids stay ascending)
         self.min_reduce += 1
 
     def live_ids(self) -> np.ndarray:
