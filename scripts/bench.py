@@ -559,7 +559,9 @@ def standing_notes(ctx: Context) -> list[str]:
         notes.append(
             f"gensim's fastest mode (`corpus_file`) trains only the first {GENSIM_LINE_TOKENS:,} tokens of each "
             "line and drops the rest without a word, so it trains on a copy of the corpus cut into lines of at most "
-            f"{GENSIM_LINE_TOKENS:,} tokens (made once, not timed); the other systems read the original file."
+            f"{GENSIM_LINE_TOKENS:,} tokens (made once, not timed); the other systems read the original file. "
+            "It is given word2vec.c's learning rates (0.025 skip-gram, 0.05 CBOW, decaying to alpha * 1e-4), "
+            "not its own default 0.025 for both, so that every system trains with the same settings."
         )
     if "word2vec" in ctx.binaries:
         notes.append(

@@ -7,6 +7,10 @@ Run as a child process so that its wall time and peak memory are its own::
 
 CORPUS must have lines of at most 10,000 tokens: ``corpus_file`` silently drops the rest of
 a longer line (``bench.py`` makes such a copy).
+
+The learning rate is word2vec.c's (and w2v's) default, as for the other systems: 0.025 for
+skip-gram and 0.05 for CBOW, decaying to alpha * 1e-4. gensim's own default is 0.025 for both
+(CBOW at 0.025 scored 28% on the analogies where it scores 34-35% at 0.05) and 0.0001 at the end.
 """
 
 import argparse
@@ -31,8 +35,11 @@ def parse_args() -> argparse.Namespace:
 def main() -> None:
     """Train and write word2vec binary vectors."""
     args = parse_args()
+    alpha = 0.025 if args.sg else 0.05
     model = Word2Vec(
         corpus_file=args.corpus,
+        alpha=alpha,
+        min_alpha=alpha * 1e-4,
         vector_size=args.dim,
         window=args.window,
         negative=args.negative,
