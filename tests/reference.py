@@ -22,7 +22,9 @@ same updates (up to float32 rounding), the same loss and the same example count:
   window's context rows as they were before the window; CBOW: the hidden vector),
   each input's gradient takes ``g * row`` against the row as it was before the
   unit, and the row then moves once by the sum of the inputs' ``g * input``;
-- the context rows take their gradients after the example.
+- the context rows take their gradients after the example; a skip-gram window of
+  more than ``CHUNK`` context words is taken as consecutive examples of at most
+  ``CHUNK`` of them (sharing the window's noise words).
 
 Also here: small readers of the word2vec vector formats, used by the tests.
 """
@@ -35,6 +37,7 @@ MASK64 = (1 << 64) - 1
 LCG_MUL = 25214903917
 LCG_ADD = 11
 HS_MAX_EXP = 6.0
+CHUNK = 16  # kernels.CHUNK
 ALIAS_ONE = 1 << 24
 
 
@@ -156,12 +159,17 @@ def train_batch(tokens, syn0, params, keep_prob, window, negative, cbow, cbow_me
                 step, grads = train_example(hidden[None, :], target, params, alpha, words)
                 grads = np.repeat(grads, len(context), axis=0)  # each context row takes it unscaled
                 examples += 1
+                loss += step
+                for word, grad in zip(context, grads, strict=True):
+                    syn0[word] += grad
             else:
-                step, grads = train_example(syn0[context], target, params, alpha, words)
+                for first in range(0, len(context), CHUNK):
+                    chunk = context[first : first + CHUNK]
+                    step, grads = train_example(syn0[chunk], target, params, alpha, words)
+                    loss += step
+                    for word, grad in zip(chunk, grads, strict=True):
+                        syn0[word] += grad
                 examples += len(context)
-            loss += step
-            for word, grad in zip(context, grads, strict=True):
-                syn0[word] += grad
     return loss, examples
 
 

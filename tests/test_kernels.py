@@ -64,13 +64,11 @@ def test_subsampling_is_on_for_some_words():
     assert (keep < 1).sum() >= 2 and (keep == 1).sum() >= 2
 
 
-@pytest.mark.parametrize("name", list(CASES))
-def test_kernel_matches_reference(name):
-    case = CASES[name]
+def check_against_reference(case: dict, tokens: np.ndarray, window: int) -> None:
+    """The kernel and the numpy reference make the same updates, loss and example count."""
     syn0, params, vocab = make_params(case["hs"], case["negative"] > 0)
     keep = vocab.keep_probabilities(0.05)
-    tokens = batch_tokens()
-    args = (keep, 3, case["negative"], case["cbow"], case["cbow_mean"], 0.05, SEED)
+    args = (keep, window, case["negative"], case["cbow"], case["cbow_mean"], 0.05, SEED)
     ref_syn0, ref_params = syn0.copy(), copy_params(params)
     ref_loss, ref_examples = reference_batch(tokens, ref_syn0, ref_params, *args)
     kernel = kernels.train_batch_kernel(D)
@@ -91,6 +89,21 @@ def test_kernel_matches_reference(name):
     # the tables are read, never written
     for got, old in zip(params[2:], before[1][2:], strict=True):
         np.testing.assert_array_equal(got, old)
+
+
+@pytest.mark.parametrize("name", list(CASES))
+def test_kernel_matches_reference(name):
+    check_against_reference(CASES[name], batch_tokens(), window=3)
+
+
+@pytest.mark.parametrize("name", ["sg-ns", "sg-hs-ns", "cbow-hs-ns"])
+def test_kernel_matches_reference_with_windows_wider_than_a_chunk(name):
+    """Window 12 over one 45-word sentence: skip-gram windows of up to 24 context words
+    are taken in chunks of ``kernels.CHUNK`` (16), as the reference does."""
+    assert kernels.CHUNK < 2 * 12  # the widest windows take two chunks
+    tokens = np.random.default_rng(5).integers(0, V, size=46).astype(np.int32)
+    tokens[-1] = -1
+    check_against_reference(CASES[name], tokens, window=12)
 
 
 def test_kernel_is_deterministic_per_seed():

@@ -25,6 +25,7 @@ from w2v.train import (
     run_epochs,
     signals_held,
     stream_offsets,
+    thread_stack,
 )
 from w2v.vectors import Vectors
 from w2v.vocab import Vocab
@@ -76,6 +77,35 @@ def test_signals_held_delivers_after_the_block_to_the_main_thread():
     assert seen == [True]
     assert signal.SIGTERM in worker_masks[0]  # workers never take the signal
     assert signal.SIGTERM not in signal.pthread_sigmask(signal.SIG_BLOCK, [])
+
+
+@pytest.mark.parametrize("hs", [False, True])
+def test_skipgram_window_far_wider_than_a_chunk_on_repetitive_text_trains(hs):
+    """Five words repeated, window 300: each word occurs about 120 times in every window.
+    Taking a whole window's context words at once summed their steps on the same rows
+    and diverged (negative sampling); chunks of ``kernels.CHUNK`` of them train."""
+    vectors = w2v.train(
+        [list("abcde") * 100] * 30, dim=DIM, window=300, min_count=1, epochs=1, threads=1, sample=0,
+        hs=hs, negative=0 if hs else 5, seed=3,
+    )  # fmt: skip
+    assert np.isfinite(vectors.vectors).all()
+    assert np.isfinite(vectors.report.epoch_loss).all()
+
+
+def configured_stack_size() -> int:
+    """threading's stack size for new threads (reading it with no argument resets it)."""
+    size = threading.stack_size()
+    threading.stack_size(size)
+    return size
+
+
+def test_thread_stack_gives_big_kernels_room_and_restores_the_default():
+    previous = configured_stack_size()
+    with thread_stack(1000):  # small: the platform's default stack serves
+        assert configured_stack_size() == previous
+    with thread_stack(20 << 20):
+        assert configured_stack_size() == (20 << 20) + train_module.THREAD_STACK_SPARE
+    assert configured_stack_size() == previous
 
 
 def test_init_input_vectors():

@@ -41,7 +41,7 @@ from w2v.corpus import (
     token_blocks,
 )
 from w2v.errors import ConfigError, CorpusError, DivergedError, W2VError
-from w2v.kernels import train_batch_kernel
+from w2v.kernels import stack_bytes, train_batch_kernel
 from w2v.state import TrainState, checkpoint_path
 from w2v.vectors import TrainReport, Vectors, decode_word
 from w2v.vocab import Vocab, WordCounter
@@ -282,6 +282,25 @@ def signals_held() -> Iterator[None]:
         signal.pthread_sigmask(signal.SIG_SETMASK, previous)
 
 
+THREAD_STACK_SPARE = 1 << 20  # bytes of thread stack beside the kernel's buffers
+SMALL_STACK = 256 << 10  # kernel buffers up to this fit any platform's default thread stack
+
+
+@contextmanager
+def thread_stack(kernel_bytes: int) -> Iterator[None]:
+    """Threads started in the block get room for the kernel's stack buffers
+    (``kernels.stack_bytes``): the platform's default stack when they are small,
+    else that much and ``THREAD_STACK_SPARE`` more."""
+    if kernel_bytes <= SMALL_STACK:
+        yield
+        return
+    previous = threading.stack_size(kernel_bytes + THREAD_STACK_SPARE)
+    try:
+        yield
+    finally:
+        threading.stack_size(previous)
+
+
 class JobQueue:
     """Hands out batch indices ``start, start + 1, ...`` below ``end``, one at a time.
 
@@ -403,7 +422,7 @@ def run_epochs(
             ended = threading.Event()
             workers.append((threading.Thread(target=work, args=(t, queue, stop, ended), daemon=True), ended))
         try:
-            with signals_held():
+            with signals_held(), thread_stack(stack_bytes(config.dim)):
                 for worker, _ in workers:
                     worker.start()
             while not stop.wait(POLL_SECONDS):
