@@ -391,7 +391,8 @@ def run_epochs(
         if not progress.examples[:, current].any() and current > 0:
             current -= 1  # an epoch just begun: show the last one's loss until it has examples
         loss = progress.epoch_loss(current)
-        bar.set_postfix(lr=f"{lr:.5f}", loss=f"{loss:.4f}", refresh=False)
+        shown = {"lr": f"{lr:.5f}"} if np.isnan(loss) else {"lr": f"{lr:.5f}", "loss": f"{loss:.4f}"}
+        bar.set_postfix(shown, refresh=False)  # no examples yet (the kernel compiling, say): no loss
         bar.update(done - bar.n)
         if on_progress is not None:
             on_progress(done, total, lr, loss)
