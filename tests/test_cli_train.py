@@ -63,6 +63,25 @@ def test_determinism_across_processes(cli, tiny_corpus, tmp_path):
     assert outs[0].read_bytes() == outs[1].read_bytes()
 
 
+def test_a_second_run_loads_the_kernel_from_the_numba_cache(cli, tiny_corpus, tmp_path):
+    """Start-up: the compiled kernel is reused by the next process (NUMBA_CACHE_DIR
+    honoured). Numba keys its cache on the kernel's pickled closure, so anything
+    in it that pickles differently per process would compile every run anew."""
+    env = {"NUMBA_CACHE_DIR": str(tmp_path / "cache"), "NUMBA_DEBUG_CACHE": "1"}
+
+    def cache_events():
+        done = cli("train", tiny_corpus, "-o", tmp_path / "v.bin", *FAST, env=env)
+        assert done.returncode == 0, done.stderr.decode()
+        lines = (done.stdout + done.stderr).decode().splitlines()
+        events = [line.split("]")[1].split(" to ")[0].split(" from ")[0] for line in lines if "train_batch" in line]
+        return [event.strip() for event in events]
+
+    assert "data saved" in cache_events()
+    second = cache_events()
+    assert "data loaded" in second and "data saved" not in second
+    assert any((tmp_path / "cache").rglob("*train_batch*.nbc"))
+
+
 def test_stdin_folder_and_file_give_the_same_vectors(cli, tiny_corpus, tmp_path):
     from_file, from_stdin, from_folder = tmp_path / "f.bin", tmp_path / "s.bin", tmp_path / "d.bin"
     train_ok(cli, tiny_corpus, "-o", from_file, *FAST, env=SAME_HASH)

@@ -131,38 +131,40 @@ def tuple_unmanaged(params):
     )
 
 
-def make_stack_matrix(rows, cols):
-    """An intrinsic ``stack_matrix()`` returning a (rows, cols) float32 array on the
-    stack of the kernel it is inlined into: one buffer per call site, allocated on
-    entry, unmanaged.
+@intrinsic(prefer_literal=True)
+def stack_matrix(typingctx, rows, cols):
+    """A (rows, cols) float32 array on the stack of the kernel it is inlined
+    into: one buffer per call site, allocated on entry, unmanaged. ``rows`` and
+    ``cols`` must be compile-time constants (a global, or a factory's argument).
 
     For the buffers the inner loops write (a window's input rows and gradients,
     the output-row step): the compiler knows stack memory is reached by no other
     pointer, so it keeps the output row and its step in registers across the
     inputs and drops the overlap checks and scalar fallbacks it adds for heap
-    arrays (skip-gram +5-12% on 2 threads).
+    arrays (skip-gram +5-12% on 2 threads). A module-level intrinsic, not one
+    made per kernel: Numba keys its cache on the pickled closure of a kernel,
+    and an intrinsic in the closure pickles differently in every process.
     """
+    if not isinstance(rows, types.IntegerLiteral) or not isinstance(cols, types.IntegerLiteral):
+        return None
+    n_rows, n_cols = rows.literal_value, cols.literal_value
     array_type = types.Array(types.float32, 2, "C")
 
-    @intrinsic
-    def stack_matrix(typingctx):
-        def codegen(context, builder, signature, args):
-            data = cgutils.alloca_once(builder, ir.FloatType(), size=ir.Constant(ir.IntType(64), rows * cols))
-            array = context.make_array(array_type)(context, builder)
-            intp = context.get_value_type(types.intp)
-            context.populate_array(
-                array,
-                data=data,
-                shape=[ir.Constant(intp, rows), ir.Constant(intp, cols)],
-                strides=[ir.Constant(intp, 4 * cols), ir.Constant(intp, 4)],
-                itemsize=ir.Constant(intp, 4),
-                meminfo=None,
-            )
-            return array._getvalue()
+    def codegen(context, builder, signature, args):
+        data = cgutils.alloca_once(builder, ir.FloatType(), size=ir.Constant(ir.IntType(64), n_rows * n_cols))
+        array = context.make_array(array_type)(context, builder)
+        intp = context.get_value_type(types.intp)
+        context.populate_array(
+            array,
+            data=data,
+            shape=[ir.Constant(intp, n_rows), ir.Constant(intp, n_cols)],
+            strides=[ir.Constant(intp, 4 * n_cols), ir.Constant(intp, 4)],
+            itemsize=ir.Constant(intp, 4),
+            meminfo=None,
+        )
+        return array._getvalue()
 
-        return array_type(), codegen
-
-    return stack_matrix
+    return array_type(rows, cols), codegen
 
 
 @jit_inline
@@ -405,9 +407,6 @@ def make_train_batch(dim):
     (skip-gram: context-centre pairs; CBOW: centre words).
     """
 
-    stack_chunk = make_stack_matrix(CHUNK, dim)
-    stack_row = make_stack_matrix(1, dim)
-
     @jit_kernel
     def train_batch(tokens, syn0, params, keep_prob, window, negative, cbow, cbow_mean, alpha, seed):
         tokens, syn0, keep_prob = unmanaged(tokens), unmanaged(syn0), unmanaged(keep_prob)
@@ -427,10 +426,10 @@ def make_train_batch(dim):
         negatives = unmanaged(owned[3])
         for c in range(CHUNK):
             input_rows[c] = c
-        inputs = stack_chunk()  # skip-gram: a chunk of the window's context rows
-        grads = stack_chunk()  # their gradients (CBOW: the hidden vector's, row 0)
-        hidden = stack_row()  # CBOW's input
-        acc = stack_row()[0]  # an output row's step
+        inputs = stack_matrix(CHUNK, dim)  # skip-gram: a chunk of the window's context rows
+        grads = stack_matrix(CHUNK, dim)  # their gradients (CBOW: the hidden vector's, row 0)
+        hidden = stack_matrix(1, dim)  # CBOW's input
+        acc = stack_matrix(1, dim)[0]  # an output row's step
         use_ns = syn1neg.shape[0] > 0
         use_hs = syn1.shape[0] > 0
         loss = 0.0
