@@ -3,6 +3,7 @@ end-to-end quality on the 6 MB Wikipedia slice."""
 
 import os
 import signal
+import socket
 import sys
 import threading
 
@@ -56,25 +57,43 @@ def test_batch_seed_is_a_fixed_function_of_seed_and_job():
 
 
 @pytest.mark.skipif(not hasattr(signal, "pthread_sigmask"), reason="POSIX signal masks")
-def test_signals_held_delivers_after_the_block_to_the_main_thread():
-    """A SIGTERM while workers start must not raise inside Thread.start()."""
-    seen, worker_masks = [], []
+@pytest.mark.parametrize("bystander", [False, True])
+def test_signals_held_delivers_after_the_block_to_the_main_thread(bystander):
+    """A SIGTERM while workers start must not raise inside Thread.start(), also when
+    another thread that does not block it (tqdm's monitor, say) is there to take it."""
+    seen, worker_masks, stage = [], [], ["before"]
+    release = threading.Event()
+    other = threading.Thread(target=release.wait)
+    if bystander:
+        other.start()
 
     def handler(_signum, _frame):
-        seen.append(threading.current_thread() is threading.main_thread())
+        seen.append((threading.current_thread() is threading.main_thread(), stage[0]))
         raise InterruptedError
 
+    wakeup_read, wakeup_write = socket.socketpair()
+    wakeup_read.settimeout(60)
+    wakeup_write.setblocking(False)
+    old_wakeup = signal.set_wakeup_fd(wakeup_write.fileno())  # written by whichever thread takes a signal
     previous = signal.signal(signal.SIGTERM, handler)
     try:
         with pytest.raises(InterruptedError), signals_held():  # delivered as the block ends
+            stage[0] = "inside"
             worker = threading.Thread(target=lambda: worker_masks.append(signal.pthread_sigmask(signal.SIG_BLOCK, ())))
             worker.start()
             os.kill(os.getpid(), signal.SIGTERM)
-            assert seen == []  # held: no handler ran at these bytecode boundaries
+            if bystander:  # wait until the bystander's C-level handler has run
+                assert wakeup_read.recv(1) == bytes([signal.SIGTERM])
+            sum(range(1000))  # bytecode boundaries, where Python runs pending handlers
             worker.join()
+            stage[0] = "after"
     finally:
         signal.signal(signal.SIGTERM, previous)
-    assert seen == [True]
+        signal.set_wakeup_fd(old_wakeup)
+        wakeup_read.close(), wakeup_write.close()
+        release.set()
+    assert seen == [(True, "after")]  # once, in the main thread, as the block ended
+    assert signal.getsignal(signal.SIGTERM) is previous
     assert signal.SIGTERM in worker_masks[0]  # workers never take the signal
     assert signal.SIGTERM not in signal.pthread_sigmask(signal.SIG_BLOCK, [])
 

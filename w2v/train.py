@@ -264,22 +264,34 @@ class Progress:
         return float(self.loss[:, epoch].sum() / examples) if examples else float("nan")
 
 
+HELD_SIGNALS = (signal.SIGINT, signal.SIGTERM)
+
+
 @contextmanager
 def signals_held() -> Iterator[None]:
-    """Hold SIGINT and SIGTERM in the calling thread (POSIX) until the block ends.
+    """Hold SIGINT and SIGTERM until the block ends, then deliver the first that came.
 
     For starting worker threads: a handler that raises inside ``Thread.start()``
     leaves the new thread half-registered, and it dies printing a traceback.
-    Threads started in the block inherit the mask, so these signals always reach
-    the main thread, which handles them once the block ends."""
-    if not hasattr(signal, "pthread_sigmask"):
-        yield
-        return
-    previous = signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGINT, signal.SIGTERM})
+    Python runs handlers in the main thread whichever thread the OS picked (a
+    progress-bar monitor, say), so the main thread's handlers are swapped for
+    one that notes the signal; the calling thread's mask (POSIX) also blocks
+    them, and threads started in the block inherit it, so workers never take
+    them. Off the main thread, where handlers cannot be set, only the mask."""
+    noted: list[int] = []
+    swap = threading.current_thread() is threading.main_thread()
+    handlers = {number: signal.signal(number, lambda n, _: noted.append(n)) for number in HELD_SIGNALS if swap}
+    masked = hasattr(signal, "pthread_sigmask")
+    mask = signal.pthread_sigmask(signal.SIG_BLOCK, HELD_SIGNALS) if masked else set()
     try:
         yield
     finally:
-        signal.pthread_sigmask(signal.SIG_SETMASK, previous)
+        if masked:
+            signal.pthread_sigmask(signal.SIG_SETMASK, mask)
+        for number, handler in handlers.items():
+            signal.signal(number, handler)
+        if noted:
+            signal.raise_signal(noted[0])
 
 
 THREAD_STACK_SPARE = 1 << 20  # bytes of thread stack beside the kernel's buffers
@@ -391,8 +403,10 @@ def run_epochs(
         if not progress.examples[:, current].any() and current > 0:
             current -= 1  # an epoch just begun: show the last one's loss until it has examples
         loss = progress.epoch_loss(current)
-        shown = {"lr": f"{lr:.5f}"} if np.isnan(loss) else {"lr": f"{lr:.5f}", "loss": f"{loss:.4f}"}
-        bar.set_postfix(shown, refresh=False)  # no examples yet (the kernel compiling, say): no loss
+        shown = {"lr": f"{lr:.5f}"}
+        if not np.isnan(loss):  # nan: no examples yet (the kernel still compiling, say)
+            shown["loss"] = f"{loss:.4f}"
+        bar.set_postfix(shown, refresh=False)
         bar.update(done - bar.n)
         if on_progress is not None:
             on_progress(done, total, lr, loss)
