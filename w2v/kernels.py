@@ -287,8 +287,8 @@ def unit_step(x, o, label, hs_rule, alpha, dim):
 
 
 @jit_inline
-def output_unit(inputs, rows, count, out, row, label, hs_rule, grads, acc, alpha, dim):
-    """One output unit ``out[row]`` against ``count`` inputs ``inputs[rows[i]]``.
+def output_unit(inputs, count, out, row, label, hs_rule, grads, acc, alpha, dim):
+    """One output unit ``out[row]`` against the ``count`` inputs ``inputs[:count]``.
     Returns the summed loss (nats).
 
     Each input's step g (``unit_step``) adds ``g * out[row]`` to its gradient
@@ -298,7 +298,7 @@ def output_unit(inputs, rows, count, out, row, label, hs_rule, grads, acc, alpha
     """
     o = out[row]
     if count == 1:
-        x, gradient = inputs[rows[0]], grads[0]
+        x, gradient = inputs[0], grads[0]
         g, loss = unit_step(x, o, label, hs_rule, alpha, dim)
         for k in range(dim):
             gradient[k] += g * o[k]
@@ -307,7 +307,7 @@ def output_unit(inputs, rows, count, out, row, label, hs_rule, grads, acc, alpha
     loss = 0.0
     acc[:] = 0.0
     for i in range(count):
-        x, gradient = inputs[rows[i]], grads[i]
+        x, gradient = inputs[i], grads[i]
         g, step = unit_step(x, o, label, hs_rule, alpha, dim)
         loss += step
         for k in range(dim):
@@ -319,14 +319,14 @@ def output_unit(inputs, rows, count, out, row, label, hs_rule, grads, acc, alpha
 
 
 @jit_inline
-def hs_loss(inputs, rows, count, target, syn1, grads, acc, alpha, codes, points, code_offsets, dim):
+def hs_loss(inputs, count, target, syn1, grads, acc, alpha, codes, points, code_offsets, dim):
     """Hierarchical softmax: the inputs predict ``target`` along its Huffman path,
     one ``output_unit`` per node, label = 1 - code. ``codes`` (N,) uint8 and
     ``points`` (N,) int32 hold every word's path from the root, word w at
     ``code_offsets[w]:code_offsets[w + 1]``. Returns the loss (nats)."""
     loss = 0.0
     for j in range(code_offsets[target], code_offsets[target + 1]):
-        loss += output_unit(inputs, rows, count, syn1, points[j], codes[j] == 0, True, grads, acc, alpha, dim)
+        loss += output_unit(inputs, count, syn1, points[j], codes[j] == 0, True, grads, acc, alpha, dim)
     return loss
 
 
@@ -340,7 +340,7 @@ def draw_negatives(negatives, target, state, alias_prob, alias_idx):
 
 
 @jit_inline
-def ns_loss(inputs, rows, count, negatives, syn1neg, grads, acc, alpha, dim):
+def ns_loss(inputs, count, negatives, syn1neg, grads, acc, alpha, dim):
     """Negative sampling: ``negatives[0]`` is the positive target, the rest noise
     words, one ``output_unit`` each; a noise word equal to the target is skipped
     (word2vec.c). Returns the loss (nats)."""
@@ -349,21 +349,21 @@ def ns_loss(inputs, rows, count, negatives, syn1neg, grads, acc, alpha, dim):
         word = negatives[d]
         if d > 0 and word == negatives[0]:
             continue
-        loss += output_unit(inputs, rows, count, syn1neg, word, d == 0, False, grads, acc, alpha, dim)
+        loss += output_unit(inputs, count, syn1neg, word, d == 0, False, grads, acc, alpha, dim)
     return loss
 
 
 @jit_inline
-def output_loss(inputs, rows, count, target, params, grads, acc, alpha, negatives, dim):
+def output_loss(inputs, count, target, params, grads, acc, alpha, negatives, dim):
     """Both losses that are on (HS if ``syn1`` has rows, NS if ``syn1neg`` has) for
     ``count`` inputs predicting ``target``, ``negatives`` already drawn; adds the
     inputs' gradients to ``grads[:count]``. Returns the loss (nats)."""
     syn1, syn1neg, codes, points, code_offsets, _, _ = params
     loss = 0.0
     if syn1.shape[0] > 0:
-        loss += hs_loss(inputs, rows, count, target, syn1, grads, acc, alpha, codes, points, code_offsets, dim)
+        loss += hs_loss(inputs, count, target, syn1, grads, acc, alpha, codes, points, code_offsets, dim)
     if syn1neg.shape[0] > 0:
-        loss += ns_loss(inputs, rows, count, negatives, syn1neg, grads, acc, alpha, dim)
+        loss += ns_loss(inputs, count, negatives, syn1neg, grads, acc, alpha, dim)
     return loss
 
 
@@ -417,15 +417,11 @@ def make_train_batch(dim):
         owned = (  # the heap scratch buffers, used through unmanaged views
             scratch(tokens.shape[0], np.int32),
             scratch(2 * window, np.int32),
-            scratch(CHUNK, np.int32),
             scratch(negative + 1, np.int32),
         )
         sentence = unmanaged(owned[0])
         contexts = unmanaged(owned[1])  # a window's context words
-        input_rows = unmanaged(owned[2])  # 0, 1, 2, ...: rows of ``inputs`` (and 0: of ``hidden``)
-        negatives = unmanaged(owned[3])
-        for c in range(CHUNK):
-            input_rows[c] = c
+        negatives = unmanaged(owned[2])
         inputs = stack_matrix(CHUNK, dim)  # skip-gram: a chunk of the window's context rows
         grads = stack_matrix(CHUNK, dim)  # their gradients (CBOW: the hidden vector's, row 0)
         hidden = stack_matrix(1, dim)  # CBOW's input
@@ -480,7 +476,7 @@ def make_train_batch(dim):
                         for k in range(dim):
                             hidden[0, k] /= np.float32(count)
                     grads[0, :] = 0.0
-                    loss += output_loss(hidden, input_rows, 1, target, params, grads, acc, alpha, negatives, dim)
+                    loss += output_loss(hidden, 1, target, params, grads, acc, alpha, negatives, dim)
                     examples += 1
                     for c in range(count):
                         for k in range(dim):
@@ -492,9 +488,7 @@ def make_train_batch(dim):
                             for k in range(dim):
                                 inputs[c, k] = syn0[chunk[c], k]
                                 grads[c, k] = 0.0
-                        loss += output_loss(
-                            inputs, input_rows, chunk.shape[0], target, params, grads, acc, alpha, negatives, dim
-                        )
+                        loss += output_loss(inputs, chunk.shape[0], target, params, grads, acc, alpha, negatives, dim)
                         for c in range(chunk.shape[0]):
                             for k in range(dim):
                                 syn0[chunk[c], k] += grads[c, k]
