@@ -7,7 +7,7 @@ from reference import alias_probabilities, draw_noise, example_loss, lcg
 from reference import train_batch as reference_batch
 
 from w2v import kernels
-from w2v.vocab import Vocab
+from w2v.vocab import MAX_CODE_LENGTH, Vocab
 
 V, D = 12, 8
 COUNTS = np.array([30, 20, 15, 12, 10, 8, 6, 5, 4, 3, 2, 1], dtype=np.int64)
@@ -28,17 +28,18 @@ def batch_tokens() -> np.ndarray:
     return tokens
 
 
-def make_params(hs: bool, ns: bool, seed: int = 3):
+def make_params(hs: bool, ns: bool, seed: int = 3, counts=COUNTS):
     """Nonzero random weights (so every gradient term matters) and the vocabulary's tables."""
-    vocab = make_vocab()
+    vocab = make_vocab(counts)
+    size = len(counts)
     rng = np.random.default_rng(seed)
-    syn0 = (rng.standard_normal((V, D)) * 0.3).astype(np.float32)
-    syn1 = (rng.standard_normal((V - 1, D)) * 0.3).astype(np.float32) if hs else np.zeros((0, D), np.float32)
-    syn1neg = (rng.standard_normal((V, D)) * 0.3).astype(np.float32) if ns else np.zeros((0, D), np.float32)
+    syn0 = (rng.standard_normal((size, D)) * 0.3).astype(np.float32)
+    syn1 = (rng.standard_normal((size - 1, D)) * 0.3).astype(np.float32) if hs else np.zeros((0, D), np.float32)
+    syn1neg = (rng.standard_normal((size, D)) * 0.3).astype(np.float32) if ns else np.zeros((0, D), np.float32)
     if hs:
         codes, points, offsets = vocab.huffman()
     else:
-        codes, points, offsets = np.zeros(0, np.uint8), np.zeros(0, np.int32), np.zeros(V + 1, np.int64)
+        codes, points, offsets = np.zeros(0, np.uint8), np.zeros(0, np.int32), np.zeros(size + 1, np.int64)
     threshold, alias = vocab.alias_table(0.75)
     return syn0, (syn1, syn1neg, codes, points, offsets, threshold, alias), vocab
 
@@ -64,9 +65,9 @@ def test_subsampling_is_on_for_some_words():
     assert (keep < 1).sum() >= 2 and (keep == 1).sum() >= 2
 
 
-def check_against_reference(case: dict, tokens: np.ndarray, window: int) -> None:
+def check_against_reference(case: dict, tokens: np.ndarray, window: int, counts=COUNTS) -> None:
     """The kernel and the numpy reference make the same updates, loss and example count."""
-    syn0, params, vocab = make_params(case["hs"], case["negative"] > 0)
+    syn0, params, vocab = make_params(case["hs"], case["negative"] > 0, counts=counts)
     keep = vocab.keep_probabilities(0.05)
     args = (keep, window, case["negative"], case["cbow"], case["cbow_mean"], 0.05, SEED)
     ref_syn0, ref_params = syn0.copy(), copy_params(params)
@@ -104,6 +105,22 @@ def test_kernel_matches_reference_with_windows_wider_than_a_chunk(name):
     tokens = np.random.default_rng(5).integers(0, V, size=46).astype(np.int32)
     tokens[-1] = -1
     check_against_reference(CASES[name], tokens, window=12)
+
+
+@pytest.mark.parametrize("name", ["sg-hs", "cbow-hs", "sg-hs-ns"])
+def test_kernel_matches_reference_on_the_longest_huffman_paths(name):
+    """Fibonacci counts make the deepest Huffman tree there is: the rarest words'
+    paths are ``MAX_CODE_LENGTH`` (40) nodes, as many as the kernel keeps logits for."""
+    fibonacci = [1, 1]
+    while len(fibonacci) < MAX_CODE_LENGTH + 1:
+        fibonacci.append(fibonacci[-1] + fibonacci[-2])
+    counts = np.array(fibonacci[::-1], dtype=np.int64)
+    _, _, offsets = make_vocab(counts).huffman()
+    assert np.diff(offsets).max() == MAX_CODE_LENGTH
+    rng = np.random.default_rng(11)
+    tokens = rng.integers(len(counts) - 6, len(counts), size=60).astype(np.int32)  # the rarest, deepest words
+    tokens[[20, 41, 59]] = -1
+    check_against_reference(CASES[name], tokens, window=4, counts=counts)
 
 
 def test_kernel_is_deterministic_per_seed():
