@@ -348,7 +348,8 @@ def hs_loss(inputs, count, target, syn1, grads, steps, acc, alpha, codes, points
     The nodes of a path are distinct rows and the inputs do not move until the
     caller applies ``grads``, so every node's logits are those of word2vec.c's
     node-by-node loop; they are all taken first, then all steps, then the
-    updates (the same results, CBOW HS +16%, skip-gram HS +5%)."""
+    updates: the same results, and the dot products of many nodes in flight at
+    once (docs/performance.md)."""
     start, end = code_offsets[target], code_offsets[target + 1]
     for j in range(start, end):
         logits(inputs, count, syn1[points[j]], steps[j - start], dim)

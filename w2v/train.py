@@ -345,17 +345,19 @@ def run_epochs(
     on_progress: Callable[[int, int, float, float], None] | None = None,
     checkpoint: Callable[[Progress], None] | None = None,
     checkpoint_seconds: float | None = None,
+    kernel: Callable | None = None,
 ) -> list[float]:
     """Train ``config.epochs`` epochs over ``stream`` with ``config.threads`` threads,
     from batch ``progress.jobs_done`` on. Returns the mean loss of each epoch (nats
-    per example).
+    per example). ``kernel``: the batch kernel, by default ``train_batch_kernel(config.dim)``
+    (``scripts/ab_kernels.py`` passes variants of it).
 
     Work runs in segments of at most one epoch; between two, every batch below
     ``progress.jobs_done`` is done and ``checkpoint(progress)`` is called: at each
     epoch's end, every ``checkpoint_seconds``, and when the main thread is
     interrupted (Ctrl-C, SIGTERM as an exception), before re-raising.
     """
-    kernel = train_batch_kernel(config.dim)
+    kernel = kernel or train_batch_kernel(config.dim)
     threads, start_alpha, min_alpha = config.threads, config.alpha, config.min_alpha
     assert threads is not None and start_alpha is not None and min_alpha is not None  # config.resolved()
     batches, epochs, total = len(stream), config.epochs, stream.words * config.epochs
