@@ -87,8 +87,8 @@ def sub_stream(stream: IdStream, first: int, count: int) -> IdStream:
 
 
 def train_segment(model: Model, stream: IdStream, config: TrainConfig, kernel: Callable) -> float:
-    """Seconds to train one epoch of ``stream`` with ``kernel``."""
-    progress = Progress(config.threads or 1, 1, len(stream), stream_offsets(stream))
+    """Seconds to train ``config.epochs`` epochs of ``stream`` with ``kernel``."""
+    progress = Progress(config.threads or 1, config.epochs, len(stream), stream_offsets(stream))
     start = time.perf_counter()
     run_epochs(model, stream, config, progress, kernel=kernel)
     return time.perf_counter() - start
@@ -108,7 +108,7 @@ def main(argv: list[str] | None = None) -> None:
         stream, vocab = encoded.stream, encoded.vocab
         base = Model.create(vocab, config)
         if args.warm_epochs:
-            run_epochs(base, stream, config, Progress(args.threads, config.epochs, len(stream), stream_offsets(stream)))
+            train_segment(base, stream, config, kernels[0])
         one_epoch = dataclasses.replace(config, epochs=1)
         warm = sub_stream(stream, 0, min(2, len(stream)))
         for kernel in kernels:  # compile (or load) each kernel outside the timings
