@@ -24,6 +24,7 @@ import re
 import sys
 import tempfile
 import time
+import zlib
 from collections.abc import Callable
 from pathlib import Path
 
@@ -66,11 +67,13 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     return args
 
 
-def load_factory(path: Path, index: int) -> Callable:
-    """``make_train_batch`` of the kernel file ``path``, imported as a module of its own
-    (named after its place on the command line and its file name, the same in every run)."""
+def load_factory(path: Path) -> Callable:
+    """``make_train_batch`` of the kernel file ``path``, imported as a module of its own,
+    named after the file's stem and a hash of its full path: the same name in every
+    run, wherever the file stands on the command line (Numba's cache keeps the name
+    of the module that compiled it, and fails to load under another)."""
     stem = re.sub(r"\W", "_", path.stem)
-    name = f"ab_variant_{index}_{stem}"
+    name = f"ab_variant_{stem}_{zlib.crc32(str(path.resolve()).encode()):08x}"
     spec = importlib.util.spec_from_file_location(name, path)
     assert spec is not None and spec.loader is not None
     module = importlib.util.module_from_spec(spec)
@@ -102,7 +105,7 @@ def main(argv: list[str] | None = None) -> None:
         window=args.window, sample=args.sample, epochs=max(args.warm_epochs, 1),
     ).resolved()  # fmt: skip
     names = ["w2v.kernels", *(str(v) for v in args.variants)]
-    kernels = [train_batch_kernel(args.dim)] + [load_factory(v, i)(args.dim) for i, v in enumerate(args.variants)]
+    kernels = [train_batch_kernel(args.dim)] + [load_factory(v)(args.dim) for v in args.variants]
     with tempfile.TemporaryDirectory(prefix="w2v-ab-") as workdir:
         encoded = count_and_encode(token_blocks(expand_sources([args.corpus])), config, workdir)
         stream, vocab = encoded.stream, encoded.vocab
