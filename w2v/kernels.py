@@ -38,16 +38,20 @@ from numba.extending import intrinsic
 from w2v.vocab import MAX_CODE_LENGTH  # the longest Huffman path: hs_loss keeps one logit per node on the stack
 
 FASTMATH = {"reassoc", "contract"}  # not fastmath=True: that makes isnan() always false
+# Division as in numpy (no ZeroDivisionError check): the check is a branch to an
+# exception around every division, which keeps the compiler from vectorising the
+# loops of logistic units (their 1 / (1 + e)); no divisor here can be zero.
+ERROR_MODEL = "numpy"
 
 
 def jit_inline(function):
     """Compile a helper that Numba inlines into the kernels (``inline="always"``)."""
-    return njit(function, inline="always", nogil=True, fastmath=FASTMATH, cache=True)
+    return njit(function, inline="always", nogil=True, fastmath=FASTMATH, error_model=ERROR_MODEL, cache=True)
 
 
 def jit_kernel(function):
-    """Compile a kernel (released GIL, ``FASTMATH``, cached)."""
-    return njit(function, nogil=True, fastmath=FASTMATH, cache=True)
+    """Compile a kernel (released GIL, ``FASTMATH``, numpy's division, cached)."""
+    return njit(function, nogil=True, fastmath=FASTMATH, error_model=ERROR_MODEL, cache=True)
 
 
 LCG_MUL = np.uint64(25214903917)
