@@ -107,6 +107,18 @@ def test_kernel_matches_reference_with_windows_wider_than_a_chunk(name):
     check_against_reference(CASES[name], tokens, window=12)
 
 
+@pytest.mark.parametrize("name", ["sg-ns", "sg-hs-ns"])
+@pytest.mark.parametrize("size", [3, 3000])
+def test_kernel_matches_reference_with_repeated_and_distinct_noise_words(name, size):
+    """Skip-gram takes a window's noise words all at once when they and the target
+    are distinct, one at a time when one repeats: among 3 words, 4 noise words and
+    a target always repeat one; among 3,000 equally frequent words they almost never do."""
+    counts = np.full(size, 40, dtype=np.int64)
+    tokens = np.random.default_rng(size).integers(0, size, size=60).astype(np.int32)
+    tokens[[25, 59]] = -1
+    check_against_reference(CASES[name], tokens, window=3, counts=counts)
+
+
 @pytest.mark.parametrize("name", ["sg-hs", "cbow-hs", "sg-hs-ns"])
 def test_kernel_matches_reference_on_the_longest_huffman_paths(name):
     """Fibonacci counts make the deepest Huffman tree there is: the rarest words'

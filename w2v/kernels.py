@@ -61,6 +61,7 @@ CHUNK = 16  # skip-gram batches at most this many of a window's context words (m
 # Scratch buffers are padded by this many 4-byte elements (two cache lines) on
 # both sides, so that no two threads' buffers can share a cache line.
 PAD = 32
+UNITS = MAX_CODE_LENGTH * CHUNK  # (output unit, input) pairs of one loss call at most: a path's nodes x a chunk
 
 
 @intrinsic
@@ -288,21 +289,25 @@ def logits(inputs, count, o, out, dim):
 
 
 @jit_inline
-def unit_steps(steps, count, label, hs_rule, alpha):
-    """Turn the logits ``steps[:count]`` of one output unit with target ``label``
-    into steps, in place: g = alpha * (label - sigmoid(f)) (float32). With
-    ``hs_rule``, g = 0 where |f| >= 6: word2vec.c's hierarchical softmax leaves
-    those nodes alone (negative sampling saturates instead). Returns the unit's
-    loss summed over the inputs (nats)."""
+def unit_steps(steps, labels, n, hs_rule, alpha):
+    """Turn the logits ``steps[:n]`` of (output unit, input) pairs into steps, in
+    place: g = alpha * (label - sigmoid(f)) (float32), ``labels[:n]`` (float32,
+    0 or 1) holding each pair's target. With ``hs_rule``, g = 0 where |f| >= 6:
+    word2vec.c's hierarchical softmax leaves those nodes alone (negative sampling
+    saturates instead). Returns the loss summed over the pairs (nats).
+
+    One flat loop over contiguous buffers, which the compiler vectorises (16
+    pairs an instruction); a skip-gram path has about 14 nodes x 6 inputs."""
     loss = 0.0
-    for i in range(count):
-        f = steps[i]
+    for p in range(n):
+        f = steps[p]
+        label = labels[p]
         s, step = logistic(f, label)
         loss += step
         if hs_rule and not (-HS_MAX_EXP < f < HS_MAX_EXP):
-            steps[i] = np.float32(0.0)
+            steps[p] = np.float32(0.0)
         else:
-            steps[i] = np.float32((label - s) * alpha)
+            steps[p] = np.float32((label - s) * alpha)
     return loss
 
 
@@ -329,40 +334,53 @@ def move_unit(inputs, count, o, steps, grads, acc, dim):
 
 
 @jit_inline
-def output_unit(inputs, count, out, row, label, hs_rule, grads, steps, acc, alpha, dim):
-    """One output unit ``out[row]`` against the ``count`` inputs ``inputs[:count]``,
-    in three passes (all logits, all steps, then the updates), so that the inputs'
-    dot products and logistics overlap instead of waiting on each other.
-    ``steps`` (>= count,) is scratch. Returns the summed loss (nats)."""
-    o = out[row]
+def output_unit(inputs, count, out, row, label, grads, scores, acc, alpha, dim):
+    """One output unit ``out[row]`` with target ``label`` against the ``count``
+    inputs ``inputs[:count]``, in three passes (all logits, all steps, then the
+    updates), so that the inputs' dot products and logistics overlap instead of
+    waiting on each other. ``scores`` (4, >= count) is ``output_loss``'s.
+    Returns the summed loss (nats)."""
+    o, steps, labels = out[row], scores[0], scores[2 + label]  # rows 2 and 3: all 0, all 1
     logits(inputs, count, o, steps, dim)
-    loss = unit_steps(steps, count, label, hs_rule, alpha)
+    loss = unit_steps(steps, labels, count, False, alpha)
     move_unit(inputs, count, o, steps, grads, acc, dim)
     return loss
 
 
 @jit_inline
-def hs_loss(inputs, count, target, syn1, grads, steps, acc, alpha, codes, points, code_offsets, dim):
+def distinct_units(inputs, count, out, rows, codes, hs_rule, grads, scores, acc, alpha, dim):
+    """The output units ``out[rows[u]]``, distinct rows, label 1 - ``codes[u]``,
+    against the ``count`` inputs, all at once: every unit's logits, then all the
+    steps (one vectorised loop), then the updates. As the rows are distinct and
+    the inputs do not move until the caller applies ``grads``, the results are
+    those of taking the units one by one (``output_unit``); the dot products of
+    many units are in flight at once. ``scores`` (4, UNITS): row 0 the (unit,
+    input) pairs' logits, then steps, unit by unit (``count`` to a unit), row 1
+    their labels. Returns the loss (nats)."""
+    steps, labels = scores[0], scores[1]
+    for u in range(rows.shape[0]):
+        first = u * count
+        logits(inputs, count, out[rows[u]], steps[first : first + count], dim)
+        label = np.float32(codes[u] == 0)
+        for i in range(first, first + count):
+            labels[i] = label
+    loss = unit_steps(steps, labels, rows.shape[0] * count, hs_rule, alpha)
+    for u in range(rows.shape[0]):
+        first = u * count
+        move_unit(inputs, count, out[rows[u]], steps[first : first + count], grads, acc, dim)
+    return loss
+
+
+@jit_inline
+def hs_loss(inputs, count, target, syn1, grads, scores, acc, alpha, codes, points, code_offsets, dim):
     """Hierarchical softmax: the inputs predict ``target`` along its Huffman path,
     one output unit per node, label = 1 - code. ``codes`` (N,) uint8 and
     ``points`` (N,) int32 hold every word's path from the root, word w at
-    ``code_offsets[w]:code_offsets[w + 1]``; ``steps`` (MAX_CODE_LENGTH, >= count)
-    is scratch. Returns the loss (nats).
-
-    The nodes of a path are distinct rows and the inputs do not move until the
-    caller applies ``grads``, so every node's logits are those of word2vec.c's
-    node-by-node loop; they are all taken first, then all steps, then the
-    updates: the same results, and the dot products of many nodes in flight at
-    once (docs/performance.md)."""
-    start, end = code_offsets[target], code_offsets[target + 1]
-    for j in range(start, end):
-        logits(inputs, count, syn1[points[j]], steps[j - start], dim)
-    loss = 0.0
-    for j in range(start, end):
-        loss += unit_steps(steps[j - start], count, codes[j] == 0, True, alpha)
-    for j in range(start, end):
-        move_unit(inputs, count, syn1[points[j]], steps[j - start], grads, acc, dim)
-    return loss
+    ``code_offsets[w]:code_offsets[w + 1]``. A path's nodes are distinct rows,
+    so they are taken all at once (``distinct_units``): the logits are those of
+    word2vec.c's node-by-node loop. Returns the loss (nats)."""
+    path = slice(code_offsets[target], code_offsets[target + 1])
+    return distinct_units(inputs, count, syn1, points[path], codes[path], True, grads, scores, acc, alpha, dim)
 
 
 @jit_inline
@@ -375,32 +393,50 @@ def draw_negatives(negatives, target, state, alias_prob, alias_idx):
 
 
 @jit_inline
-def ns_loss(inputs, count, negatives, syn1neg, grads, steps, acc, alpha, dim):
-    """Negative sampling: ``negatives[0]`` is the positive target, the rest noise
-    words, one ``output_unit`` each, in turn (a noise word drawn twice sees its
-    first update); a noise word equal to the target is skipped (word2vec.c).
-    ``steps`` (>= count,) is scratch. Returns the loss (nats)."""
+def all_distinct(words):
+    """Whether the ids ``words`` (a few) are pairwise distinct."""
+    for d in range(1, words.shape[0]):
+        for e in range(d):
+            if words[d] == words[e]:
+                return False
+    return True
+
+
+@jit_inline
+def ns_loss(inputs, count, draws, syn1neg, grads, scores, acc, alpha, dim):
+    """Negative sampling: ``draws[0][0]`` is the positive target, the rest of
+    ``draws[0]`` noise words, and ``draws[1]`` their codes (0 for the target, 1
+    for the rest). When all are distinct and there are several inputs, they are
+    taken at once (``distinct_units``); else one ``output_unit`` each, in turn (a
+    noise word drawn twice sees its first update), a noise word equal to the
+    target skipped (word2vec.c). Both give the same results where both apply;
+    CBOW's one input keeps the second way, which is as fast for it.
+    ``scores`` (4, >= count) is ``output_loss``'s. Returns the loss (nats)."""
+    negatives, noise_codes = draws
+    if count > 1 and all_distinct(negatives):
+        return distinct_units(inputs, count, syn1neg, negatives, noise_codes, False, grads, scores, acc, alpha, dim)
     loss = 0.0
     for d in range(negatives.shape[0]):
         word = negatives[d]
         if d > 0 and word == negatives[0]:
             continue
-        loss += output_unit(inputs, count, syn1neg, word, d == 0, False, grads, steps, acc, alpha, dim)
+        loss += output_unit(inputs, count, syn1neg, word, d == 0, grads, scores, acc, alpha, dim)
     return loss
 
 
 @jit_inline
-def output_loss(inputs, count, target, params, grads, steps, acc, alpha, negatives, dim):
+def output_loss(inputs, count, target, params, grads, scores, acc, alpha, draws, dim):
     """Both losses that are on (HS if ``syn1`` has rows, NS if ``syn1neg`` has) for
-    ``count`` inputs predicting ``target``, ``negatives`` already drawn; adds the
-    inputs' gradients to ``grads[:count]``. ``steps`` (MAX_CODE_LENGTH, >= count)
-    and ``acc`` (D,) are scratch. Returns the loss (nats)."""
+    ``count`` inputs predicting ``target``, ``draws`` (``ns_loss``) already
+    drawn; adds the inputs' gradients to ``grads[:count]``. ``scores`` (4, UNITS): rows 0 and 1
+    scratch, row 2 all 0 and row 3 all 1 (negative sampling's labels); ``acc``
+    (D,) scratch. Returns the loss (nats)."""
     syn1, syn1neg, codes, points, code_offsets, _, _ = params
     loss = 0.0
     if syn1.shape[0] > 0:
-        loss += hs_loss(inputs, count, target, syn1, grads, steps, acc, alpha, codes, points, code_offsets, dim)
+        loss += hs_loss(inputs, count, target, syn1, grads, scores, acc, alpha, codes, points, code_offsets, dim)
     if syn1neg.shape[0] > 0:
-        loss += ns_loss(inputs, count, negatives, syn1neg, grads, steps[0], acc, alpha, dim)
+        loss += ns_loss(inputs, count, draws, syn1neg, grads, scores, acc, alpha, dim)
     return loss
 
 
@@ -455,15 +491,22 @@ def make_train_batch(dim):
             scratch(tokens.shape[0], np.int32),
             scratch(2 * window, np.int32),
             scratch(negative + 1, np.int32),
+            scratch(negative + 1, np.int32),
         )
         sentence = unmanaged(owned[0])
         contexts = unmanaged(owned[1])  # a window's context words
         negatives = unmanaged(owned[2])
+        noise_codes = unmanaged(owned[3])  # the target's code 0, the noise words' 1
+        noise_codes[:] = 1
+        noise_codes[0] = 0
+        draws = (negatives, noise_codes)
         inputs = stack_matrix(CHUNK, dim)  # skip-gram: a chunk of the window's context rows
         grads = stack_matrix(CHUNK, dim)  # their gradients (CBOW: the hidden vector's, row 0)
         hidden = stack_matrix(1, dim)  # CBOW's input
         acc = stack_matrix(1, dim)[0]  # an output row's step
-        steps = stack_matrix(MAX_CODE_LENGTH, CHUNK)  # the logits, then steps, of a path's nodes
+        scores = stack_matrix(4, UNITS)  # (unit, input) pairs: logits then steps, labels; all 0, all 1
+        scores[2, :] = 0.0
+        scores[3, :] = 1.0
         use_ns = syn1neg.shape[0] > 0
         use_hs = syn1.shape[0] > 0
         loss = 0.0
@@ -514,7 +557,7 @@ def make_train_batch(dim):
                         for k in range(dim):
                             hidden[0, k] /= np.float32(count)
                     grads[0, :] = 0.0
-                    loss += output_loss(hidden, 1, target, params, grads, steps, acc, alpha, negatives, dim)
+                    loss += output_loss(hidden, 1, target, params, grads, scores, acc, alpha, draws, dim)
                     examples += 1
                     for c in range(count):
                         for k in range(dim):
@@ -527,7 +570,7 @@ def make_train_batch(dim):
                                 inputs[c, k] = syn0[chunk[c], k]
                                 grads[c, k] = 0.0
                         loss += output_loss(
-                            inputs, chunk.shape[0], target, params, grads, steps, acc, alpha, negatives, dim
+                            inputs, chunk.shape[0], target, params, grads, scores, acc, alpha, draws, dim
                         )
                         for c in range(chunk.shape[0]):
                             for k in range(dim):
@@ -544,7 +587,7 @@ _BATCH_KERNELS: dict[int, Any] = {}
 
 def stack_bytes(dim: int) -> int:
     """Bytes of stack the kernel for ``dim`` keeps its buffers in."""
-    return 4 * (dim * (2 * CHUNK + 2) + MAX_CODE_LENGTH * CHUNK)
+    return 4 * (dim * (2 * CHUNK + 2) + 4 * UNITS)
 
 
 def train_batch_kernel(dim):
