@@ -35,7 +35,7 @@ from numba import njit, types
 from numba.core import cgutils
 from numba.extending import intrinsic
 
-from w2v.vocab import MAX_CODE_LENGTH  # the longest Huffman path: hs_loss keeps one logit per node on the stack
+from w2v.vocab import MAX_CODE_LENGTH  # the longest Huffman path: sizes the stack buffer of (unit, input) pairs
 
 FASTMATH = {"reassoc", "contract"}  # not fastmath=True: that makes isnan() always false
 # Division as in numpy (no ZeroDivisionError check): the check is a branch to an
@@ -145,7 +145,7 @@ def stack_matrix(typingctx, rows, cols):
     ``cols`` must be compile-time constants (a global, or a factory's argument).
 
     For the buffers the inner loops write (a window's input rows and gradients,
-    the output-row step): the compiler knows stack memory is reached by no other
+    the output-row step, the units' logits and steps): the compiler knows stack memory is reached by no other
     pointer, so it keeps the output row and its step in registers across the
     inputs and drops the overlap checks and scalar fallbacks it adds for heap
     arrays (skip-gram +5-12% on 2 threads). A module-level intrinsic, not one
@@ -428,9 +428,10 @@ def ns_loss(inputs, count, draws, syn1neg, grads, scores, acc, alpha, dim):
 def output_loss(inputs, count, target, params, grads, scores, acc, alpha, draws, dim):
     """Both losses that are on (HS if ``syn1`` has rows, NS if ``syn1neg`` has) for
     ``count`` inputs predicting ``target``, ``draws`` (``ns_loss``) already
-    drawn; adds the inputs' gradients to ``grads[:count]``. ``scores`` (4, UNITS): rows 0 and 1
-    scratch, row 2 all 0 and row 3 all 1 (negative sampling's labels); ``acc``
-    (D,) scratch. Returns the loss (nats)."""
+    drawn; adds the inputs' gradients to ``grads[:count]``. ``scores`` (4,
+    UNITS): rows 0 and 1 scratch, row 2 all 0 and row 3 all 1 (the labels of
+    negative sampling's units taken one at a time); ``acc`` (D,) scratch.
+    Returns the loss (nats)."""
     syn1, syn1neg, codes, points, code_offsets, _, _ = params
     loss = 0.0
     if syn1.shape[0] > 0:
