@@ -2,6 +2,8 @@
 determinism, presets, stdin, and one clean error line for every mistake."""
 
 import os
+import subprocess
+import sys
 
 import numpy as np
 import pytest
@@ -243,3 +245,36 @@ def test_sigterm_stops_training_with_143_and_writes_nothing(tiny_corpus, tmp_pat
     assert err.decode().strip().splitlines()[-1] == "w2v: error: terminated"
     assert out.read_bytes() == b"old vectors"
     assert [p.name for p in tmp_path.iterdir()] == ["v.bin"]
+
+
+def test_train_command_keeps_numba_from_importing_scipy_linalg(tiny_corpus, tmp_path):
+    """Numba imports scipy.linalg, when it is installed, only to see whether jitted code
+    may call BLAS. The command hides it while it trains, and it is importable afterwards."""
+    pytest.importorskip("scipy.linalg")
+    out = tmp_path / "v.bin"
+    script = (
+        "import sys\n"
+        "from w2v.cli import main\n"
+        "main(sys.argv[1:])\n"
+        "assert 'scipy.linalg' not in sys.modules, 'scipy.linalg was imported'\n"
+        "import scipy.linalg\n"
+    )
+    done = subprocess.run(
+        [sys.executable, "-c", script, "train", str(tiny_corpus), "-o", str(out), *FAST], capture_output=True
+    )
+    assert done.returncode == 0, done.stderr.decode()
+    assert read_word2vec(out, binary=True)[1].shape == (12, 16)
+
+
+def test_hiding_scipy_linalg_leaves_a_loaded_one_alone(monkeypatch):
+    from w2v.cli import numba_without_scipy_blas
+
+    loaded = object()
+    monkeypatch.setitem(sys.modules, "scipy.linalg", loaded)
+    with numba_without_scipy_blas():
+        assert sys.modules["scipy.linalg"] is loaded
+    assert sys.modules["scipy.linalg"] is loaded
+    monkeypatch.delitem(sys.modules, "scipy.linalg")
+    with numba_without_scipy_blas(), pytest.raises(ImportError):
+        import scipy.linalg  # noqa: F401
+    assert "scipy.linalg" not in sys.modules

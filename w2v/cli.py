@@ -10,6 +10,7 @@ import sys
 import threading
 import time
 from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 
 import click
 
@@ -173,6 +174,28 @@ def check_resume(ctx: click.Context) -> None:
         changed.append("--config")
     if changed:
         raise click.UsageError(f"--resume continues with the checkpoint's settings; drop {', '.join(changed)}")
+
+
+@contextmanager
+def numba_without_scipy_blas() -> Iterator[None]:
+    """Keep Numba from importing ``scipy.linalg`` while the kernel loads.
+
+    When its CPU target first loads, Numba imports ``scipy.linalg`` (if SciPy is
+    installed) only to learn whether jitted code may call BLAS (``np.dot``); the
+    kernels never do. That import costs the ``w2v train`` process 16 MiB of peak
+    RSS and starts SciPy's OpenBLAS threads. The ``None`` entry in ``sys.modules``
+    makes the import fail quietly, as it would without SciPy; it is removed
+    afterwards. Only the command does this: the library leaves Numba as it is.
+    """
+    if "scipy.linalg" in sys.modules:
+        yield
+        return
+    sys.modules["scipy.linalg"] = None  # type: ignore[assignment]  # import raises ImportError
+    try:
+        yield
+    finally:
+        if "scipy.linalg" in sys.modules and sys.modules["scipy.linalg"] is None:
+            del sys.modules["scipy.linalg"]
 
 
 def rerun_recipe(ctx: click.Context) -> dict:
@@ -352,15 +375,16 @@ def train(corpus, output, fmt, quiet, cbow_sum, save_vocab, read_vocab, **settin
     else:
         settings["cbow_mean"] = not cbow_sum
     try:
-        vectors = train_vectors(
-            source,
-            read_vocab=read_vocab,
-            save_vocab=save_vocab,
-            progress=not quiet,
-            notes=notes,
-            **long_run,
-            **settings,
-        )
+        with numba_without_scipy_blas():
+            vectors = train_vectors(
+                source,
+                read_vocab=read_vocab,
+                save_vocab=save_vocab,
+                progress=not quiet,
+                notes=notes,
+                **long_run,
+                **settings,
+            )
     except (KeyboardInterrupt, Terminated) as err:
         raise Stopped(err, long_run["checkpoint"]) from None
     write_classes = after_training(vectors)  # k-means first: when it fails, nothing is written
