@@ -249,7 +249,8 @@ def test_sigterm_stops_training_with_143_and_writes_nothing(tiny_corpus, tmp_pat
 
 def test_train_command_keeps_numba_from_importing_scipy_linalg(tiny_corpus, tmp_path):
     """Numba imports scipy.linalg, when it is installed, only to see whether jitted code
-    may call BLAS. The command hides it while it trains, and it is importable afterwards."""
+    may call BLAS. The command hides it while it trains, and it is importable afterwards.
+    A quiet run does not import tqdm either."""
     pytest.importorskip("scipy.linalg")
     out = tmp_path / "v.bin"
     script = (
@@ -257,6 +258,7 @@ def test_train_command_keeps_numba_from_importing_scipy_linalg(tiny_corpus, tmp_
         "from w2v.cli import main\n"
         "main(sys.argv[1:])\n"
         "assert 'scipy.linalg' not in sys.modules, 'scipy.linalg was imported'\n"
+        "assert 'tqdm' not in sys.modules, 'tqdm was imported with no bar to show'\n"
         "import scipy.linalg\n"
     )
     done = subprocess.run(

@@ -3,6 +3,7 @@
 import bz2
 import gzip
 import lzma
+import os
 import subprocess
 import sys
 
@@ -257,5 +258,13 @@ def test_id_stream_batches_end_at_sentence_ends(tmp_path):
             assert SENTENCE_END not in batch[49:-1]
         assert stream.words == (ids >= 0).sum()
         assert stream.batch_starts[0] == 0 and stream.batch_starts[-1] == len(ids)
+        buffer = np.full(stream.longest, 7, dtype=np.int32)  # a worker reads every batch into one buffer
+        assert stream.longest == max(len(b) for b in batches)
+        for index, expected in enumerate(batches):
+            batch = stream.batch(index, buffer)
+            assert np.shares_memory(batch, buffer) and np.array_equal(batch, expected)
+        os.truncate(stream.path, 4 * (len(ids) - 1))  # the file cut short: an error, not stale ids
+        with pytest.raises(CorpusError, match="cut short"):
+            stream.batch(len(stream) - 1, buffer)
     finally:
         stream.close()

@@ -218,16 +218,36 @@ class IdStream:
     def __len__(self) -> int:
         return len(self.batch_words)
 
-    def batch(self, index: int) -> np.ndarray:
-        """The ids of batch ``index`` (a fresh int32 array)."""
+    @property
+    def longest(self) -> int:
+        """Ids (words and sentence ends) in the longest batch: the size of a buffer for ``batch``."""
+        return int(np.diff(self.batch_starts).max(initial=0))
+
+    def batch(self, index: int, out: np.ndarray | None = None) -> np.ndarray:
+        """The ids of batch ``index``: read into the front of ``out`` (int32, at least
+        ``longest`` long; a worker reuses one, so reading allocates nothing) and
+        returned as a view of it, or into a fresh array."""
         start, end = self.batch_starts[index], self.batch_starts[index + 1]
-        data = os.pread(self._fd, int(end - start) * 4, int(start) * 4)
-        return np.frombuffer(data, dtype=np.int32)
+        count = int(end - start)
+        ids = (np.empty(count, dtype=np.int32) if out is None else out)[:count]
+        if read_at(self._fd, ids.data.cast("B"), int(start) * 4) != 4 * count:
+            raise CorpusError(f"the encoded corpus {self.path} was cut short")
+        return ids
 
     def close(self) -> None:
         if self._fd >= 0:
             os.close(self._fd)
             self._fd = -1
+
+
+def read_at(fd: int, into: memoryview, offset: int) -> int:
+    """Read bytes of file ``fd`` from ``offset`` into ``into``; returns how many were read
+    (``os.preadv``; on a platform without it, ``os.pread`` and a copy)."""
+    if hasattr(os, "preadv"):
+        return os.preadv(fd, [into], offset)
+    data = os.pread(fd, len(into), offset)
+    into[: len(data)] = data
+    return len(data)
 
 
 class IdStreamWriter:

@@ -27,7 +27,6 @@ from contextlib import contextmanager
 from dataclasses import dataclass
 
 import numpy as np
-from tqdm import tqdm
 
 from w2v.config import TRAIN_FIELDS, TrainConfig
 from w2v.corpus import (
@@ -367,11 +366,12 @@ def run_epochs(
 
     def work(thread: int, queue: JobQueue, stop: threading.Event, ended: threading.Event) -> None:
         try:
+            buffer = np.empty(stream.longest, dtype=np.int32)
             while not stop.is_set() and (job := queue.take()) is not None:
                 epoch, batch = divmod(job, batches)
                 done = epoch * stream.words + words_before[batch]
                 alpha = learning_rate(start_alpha, min_alpha, done / total)
-                tokens = stream.batch(batch)
+                tokens = stream.batch(batch, buffer)
                 seed = batch_seed(config.seed, job)
                 loss, examples = kernel(tokens, model.syn0, model.params, model.keep_prob, *flags, alpha, seed)
                 if not math.isfinite(loss):
@@ -388,7 +388,7 @@ def run_epochs(
         stop.set()  # no jobs left (or an error): the others finish their batch and stop
         ended.set()
 
-    bar = tqdm(total=total, unit="w", unit_scale=True, disable=not show_progress, file=sys.stderr, desc="training")
+    bar = progress_bar(total, show_progress)
     bar.update(int(progress.words.sum()))
     finished = progress.jobs_done // max(batches, 1)  # epochs reported
     saved = time.monotonic()
@@ -457,7 +457,7 @@ def run_epochs(
     try:
         try:
             if batches and stack_bytes(config.dim) <= SMALL_STACK:  # the kernel's buffers fit this thread's stack
-                load_kernel(kernel, stream, model, flags, learning_rate(start_alpha, min_alpha, 0.0), config.seed)
+                load_kernel(kernel, model, flags, learning_rate(start_alpha, min_alpha, 0.0), config.seed)
             while progress.jobs_done < batches * epochs:
                 run_segment(JobQueue(progress.jobs_done, (progress.jobs_done // batches + 1) * batches))
                 check_finite(model, max((progress.jobs_done - 1) // batches + 1, 1), start_alpha)
@@ -474,13 +474,39 @@ def run_epochs(
     return [progress.epoch_loss(e) for e in range(epochs)]
 
 
-def load_kernel(kernel: Callable, stream: IdStream, model: Model, flags: tuple, alpha: float, seed: int) -> None:
+class NoBar:
+    """The part of tqdm's bar that ``run_epochs`` uses, showing nothing."""
+
+    def __init__(self):
+        self.n = 0
+
+    def update(self, words: int) -> None:
+        self.n += words
+
+    def set_postfix(self, *_args, **_kwargs) -> None:
+        pass
+
+    def close(self) -> None:
+        pass
+
+
+def progress_bar(total: int, show: bool):
+    """A tqdm bar on stderr counting ``total`` words, or ``NoBar`` when not ``show``:
+    tqdm is imported only to show one (it costs 30-40 ms and 0.8 MiB of peak RSS)."""
+    if not show:
+        return NoBar()
+    from tqdm import tqdm
+
+    return tqdm(total=total, unit="w", unit_scale=True, file=sys.stderr, desc="training")
+
+
+def load_kernel(kernel: Callable, model: Model, flags: tuple, alpha: float, seed: int) -> None:
     """Load (or compile) ``kernel`` in the calling thread: a call on no tokens, with the
-    argument types the workers pass (a read-only int32 slice of a batch), which trains
+    argument types the workers pass (a writable, contiguous int32 array), which trains
     nothing. What Numba and LLVM allocate then comes from this thread's malloc arena,
     which has room left from counting, not from a worker's new one: peak RSS -4 MiB
     (NS) and -9 MiB (HS) on the benchmark corpus."""
-    kernel(stream.batch(0)[:0], model.syn0, model.params, model.keep_prob, *flags, alpha, batch_seed(seed, 0))
+    kernel(np.empty(0, dtype=np.int32), model.syn0, model.params, model.keep_prob, *flags, alpha, batch_seed(seed, 0))
 
 
 def check_finite(model: Model, epoch: int, alpha: float) -> None:
