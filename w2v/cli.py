@@ -178,7 +178,7 @@ def check_resume(ctx: click.Context) -> None:
 
 @contextmanager
 def numba_without_scipy_blas() -> Iterator[None]:
-    """Keep Numba from importing ``scipy.linalg`` while the kernel loads.
+    """Keep Numba from importing ``scipy.linalg`` while ``w2v train`` trains.
 
     When its CPU target first loads, Numba imports ``scipy.linalg`` (if SciPy is
     installed) only to learn whether jitted code may call BLAS (``np.dot``); the
@@ -194,7 +194,7 @@ def numba_without_scipy_blas() -> Iterator[None]:
     try:
         yield
     finally:
-        if "scipy.linalg" in sys.modules and sys.modules["scipy.linalg"] is None:
+        if sys.modules.get("scipy.linalg", False) is None:  # still ours
             del sys.modules["scipy.linalg"]
 
 
