@@ -190,6 +190,19 @@ def test_compressed_sources(tmp_path, suffix, compress):
     assert len(sentences_of(plain)) == 150
 
 
+def test_local_compressed_files_are_read_without_smart_open(tmp_path):
+    """smart_open (0.15-0.2 s and 26 MB to import) is for URLs; the standard library reads local files."""
+    packed = write(tmp_path, "c.txt.gz", gzip.compress(CONTENT))
+    script = (
+        "import sys\n"
+        "from w2v.corpus import read_chunks\n"
+        "assert b''.join(read_chunks(sys.argv[1])) == sys.stdin.buffer.read()\n"
+        "assert 'smart_open' not in sys.modules\n"
+    )
+    done = subprocess.run([sys.executable, "-c", script, str(packed)], input=CONTENT, capture_output=True)
+    assert done.returncode == 0, done.stderr.decode()
+
+
 def test_folder_reads_files_in_sorted_order(tmp_path):
     folder = tmp_path / "corpus"
     (folder / "sub").mkdir(parents=True)

@@ -26,7 +26,7 @@ import numpy as np
 
 from w2v.corpus import BLOCK_BYTES, stream_errors
 from w2v.errors import FormatError, W2VError
-from w2v.files import COMPRESSED, atomic_output
+from w2v.files import COMPRESSED, atomic_output, compression_of, open_file
 
 WRITE_ROWS = 4096  # rows formatted per write
 
@@ -254,11 +254,11 @@ def npy_vocab_path(path: str) -> str:
 
 
 def _open(path: str):
-    if path.endswith(COMPRESSED) or "://" in path:
+    if "://" in path:
         import smart_open
 
         return smart_open.open(path, "rb")
-    return open(path, "rb")
+    return open_file(path, "rb", compression_of(path))
 
 
 def read_header(fin, path: str) -> tuple[int, int]:
