@@ -280,3 +280,23 @@ def test_hiding_scipy_linalg_leaves_a_loaded_one_alone(monkeypatch):
     with numba_without_scipy_blas(), pytest.raises(ImportError):
         import scipy.linalg  # noqa: F401
     assert "scipy.linalg" not in sys.modules
+
+
+def test_compressed_output_names_are_compressed(cli, tiny_corpus, tmp_path):
+    """``-o v.bin.gz`` writes gzipped binary (``.bin`` under the compression picks the format),
+    ``-o v.txt.zst`` zstd-compressed text; both load back, and gensim reads the gzipped one."""
+    import gzip
+
+    zstd = pytest.importorskip("zstandard")
+    train_ok(cli, tiny_corpus, "-o", tmp_path / "v.bin", *FAST)
+    train_ok(cli, tiny_corpus, "-o", tmp_path / "v.bin.gz", *FAST)
+    train_ok(cli, tiny_corpus, "-o", tmp_path / "v.txt", *FAST)
+    train_ok(cli, tiny_corpus, "-o", tmp_path / "v.txt.zst", *FAST)
+    assert gzip.decompress((tmp_path / "v.bin.gz").read_bytes()) == (tmp_path / "v.bin").read_bytes()
+    text = zstd.ZstdDecompressor().stream_reader((tmp_path / "v.txt.zst").read_bytes()).read()
+    assert text == (tmp_path / "v.txt").read_bytes()
+    done = cli("similar", "cat", "-v", tmp_path / "v.txt.zst", "-n", "2")
+    assert done.returncode == 0 and len(done.stdout.splitlines()) == 2
+    models = pytest.importorskip("gensim.models")
+    loaded = models.KeyedVectors.load_word2vec_format(str(tmp_path / "v.bin.gz"), binary=True)
+    np.testing.assert_array_equal(loaded.vectors, read_word2vec(tmp_path / "v.bin", binary=True)[1])

@@ -1,6 +1,8 @@
 """Loading vectors files: every producer's layout, format detection, --limit, damage."""
 
+import bz2
 import gzip
+import lzma
 import struct
 
 import numpy as np
@@ -130,6 +132,20 @@ def test_gzip(tmp_path):
     path = tmp_path / "v.bin.gz"
     path.write_bytes(gzip.compress(records(WORDS, MATRIX, binary=True)))
     assert_same(Vectors.load(path))
+
+
+@pytest.mark.parametrize(
+    ("suffix", "unpack"), [(".gz", gzip.decompress), (".bz2", bz2.decompress), (".xz", lzma.decompress)]
+)
+def test_compressed_names_are_written_compressed(tmp_path, suffix, unpack):
+    """As gensim does: ``v.bin.gz`` is binary, gzipped; ``v.txt.xz`` text, xz-compressed."""
+    vectors = Vectors(WORDS, MATRIX)
+    for name in ("v.bin", "v.txt"):
+        vectors.save(tmp_path / name)
+        vectors.save(tmp_path / (name + suffix))
+        packed = (tmp_path / (name + suffix)).read_bytes()
+        assert unpack(packed) == (tmp_path / name).read_bytes() != packed
+        assert_same(Vectors.load(tmp_path / (name + suffix)))
 
 
 def test_crlf_text(tmp_path):

@@ -16,7 +16,7 @@ import click
 
 from w2v.config import load_preset
 from w2v.errors import W2VError
-from w2v.files import is_special
+from w2v.files import binary_name, is_special
 from w2v.state import checkpoint_path
 from w2v.train import train as train_vectors
 
@@ -101,8 +101,8 @@ def apply_preset(ctx: click.Context, _param, path: str | None) -> str | None:
 
 
 def output_format(path: str, fmt: str) -> bool:
-    """True for binary: ``--format binary``, or ``auto`` and a ``.bin`` name."""
-    return fmt == "binary" or (fmt == "auto" and path.endswith(".bin"))
+    """True for binary: ``--format binary``, or ``auto`` and a ``.bin`` (``.bin.gz`` ...) name."""
+    return fmt == "binary" or (fmt == "auto" and binary_name(path))
 
 
 def check_writable(path: str) -> None:
@@ -392,7 +392,9 @@ def train(corpus, output, fmt, quiet, cbow_sum, save_vocab, read_vocab, **settin
     from w2v.files import atomic_output
     from w2v.vectors import write_vectors
 
-    with atomic_output(output) as out:  # renamed last: when writing the classes fails, it is not replaced
+    with atomic_output(
+        output, compress=True
+    ) as out:  # renamed last: when writing the classes fails, it is not replaced
         write_vectors(out, vectors.words, vectors.vectors, output_format(output, fmt))
         out.flush()  # a device (/dev/full) fails here, before the classes are written
         write_classes()
@@ -599,7 +601,7 @@ def convert(source, dest, from_fmt, to_fmt, limit, quiet):
     from w2v.vectors import Vectors
 
     if to_fmt == "auto":
-        to_fmt = "npy" if dest.endswith(".npy") else "binary" if dest.endswith(".bin") else "text"
+        to_fmt = "npy" if dest.endswith(".npy") else "binary" if binary_name(dest) else "text"
     check_writable(dest)
     vectors = Vectors.load(source, binary=None if from_fmt == "auto" else from_fmt == "binary", limit=limit)
     extra = ""

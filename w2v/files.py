@@ -16,6 +16,13 @@ def compression_of(path: str) -> str | None:
     return next((e for e in COMPRESSED if path.endswith(e)), None)
 
 
+def binary_name(path: str) -> bool:
+    """A ``.bin`` name, perhaps under a compressed extension (``v.bin``, ``v.bin.gz``):
+    the vectors formats' cue for binary."""
+    extension = compression_of(path)
+    return (path[: -len(extension)] if extension else path).endswith(".bin")
+
+
 def open_file(path: str, mode: Literal["rb", "wb"], extension: str | None) -> BinaryIO:
     """A local file opened in binary ``mode`` (``"rb"``, ``"wb"``), compressed as
     ``extension`` says (one of ``COMPRESSED``; None: not compressed) through the

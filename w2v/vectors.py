@@ -26,7 +26,7 @@ import numpy as np
 
 from w2v.corpus import BLOCK_BYTES, stream_errors
 from w2v.errors import FormatError, W2VError
-from w2v.files import COMPRESSED, atomic_output, compression_of, open_file
+from w2v.files import COMPRESSED, atomic_output, binary_name, compression_of, open_file
 
 WRITE_ROWS = 4096  # rows formatted per write
 
@@ -82,11 +82,12 @@ class Vectors:
 
     def save(self, path: str | os.PathLike, binary: bool | None = None) -> None:
         """Write word2vec binary (``binary=True``) or text; ``None`` picks binary for
-        ``.bin`` names. Written beside ``path`` and renamed: never half-written."""
+        ``.bin`` names. A ``.gz .bz2 .xz .zst`` name is compressed (``v.bin.gz``: binary,
+        gzipped). Written beside ``path`` and renamed: never half-written."""
         path = os.fspath(path)
         if binary is None:
-            binary = path.endswith(".bin")
-        with atomic_output(path) as out:
+            binary = binary_name(path)
+        with atomic_output(path, compress=True) as out:
             write_vectors(out, self.words, self.vectors, binary)
 
     # --- loading and exporting ---------------------------------------------------------
