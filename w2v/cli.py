@@ -392,9 +392,8 @@ def train(corpus, output, fmt, quiet, cbow_sum, save_vocab, read_vocab, **settin
     from w2v.files import atomic_output
     from w2v.vectors import write_vectors
 
-    with atomic_output(
-        output, compress=True
-    ) as out:  # renamed last: when writing the classes fails, it is not replaced
+    # renamed last: when writing the classes fails, it is not replaced
+    with atomic_output(output, compress=True) as out:
         write_vectors(out, vectors.words, vectors.vectors, output_format(output, fmt))
         out.flush()  # a device (/dev/full) fails here, before the classes are written
         write_classes()

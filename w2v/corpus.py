@@ -22,7 +22,7 @@ from pathlib import Path
 import numpy as np
 
 from w2v.errors import CorpusError
-from w2v.files import compression_of, open_file, zstd
+from w2v.files import open_input, zstd
 
 BLOCK_BYTES = 1 << 20
 MAX_SENTENCE_TOKENS = 10_000
@@ -70,11 +70,7 @@ def open_source(source: str):
     if source == "-":
         return os.fdopen(os.dup(sys.stdin.buffer.fileno()), "rb")
     try:
-        if "://" not in source:
-            return open_file(source, "rb", compression_of(source))
-        import smart_open  # only for URLs: it costs 0.15-0.2 s and 26 MB to import
-
-        return smart_open.open(source, "rb")
+        return open_input(source)
     except OSError as err:
         raise CorpusError(f"cannot open corpus {source}: {err.strerror or err}") from None
     except Exception as err:  # smart_open raises many types, one per transport

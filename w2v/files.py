@@ -45,6 +45,16 @@ def open_file(path: str, mode: Literal["rb", "wb"], extension: str | None) -> Bi
     return open(path, mode)
 
 
+def open_input(path: str) -> BinaryIO:
+    """``path`` opened for binary reading: a URL (``scheme://``) through smart_open,
+    a local file through ``open_file``, decompressed as its extension says."""
+    if "://" in path:
+        import smart_open  # only for URLs: it costs 0.15-0.2 s and 26 MB to import
+
+        return smart_open.open(path, "rb")
+    return open_file(path, "rb", compression_of(path))
+
+
 def zstd():
     """The zstd module: the standard library's from Python 3.14, ``backports.zstd`` before."""
     if sys.version_info >= (3, 14):

@@ -26,7 +26,7 @@ import numpy as np
 
 from w2v.corpus import BLOCK_BYTES, stream_errors
 from w2v.errors import FormatError, W2VError
-from w2v.files import COMPRESSED, atomic_output, binary_name, compression_of, open_file
+from w2v.files import COMPRESSED, atomic_output, binary_name, open_input
 
 WRITE_ROWS = 4096  # rows formatted per write
 
@@ -254,14 +254,6 @@ def npy_vocab_path(path: str) -> str:
     return stem + ".vocab.txt"
 
 
-def _open(path: str):
-    if "://" in path:
-        import smart_open
-
-        return smart_open.open(path, "rb")
-    return open_file(path, "rb", compression_of(path))
-
-
 def read_header(fin, path: str) -> tuple[int, int]:
     """Parse the ``"COUNT DIM"`` first line."""
     line = fin.readline(HEADER_BYTES)
@@ -318,7 +310,7 @@ class _opened:
         if "://" not in self.path and not os.path.exists(self.path):
             raise W2VError(f"vectors file not found: {self.path}")
         try:
-            self.fin = _open(self.path)
+            self.fin = open_input(self.path)
         except OSError as err:
             raise W2VError(f"cannot read {self.path}: {err.strerror or err}") from None
         return self.fin
