@@ -311,11 +311,11 @@ def parse_binary(body: bytes, n: int, dim: int, check_end: bool) -> tuple[list[b
 
 def gunzip_prefix(blob: bytes) -> bytes:
     """What gzip gives of ``blob`` before any error: a reader given a limit may stop before
-    the damage."""
+    the damage. A byte at a time: a read that fails returns nothing of what it had decoded."""
     pieces = []
     try:
         with gzip.open(io.BytesIO(blob)) as stream:
-            while piece := stream.read(64):
+            while piece := stream.read(1):
                 pieces.append(piece)
     except (OSError, EOFError, zlib.error):
         pass
