@@ -405,7 +405,8 @@ def test_continued_training_cannot_change_the_architecture(saved_model, corpus):
 
 # --- the command line -------------------------------------------------------------------
 
-CLI_SETTINGS = ["--dim", "12", "--epochs", "3", "--threads", "1", "--min-count", "2", "--batch-words", "500"]
+# 10 epochs: about 5 s of training after the progress bar shows, for the signal to land in
+CLI_SETTINGS = ["--dim", "12", "--epochs", "10", "--threads", "1", "--min-count", "2", "--batch-words", "500"]
 
 
 def start_training(args) -> subprocess.Popen:
@@ -427,6 +428,7 @@ def test_cli_signal_saves_a_checkpoint_and_resume_finishes_the_run(wiki6, tmp_pa
     out, folder = tmp_path / "v.bin", tmp_path / "ck"
     out.write_bytes(b"old vectors")
     child = start_training([wiki6, "-o", out, *CLI_SETTINGS, "--checkpoint", folder])
+    assert child.poll() is None, "the run ended before the signal could be sent"
     child.send_signal(signum)
     _, err = child.communicate(timeout=60)
     assert child.returncode == code
