@@ -31,7 +31,7 @@ from pathlib import Path
 import numpy as np
 
 from w2v.config import TrainConfig
-from w2v.corpus import IdStream, expand_sources, token_blocks
+from w2v.corpus import IdStream
 from w2v.kernels import train_batch_kernel
 from w2v.train import Model, Progress, count_and_encode, run_epochs, stream_offsets
 
@@ -107,7 +107,7 @@ def main(argv: list[str] | None = None) -> None:
     names = ["w2v.kernels", *(str(v) for v in args.variants)]
     kernels = [train_batch_kernel(args.dim)] + [load_factory(v)(args.dim) for v in args.variants]
     with tempfile.TemporaryDirectory(prefix="w2v-ab-") as workdir:
-        encoded = count_and_encode(token_blocks(expand_sources([args.corpus])), config, workdir)
+        encoded = count_and_encode(str(args.corpus), config, workdir)
         stream, vocab = encoded.stream, encoded.vocab
         base = Model.create(vocab, config)
         if args.warm_epochs:

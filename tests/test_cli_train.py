@@ -247,19 +247,21 @@ def test_sigterm_stops_training_with_143_and_writes_nothing(tiny_corpus, tmp_pat
     assert [p.name for p in tmp_path.iterdir()] == ["v.bin"]
 
 
-def test_train_command_keeps_numba_from_importing_scipy_linalg(tiny_corpus, tmp_path):
+def test_train_command_keeps_numba_from_importing_what_it_does_not_need(tiny_corpus, tmp_path):
     """Numba imports scipy.linalg, when it is installed, only to see whether jitted code
-    may call BLAS. The command hides it while it trains, and it is importable afterwards.
-    A quiet run does not import tqdm either."""
+    may call BLAS, and cffi to type cffi functions. The command hides both while it
+    trains on local files, and they are importable afterwards. A quiet run does not
+    import tqdm either."""
     pytest.importorskip("scipy.linalg")
+    pytest.importorskip("cffi")
     out = tmp_path / "v.bin"
     script = (
         "import sys\n"
         "from w2v.cli import main\n"
         "main(sys.argv[1:])\n"
-        "assert 'scipy.linalg' not in sys.modules, 'scipy.linalg was imported'\n"
-        "assert 'tqdm' not in sys.modules, 'tqdm was imported with no bar to show'\n"
-        "import scipy.linalg\n"
+        "for name in ('scipy.linalg', 'cffi', 'tqdm'):\n"
+        "    assert name not in sys.modules, name + ' was imported'\n"
+        "import scipy.linalg, cffi\n"
     )
     done = subprocess.run(
         [sys.executable, "-c", script, "train", str(tiny_corpus), "-o", str(out), *FAST], capture_output=True
@@ -268,16 +270,23 @@ def test_train_command_keeps_numba_from_importing_scipy_linalg(tiny_corpus, tmp_
     assert read_word2vec(out, binary=True)[1].shape == (12, 16)
 
 
-def test_hiding_scipy_linalg_leaves_a_loaded_one_alone(monkeypatch):
-    from w2v.cli import numba_without_scipy_blas
+def test_numba_extras_keep_cffi_for_a_url_corpus():
+    from w2v.cli import numba_extras
+
+    assert numba_extras(["a.txt", "-"]) == ["scipy.linalg", "cffi"]
+    assert numba_extras(["a.txt", "s3://bucket/b.txt"]) == ["scipy.linalg"]
+
+
+def test_hiding_leaves_a_loaded_module_alone(monkeypatch):
+    from w2v.cli import numba_without
 
     loaded = object()
     monkeypatch.setitem(sys.modules, "scipy.linalg", loaded)
-    with numba_without_scipy_blas():
+    with numba_without(["scipy.linalg"]):
         assert sys.modules["scipy.linalg"] is loaded
     assert sys.modules["scipy.linalg"] is loaded
     monkeypatch.delitem(sys.modules, "scipy.linalg")
-    with numba_without_scipy_blas(), pytest.raises(ImportError):
+    with numba_without(["scipy.linalg"]), pytest.raises(ImportError):
         import scipy.linalg  # noqa: F401
     assert "scipy.linalg" not in sys.modules
 

@@ -15,7 +15,6 @@ from reference import read_word2vec
 
 import w2v
 from w2v.config import TrainConfig
-from w2v.corpus import sentence_blocks
 from w2v.errors import CorpusError, W2VError
 from w2v.train import (
     Model,
@@ -162,7 +161,7 @@ def test_each_batch_gets_the_rate_of_its_position(tmp_path, monkeypatch):
     sentences = [[f"w{i}" for i in rng.integers(0, 20, size=n)] for n in rng.integers(1, 15, size=80)]
     config = TrainConfig(dim=4, min_count=1, batch_words=50, epochs=3, threads=1, alpha=0.04, min_alpha=0.001)
     config = config.resolved()
-    encoded = count_and_encode(sentence_blocks(sentences), config, str(tmp_path))
+    encoded = count_and_encode(sentences, config, str(tmp_path))
     vocab, stream = encoded.vocab, encoded.stream
     calls, threads, kinds = [], [], []
 

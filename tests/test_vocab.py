@@ -8,7 +8,6 @@ from conftest import written_through_fifo
 from reference import alias_probabilities, draw_noise
 
 from w2v.config import TrainConfig
-from w2v.corpus import sentence_blocks
 from w2v.errors import CorpusError, FormatError
 from w2v.train import count_and_encode
 from w2v.vocab import ALIAS_ONE, MAX_CODE_LENGTH, Vocab, WordCounter, build_alias, huffman_codes
@@ -89,7 +88,7 @@ def test_select_min_count_max_vocab_and_order():
 def test_count_and_encode_vocabulary_and_ids(tmp_path):
     sentences = [["b", "a", "c", "a"], ["a", "rare", "b"], ["c", "a", "b"]]
     config = TrainConfig(min_count=2, batch_words=3, threads=1).resolved()
-    encoded = count_and_encode(sentence_blocks(sentences), config, str(tmp_path))
+    encoded = count_and_encode(sentences, config, str(tmp_path))
     vocab, stream = encoded.vocab, encoded.stream
     try:
         assert encoded.corpus_words == 10
@@ -106,7 +105,7 @@ def test_count_and_encode_vocabulary_and_ids(tmp_path):
 def test_ties_keep_first_occurrence_order(tmp_path):
     words = [f"word{i:02d}" for i in range(40)]
     config = TrainConfig(min_count=1, threads=1).resolved()
-    encoded = count_and_encode(sentence_blocks([words, words]), config, str(tmp_path))
+    encoded = count_and_encode([words, words], config, str(tmp_path))
     encoded.stream.close()
     vocab = encoded.vocab
     assert vocab.words == [w.encode() for w in words]

@@ -9,7 +9,7 @@ import signal
 import sys
 import threading
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from contextlib import contextmanager
 
 import click
@@ -177,25 +177,36 @@ def check_resume(ctx: click.Context) -> None:
 
 
 @contextmanager
-def numba_without_scipy_blas() -> Iterator[None]:
-    """Keep Numba from importing ``scipy.linalg`` while ``w2v train`` trains.
+def numba_without(names: Iterable[str]) -> Iterator[None]:
+    """Keep the modules ``names``, which Numba imports only if they are installed, from
+    being imported while ``w2v train`` or ``w2v vocab`` runs (``numba_extras``).
 
-    When its CPU target first loads, Numba imports ``scipy.linalg`` (if SciPy is
-    installed) only to learn whether jitted code may call BLAS (``np.dot``); the
-    kernels never do. That import costs the ``w2v train`` process 16 MiB of peak
-    RSS and starts SciPy's OpenBLAS threads. The ``None`` entry in ``sys.modules``
-    makes the import fail quietly, as it would without SciPy; it is removed
-    afterwards. Only the command does this: the library leaves Numba as it is.
+    A ``None`` entry in ``sys.modules`` makes an import fail quietly, as it would
+    where the module is not installed; it is removed afterwards. A module already
+    loaded is left alone. Only the commands do this: the library leaves Numba as it
+    is, since a program that imports w2v may jit code that needs them.
     """
-    if "scipy.linalg" in sys.modules:
-        yield
-        return
-    sys.modules["scipy.linalg"] = None  # type: ignore[assignment]  # import raises ImportError
+    hidden = [name for name in names if name not in sys.modules]
+    for name in hidden:
+        sys.modules[name] = None  # type: ignore[assignment]  # import raises ImportError
     try:
         yield
     finally:
-        if sys.modules.get("scipy.linalg", False) is None:  # still ours
-            del sys.modules["scipy.linalg"]
+        for name in hidden:
+            if sys.modules.get(name, False) is None:  # still ours
+                del sys.modules[name]
+
+
+def numba_extras(corpus: Iterable[str]) -> list[str]:
+    """What Numba imports, when installed, that the kernels and the counter never use.
+
+    - ``scipy.linalg``: when its CPU target first loads, Numba imports it only to
+      learn whether jitted code may call BLAS (``np.dot``). It brings all of
+      ``scipy.linalg``, SciPy's OpenBLAS and its threads: 16 MiB of peak RSS.
+    - ``cffi`` (and with it ``pycparser``), to type cffi functions passed to jitted
+      code: 1.5 MiB. Kept for a URL corpus, whose smart_open transport may need it.
+    """
+    return ["scipy.linalg"] + ([] if any("://" in str(source) for source in corpus) else ["cffi"])
 
 
 def rerun_recipe(ctx: click.Context) -> dict:
@@ -375,7 +386,7 @@ def train(corpus, output, fmt, quiet, cbow_sum, save_vocab, read_vocab, **settin
     else:
         settings["cbow_mean"] = not cbow_sum
     try:
-        with numba_without_scipy_blas():
+        with numba_without(numba_extras(corpus)):
             vectors = train_vectors(
                 source,
                 read_vocab=read_vocab,
@@ -653,20 +664,22 @@ def vocab(corpus, output, min_count, max_vocab, prune_at):
     Prints the vocabulary's size, the tokens it covers, and the coverage at each
     --min-count from 1 to 10, to help choose one.
     """
-    from w2v.corpus import expand_sources, token_blocks
+    from w2v.corpus import expand_sources
     from w2v.errors import CorpusError
     from w2v.files import write_atomic
-    from w2v.vocab import Vocab, WordCounter
+    from w2v.scan import ChunkCounter
+    from w2v.vocab import Vocab
 
     check_writable(output)
-    counter = WordCounter(prune_at)
-    for block in token_blocks(expand_sources(corpus)):
-        counter.add(block.tokens)
+    counter = ChunkCounter(prune_at)
+    with numba_without(numba_extras(corpus)):
+        for _ in counter.read(expand_sources(corpus)):
+            pass  # counted as read; the ids are not needed
     if counter.tokens == 0:
         raise CorpusError("the corpus is empty: it holds no words")
     live = counter.live_ids()
     counts = counter.counts[live]
-    chosen, _ = Vocab.select([counter.words[i] for i in live.tolist()], counts, min_count, max_vocab)
+    chosen, _ = Vocab.select(counter.words_of(live), counts, min_count, max_vocab)
     if len(chosen) == 0:
         raise CorpusError(
             f"the vocabulary is empty: no word occurs at least --min-count {min_count:,} times "

@@ -1,6 +1,6 @@
 """The Numba training kernels: skip-gram and CBOW over a batch of token ids.
 
-The only Numba code of the package. Pure numeric functions: no I/O, no Python
+The training kernels (``scan`` holds the counter's Numba code). Pure numeric functions: no I/O, no Python
 objects, no allocation per word. One kernel serves both models; hierarchical
 softmax and negative sampling are two loss functions of one shape
 ``(input rows, target, gradient buffers, output matrix, learning rate) -> loss``

@@ -22,28 +22,20 @@ import tempfile
 import threading
 import time
 import zlib
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
 
 import numpy as np
 
 from w2v.config import TRAIN_FIELDS, TrainConfig
-from w2v.corpus import (
-    SENTENCE_END,
-    IdStream,
-    IdStreamWriter,
-    TokenBlock,
-    block_ids,
-    expand_sources,
-    sentence_blocks,
-    token_blocks,
-)
+from w2v.corpus import SENTENCE_END, IdStream, IdStreamWriter, block_ids, expand_sources, sentence_blocks
 from w2v.errors import ConfigError, CorpusError, DivergedError, W2VError
 from w2v.kernels import stack_bytes, train_batch_kernel
+from w2v.scan import ChunkCounter
 from w2v.state import TrainState, checkpoint_path
 from w2v.vectors import TrainReport, Vectors, decode_word
-from w2v.vocab import Vocab, WordCounter
+from w2v.vocab import ProvisionalCounts, Vocab, WordCounter
 
 MASK64 = (1 << 64) - 1
 ENCODE_IDS = 1 << 20  # provisional ids remapped per step
@@ -73,17 +65,22 @@ def init_input_vectors(size: int, dim: int, seed: int) -> np.ndarray:
     return vectors
 
 
-def corpus_blocks(corpus) -> Iterable[TokenBlock]:
-    """Token blocks from a path, URL or ``-``, a list of them, or an iterable of
-    tokenised sentences (lists of str)."""
+def count_corpus(corpus, prune_at: int) -> tuple[ProvisionalCounts, Iterator[np.ndarray]]:
+    """A counter and the corpus' provisional ids, block by block with their sentence
+    ends (int32), which it counts as they are read. ``corpus``: a path, URL or
+    ``-``, or a list of them, read as bytes (``scan.ChunkCounter``); or an
+    iterable of tokenised sentences (lists of str; ``WordCounter``). Both give
+    a corpus the same ids."""
     if isinstance(corpus, (str, os.PathLike)):
-        return token_blocks(expand_sources([corpus]))
+        corpus = [corpus]
     if isinstance(corpus, (list, tuple)) and corpus and all(isinstance(c, (str, os.PathLike)) for c in corpus):
-        return token_blocks(expand_sources(corpus))
-    return sentence_blocks(corpus)
+        reader = ChunkCounter(prune_at)
+        return reader, reader.read(expand_sources(corpus))
+    counter = WordCounter(prune_at)
+    return counter, (block_ids(block, counter.add(block.tokens)) for block in sentence_blocks(corpus))
 
 
-VocabChooser = Callable[[list[bytes], np.ndarray], Vocab]
+VocabChooser = Callable[[Sequence[bytes], np.ndarray], Vocab]
 
 
 @dataclass
@@ -96,30 +93,28 @@ class Encoded:
     digest: int  # CRC-32 of the id stream: a resumed run checks it reads the same corpus
 
 
-def count_and_encode(
-    blocks: Iterable[TokenBlock], config: TrainConfig, workdir: str, choose: VocabChooser | None = None
-) -> Encoded:
-    """One pass over the corpus: count words and write their provisional ids; then
-    ``choose(words, counts)`` the vocabulary from the counts (words kept after
-    pruning, first-occurrence order; by default ``select_vocab``) and rewrite the
-    ids as vocabulary ids (words outside it dropped) into an ``IdStream``."""
+def count_and_encode(corpus, config: TrainConfig, workdir: str, choose: VocabChooser | None = None) -> Encoded:
+    """One pass over ``corpus`` (``count_corpus``): count words and write their
+    provisional ids; then ``choose(words, counts)`` the vocabulary from the
+    counts (words kept after pruning, first-occurrence order; by default
+    ``select_vocab``) and rewrite the ids as vocabulary ids (words outside it
+    dropped) into an ``IdStream``."""
     choose = choose or select_vocab(config, None)
-    counter = WordCounter(config.prune_at)
+    counter, blocks = count_corpus(corpus, config.prune_at)
     provisional_path = os.path.join(workdir, "provisional.i32")
     with open(provisional_path, "wb") as out:
-        for block in blocks:
-            out.write(block_ids(block, counter.add(block.tokens)).tobytes())
+        for ids in blocks:
+            out.write(ids.tobytes())
     if counter.tokens == 0:
         raise CorpusError("the corpus is empty: it holds no words")
     live = counter.live_ids()
-    live_words = [counter.words[i] for i in live.tolist()]
-    vocab = choose(live_words, counter.counts[live])
+    vocab = choose(counter.words_of(live), counter.counts[live])
     if len(vocab) == 0:
         raise CorpusError(f"the vocabulary is empty: no word occurs at least min_count={config.min_count} times")
-    index = {word: i for i, word in enumerate(vocab.words)}
-    mapping = np.full(len(counter.words) + 1, -2, dtype=np.int32)  # last slot: SENTENCE_END
+    mapping = np.full(counter.issued + 1, -2, dtype=np.int32)  # last slot: SENTENCE_END
     mapping[-1] = SENTENCE_END
-    mapping[live] = [index.get(word, -2) for word in live_words]
+    found = counter.find(vocab.words)  # a word of an old vocabulary may not be in this corpus
+    mapping[found[found >= 0]] = np.flatnonzero(found >= 0)
     writer = IdStreamWriter(os.path.join(workdir, "ids.i32"), config.batch_words)
     digest = 0
     with open(provisional_path, "rb") as provisional:
@@ -149,7 +144,7 @@ def select_vocab(config: TrainConfig, read_vocab: str | None) -> VocabChooser:
     """A fresh run's vocabulary: the corpus' counts (or a vocabulary file's) cut by
     ``min_count`` and ``max_vocab``."""
 
-    def choose(words: list[bytes], counts: np.ndarray) -> Vocab:
+    def choose(words: Sequence[bytes], counts: np.ndarray) -> Vocab:
         if read_vocab is not None:
             words, counts = Vocab.read_counts(read_vocab)
         return Vocab.select(words, counts, config.min_count, config.max_vocab)[0]
@@ -162,7 +157,7 @@ def merge_vocab(old: Vocab, min_count: int) -> VocabChooser:
     ``min_count`` times in it; an old word's count grows by its new count. Sorted
     by count again (ties: old words first, in their order), as a fresh run would be."""
 
-    def choose(words: list[bytes], counts: np.ndarray) -> Vocab:
+    def choose(words: Sequence[bytes], counts: np.ndarray) -> Vocab:
         merged = dict(zip(old.words, old.counts.tolist(), strict=True))
         for word, count in zip(words, counts.tolist(), strict=True):
             if word in merged:
@@ -576,7 +571,7 @@ def train(
     if checkpoint is not None:
         make_checkpoint_folder(checkpoint)
     with tempfile.TemporaryDirectory(prefix="w2v-") as workdir:
-        encoded = count_and_encode(corpus_blocks(corpus), config, workdir, choose)
+        encoded = count_and_encode(corpus, config, workdir, choose)
         return_free_memory()
         stream, vocab = encoded.stream, encoded.vocab
         prepare_seconds = time.perf_counter() - start

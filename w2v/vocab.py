@@ -5,6 +5,7 @@ No Numba here: everything runs once per training run, in numpy or plain Python.
 
 import itertools
 from collections import defaultdict
+from collections.abc import Sequence
 from dataclasses import dataclass
 
 import numpy as np
@@ -19,14 +20,95 @@ MAX_PROVISIONAL_IDS = (1 << 31) - 1  # provisional ids are int32
 REDUCE_STEP = 1 << 16  # pruned words deleted per step
 
 
-class WordCounter:
-    """Counts words block by block, giving each a provisional id in order of first sight.
+class ProvisionalCounts:
+    """What the two counters share: a count per provisional id, the tokens counted,
+    and pruning as in word2vec.c's ReduceVocab. When more than ``prune_at``
+    distinct words are held after a block, the rarest are dropped: words seen at
+    most ``min_reduce`` times go, then ``min_reduce`` grows by one. A pruned
+    word's count is 0 and, seen again, it starts a new count under a new
+    provisional id; a live word's count is at least 1.
 
-    When more than ``prune_at`` distinct words are held, the rarest are dropped as
-    in word2vec.c's ReduceVocab: words seen at most ``min_reduce`` times go, then
-    ``min_reduce`` grows by one. A pruned word seen again starts a new count under
-    a new provisional id. Pruning happens after each ``add``, so up to one block's
-    new words more than ``prune_at`` are held for a moment.
+    Subclasses issue the ids (in order of first sight) and say how many they
+    issued (``issued``) and how many words they hold (``held``), and forget
+    pruned words (``_forget``)."""
+
+    def __init__(self, prune_at: int = DEFAULT_PRUNE_AT):
+        self.prune_at = prune_at
+        self.counts = np.zeros(1 << 16, dtype=np.int64)  # provisional id -> count
+        self.min_reduce = 1
+        self.tokens = 0
+
+    @property
+    def issued(self) -> int:
+        """Provisional ids issued so far, live or pruned."""
+        raise NotImplementedError
+
+    @property
+    def held(self) -> int:
+        """Distinct words held (live)."""
+        raise NotImplementedError
+
+    def words_of(self, ids: np.ndarray) -> Sequence[bytes]:
+        """The words of live provisional ``ids``."""
+        raise NotImplementedError
+
+    def find(self, words: Sequence[bytes]) -> np.ndarray:
+        """The provisional ids of ``words`` (int64), -1 for a word not held."""
+        raise NotImplementedError
+
+    def _forget(self, dead: np.ndarray) -> None:
+        """Drop the words of provisional ids ``dead`` (int64) from the table."""
+        raise NotImplementedError
+
+    def check_room(self, new_ids: int) -> None:
+        """Raise CorpusError if up to ``new_ids`` more ids would not fit in int32."""
+        if self.issued + new_ids > MAX_PROVISIONAL_IDS:
+            raise CorpusError(
+                f"counting needs more than {MAX_PROVISIONAL_IDS:,} word ids (one per distinct word, one more "
+                "each time a pruned word comes back): split the corpus, or raise --prune-at"
+            )
+
+    def counted(self, provisional: np.ndarray) -> None:
+        """Add one block's provisional ids (int32, no sentence ends) to the counts and
+        prune if too many words are held."""
+        self._count(provisional)
+        self.tokens += len(provisional)
+        while self.held > self.prune_at:
+            self._reduce()
+
+    def _count(self, provisional: np.ndarray) -> None:
+        """Add one block's ids to ``counts``, with work bounded by the block: a bincount
+        while the ids issued are few next to the block, else a sort (``np.unique``)."""
+        if self.issued > len(self.counts):
+            grown = np.zeros(2 * self.issued, dtype=np.int64)  # pages not yet written cost no memory
+            grown[: len(self.counts)] = self.counts
+            self.counts = grown
+        if self.issued <= 4 * len(provisional):
+            seen = np.bincount(provisional)
+            self.counts[: len(seen)] += seen
+        else:
+            distinct, times = np.unique(provisional, return_counts=True)
+            self.counts[distinct] += times
+
+    def _reduce(self) -> None:
+        """Drop every word counted at most ``min_reduce`` times (word2vec.c ReduceVocab)."""
+        live = self.live_ids()
+        dead = live[self.counts[live] <= self.min_reduce]
+        del live
+        self._forget(dead)
+        self.counts[dead] = 0
+        self.min_reduce += 1
+
+    def live_ids(self) -> np.ndarray:
+        """Provisional ids of the words still held (int64, ascending)."""
+        return np.flatnonzero(self.counts[: self.issued])
+
+
+class WordCounter(ProvisionalCounts):
+    """Counts words block by block (lists of tokens), giving each a provisional id in
+    order of first sight, with pruning (``ProvisionalCounts``). Pruning happens
+    after each ``add``, so up to one block's new words more than ``prune_at`` are
+    held for a moment. ``scan.ChunkCounter`` does the same from raw bytes.
 
     ``ids`` maps each live word to its provisional id; ``words[i]`` is the word of
     provisional id ``i`` (None once pruned) and ``counts[i]`` its count.
@@ -46,67 +128,47 @@ class WordCounter:
       ``train.count_and_encode`` adds 4 bytes per id for its remap table.
 
     The work of an ``add`` is bounded by its block, except for pruning, which
-    visits the live words.
+    visits the ids issued.
     """
 
     def __init__(self, prune_at: int = DEFAULT_PRUNE_AT):
-        self.prune_at = prune_at
+        super().__init__(prune_at)
         self._issue = itertools.count().__next__  # the next provisional id
         self.ids: defaultdict[bytes, int] = defaultdict(self._issue)  # an unseen word gets the next id
         self.words: list[bytes | None] = []  # provisional id -> word (None once pruned)
-        self.counts = np.zeros(1 << 16, dtype=np.int64)  # provisional id -> count
-        self.min_reduce = 1
-        self.tokens = 0
+
+    @property
+    def issued(self) -> int:
+        return len(self.words)
+
+    @property
+    def held(self) -> int:
+        return len(self.ids)
+
+    def words_of(self, ids: np.ndarray) -> Sequence[bytes]:
+        return [self.words[i] for i in ids.tolist()]  # type: ignore[misc]  # live ids: never None
+
+    def find(self, words: Sequence[bytes]) -> np.ndarray:
+        return np.array([self.ids.get(word, -1) for word in words], dtype=np.int64)
 
     def add(self, tokens: list[bytes]) -> np.ndarray:
         """Count ``tokens``; return their provisional ids (int32, same length)."""
-        first, held = len(self.words), len(self.ids)
-        if first + len(tokens) > MAX_PROVISIONAL_IDS:
-            raise CorpusError(
-                f"counting needs more than {MAX_PROVISIONAL_IDS:,} word ids (one per distinct word, one more "
-                "each time a pruned word comes back): split the corpus, or raise --prune-at"
-            )
+        self.check_room(len(tokens))
+        held = len(self.ids)
         # one dict lookup per token, in C; a new word is issued the next id on the way
         provisional = np.fromiter(map(self.ids.__getitem__, tokens), dtype=np.int32, count=len(tokens))
         new = len(self.ids) - held  # the newest keys: nothing is deleted while adding
         self.words.extend(reversed(list(itertools.islice(reversed(self.ids), new))))
-        self._count(provisional)
-        self.tokens += len(tokens)
-        while len(self.ids) > self.prune_at:  # _reduce replaces the table
-            self._reduce()
+        self.counted(provisional)
         return provisional
 
-    def _count(self, provisional: np.ndarray) -> None:
-        """Add one block's ids to ``counts``, with work bounded by the block: a bincount
-        while the ids issued are few next to the block, else a sort (``np.unique``)."""
-        if len(self.words) > len(self.counts):
-            grown = np.zeros(2 * len(self.words), dtype=np.int64)  # pages not yet written cost no memory
-            grown[: len(self.counts)] = self.counts
-            self.counts = grown
-        if len(self.words) <= 4 * len(provisional):
-            seen = np.bincount(provisional)
-            self.counts[: len(seen)] += seen
-        else:
-            distinct, times = np.unique(provisional, return_counts=True)
-            self.counts[distinct] += times
-
-    def _reduce(self) -> None:
-        """Drop every word counted at most ``min_reduce`` times (word2vec.c ReduceVocab)."""
-        live = self.live_ids()
-        dead = live[self.counts[live] <= self.min_reduce]
-        del live
+    def _forget(self, dead: np.ndarray) -> None:
         ids, words = self.ids, self.words
         for start in range(0, len(dead), REDUCE_STEP):  # a step at a time: no list of all of them
             for index in dead[start : start + REDUCE_STEP].tolist():
                 del ids[words[index]]
                 words[index] = None
-        self.counts[dead] = 0
         self.ids = defaultdict(self._issue, ids)  # shrink the table (insertion order, so ids stay ascending)
-        self.min_reduce += 1
-
-    def live_ids(self) -> np.ndarray:
-        """Provisional ids of the words still held (int64, ascending)."""
-        return np.fromiter(self.ids.values(), dtype=np.int64, count=len(self.ids))
 
 
 @dataclass
@@ -126,7 +188,7 @@ class Vocab:
 
     @classmethod
     def select(
-        cls, words: list[bytes], counts: np.ndarray, min_count: int, max_size: int | None
+        cls, words: Sequence[bytes], counts: np.ndarray, min_count: int, max_size: int | None
     ) -> tuple["Vocab", np.ndarray]:
         """Keep words with count >= ``min_count``, sorted by count descending (ties
         in the given order), then the ``max_size`` first. Returns the vocabulary and
