@@ -410,12 +410,18 @@ CLI_SETTINGS = ["--dim", "12", "--epochs", "10", "--threads", "1", "--min-count"
 
 
 def start_training(args) -> subprocess.Popen:
-    """Start ``w2v train ARGS`` and return once its progress bar shows."""
+    """Start ``w2v train ARGS`` and return once its progress bar shows the learning
+    rate: the workers are training and the main thread is reporting."""
     child = subprocess.Popen(
         [sys.executable, "-m", "w2v", "train", *map(str, args)], stdout=subprocess.PIPE, stderr=subprocess.PIPE
     )
     assert child.stderr is not None
-    assert child.stderr.read(10) == b"\rtraining:"
+    seen = child.stderr.read(10)
+    assert seen == b"\rtraining:"
+    while b"lr=" not in seen:
+        byte = child.stderr.read(1)
+        assert byte, f"the run ended before training: {seen[-500:]!r}"
+        seen += byte
     return child
 
 
@@ -431,7 +437,7 @@ def test_cli_signal_saves_a_checkpoint_and_resume_finishes_the_run(wiki6, tmp_pa
     assert child.poll() is None, "the run ended before the signal could be sent"
     child.send_signal(signum)
     _, err = child.communicate(timeout=60)
-    assert child.returncode == code
+    assert child.returncode == code, err.decode()[-3000:]
     last = err.decode().strip().splitlines()[-1]
     assert last.startswith(f"w2v: error: {word}; checkpoint saved in {folder} (epoch ")
     assert last.endswith(f"continue with 'w2v train --resume {folder}'")
