@@ -4,6 +4,7 @@ No Numba here: everything runs once per training run, in numpy or plain Python.
 """
 
 import itertools
+from abc import ABC, abstractmethod
 from collections import defaultdict
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -20,7 +21,7 @@ MAX_PROVISIONAL_IDS = (1 << 31) - 1  # provisional ids are int32
 REDUCE_STEP = 1 << 16  # pruned words deleted per step
 
 
-class ProvisionalCounts:
+class ProvisionalCounts(ABC):
     """What the two counters share: a count per provisional id, the tokens counted,
     and pruning as in word2vec.c's ReduceVocab. When more than ``prune_at``
     distinct words are held after a block, the rarest are dropped: words seen at
@@ -28,9 +29,9 @@ class ProvisionalCounts:
     word's count is 0 and, seen again, it starts a new count under a new
     provisional id; a live word's count is at least 1.
 
-    Subclasses issue the ids (in order of first sight) and say how many they
-    issued (``issued``) and how many words they hold (``held``), and forget
-    pruned words (``_forget``)."""
+    Subclasses issue the ids (in order of first sight), say how many they issued
+    (``issued``) and how many words they hold (``held``), give the words of ids
+    and the ids of words (``words_of``, ``find``), and forget pruned words (``_forget``)."""
 
     def __init__(self, prune_at: int = DEFAULT_PRUNE_AT):
         self.prune_at = prune_at
@@ -39,26 +40,26 @@ class ProvisionalCounts:
         self.tokens = 0
 
     @property
+    @abstractmethod
     def issued(self) -> int:
         """Provisional ids issued so far, live or pruned."""
-        raise NotImplementedError
 
     @property
+    @abstractmethod
     def held(self) -> int:
         """Distinct words held (live)."""
-        raise NotImplementedError
 
+    @abstractmethod
     def words_of(self, ids: np.ndarray) -> Sequence[bytes]:
         """The words of live provisional ``ids``."""
-        raise NotImplementedError
 
+    @abstractmethod
     def find(self, words: Sequence[bytes]) -> np.ndarray:
         """The provisional ids of ``words`` (int64), -1 for a word not held."""
-        raise NotImplementedError
 
+    @abstractmethod
     def _forget(self, dead: np.ndarray) -> None:
         """Drop the words of provisional ids ``dead`` (int64) from the table."""
-        raise NotImplementedError
 
     def check_room(self, new_ids: int) -> None:
         """Raise CorpusError if up to ``new_ids`` more ids would not fit in int32."""
