@@ -16,7 +16,7 @@ import click
 
 from w2v.config import load_preset
 from w2v.errors import W2VError
-from w2v.files import binary_name, is_special
+from w2v.files import binary_name, is_special, is_url
 from w2v.state import checkpoint_path
 from w2v.train import train as train_vectors
 
@@ -206,7 +206,7 @@ def numba_extras(corpus: Iterable[str]) -> list[str]:
     - ``cffi`` (and with it ``pycparser``), to type cffi functions passed to jitted
       code: 1.5 MiB. Kept for a URL corpus, whose smart_open transport may need it.
     """
-    return ["scipy.linalg"] + ([] if any("://" in str(source) for source in corpus) else ["cffi"])
+    return ["scipy.linalg"] + ([] if any(is_url(str(source)) for source in corpus) else ["cffi"])
 
 
 def rerun_recipe(ctx: click.Context) -> dict:
@@ -215,7 +215,7 @@ def rerun_recipe(ctx: click.Context) -> dict:
     for key in PATH_OPTIONS:
         if recipe.get(key) and recipe[key] != "-":
             recipe[key] = os.path.abspath(recipe[key])
-    recipe["corpus"] = [c if c == "-" or "://" in c else os.path.abspath(c) for c in recipe["corpus"]]
+    recipe["corpus"] = [c if c == "-" or is_url(c) else os.path.abspath(c) for c in recipe["corpus"]]
     return recipe
 
 

@@ -22,7 +22,7 @@ from pathlib import Path
 import numpy as np
 
 from w2v.errors import CorpusError
-from w2v.files import open_input, zstd
+from w2v.files import is_url, open_input, zstd
 
 BLOCK_BYTES = 1 << 20
 MAX_SENTENCE_TOKENS = 10_000
@@ -43,7 +43,7 @@ def expand_sources(sources: Iterable[str | os.PathLike]) -> list[str]:
         text = os.fspath(source)
         if not text:  # Path("") is the current folder: an unset shell variable would train on it
             raise CorpusError("empty corpus path ''")
-        if text == "-" or "://" in text:
+        if text == "-" or is_url(text):
             resolved.append(text)
             continue
         path = Path(text)

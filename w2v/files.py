@@ -11,6 +11,11 @@ from w2v.errors import W2VError
 COMPRESSED = (".gz", ".bz2", ".xz", ".zst")
 
 
+def is_url(path: str) -> bool:
+    """Whether ``path`` is a URL (``scheme://...``), which smart_open reads."""
+    return "://" in path
+
+
 def compression_of(path: str) -> str | None:
     """The compressed extension ``path`` ends with (one of ``COMPRESSED``), or None."""
     return next((e for e in COMPRESSED if path.endswith(e)), None)
@@ -48,7 +53,7 @@ def open_file(path: str, mode: Literal["rb", "wb"], extension: str | None) -> Bi
 def open_input(path: str) -> BinaryIO:
     """``path`` opened for binary reading: a URL (``scheme://``) through smart_open,
     a local file through ``open_file``, decompressed as its extension says."""
-    if "://" in path:
+    if is_url(path):
         import smart_open  # only for URLs: it costs 0.15-0.2 s and 26 MB to import
 
         return smart_open.open(path, "rb")

@@ -26,7 +26,7 @@ import numpy as np
 
 from w2v.corpus import BLOCK_BYTES, stream_errors
 from w2v.errors import FormatError, W2VError
-from w2v.files import COMPRESSED, atomic_output, binary_name, open_input
+from w2v.files import COMPRESSED, atomic_output, binary_name, is_url, open_input
 
 WRITE_ROWS = 4096  # rows formatted per write
 
@@ -307,7 +307,7 @@ class _opened:
     def __enter__(self):
         if os.path.isdir(self.path):
             raise W2VError(f"vectors path is a folder: {self.path}")
-        if "://" not in self.path and not os.path.exists(self.path):
+        if not is_url(self.path) and not os.path.exists(self.path):
             raise W2VError(f"vectors file not found: {self.path}")
         try:
             self.fin = open_input(self.path)
@@ -331,7 +331,7 @@ def load_vectors(path: str | os.PathLike, binary: bool | None = None, limit: int
         try:
             count, dim = read_header(fin, path)
             n = count if limit is None else min(count, limit)
-            if not path.endswith(COMPRESSED) and "://" not in path:
+            if not path.endswith(COMPRESSED) and not is_url(path):
                 least = (4 * dim + 2) * n if fmt == "binary" else 2 * dim * n
                 size = os.path.getsize(path) - fin.tell()
                 if size < least:
