@@ -19,7 +19,7 @@ import numpy as np
 from numba import njit
 
 from w2v.corpus import BLOCK_BYTES, MAX_SENTENCE_TOKENS, SENTENCE_END, read_chunks
-from w2v.vocab import DEFAULT_PRUNE_AT, ProvisionalCounts
+from w2v.vocab import DEFAULT_PRUNE_AT, ProvisionalCounts, grown
 
 FNV_OFFSET = np.uint64(0xCBF29CE484222325)  # 64-bit FNV-1a
 FNV_PRIME = np.uint64(0x100000001B3)
@@ -149,16 +149,6 @@ def find_words(table, hashes, offsets, arena, words, bounds):
         start, end = bounds[i], bounds[i + 1]
         found[i] = probe(table, hashes, offsets, arena, words, start, end, fnv1a(words, start, end))[1]
     return found
-
-
-def grown(array: np.ndarray, used: int, needed: int) -> np.ndarray:
-    """``array``, or a copy of its first ``used`` items in one at least twice as long,
-    if it is shorter than ``needed`` (pages not yet written cost no memory)."""
-    if len(array) >= needed:
-        return array
-    bigger = np.empty(max(needed, 2 * len(array)), dtype=array.dtype)
-    bigger[:used] = array[:used]
-    return bigger
 
 
 class ArenaWords(Sequence[bytes]):

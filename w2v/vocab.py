@@ -21,6 +21,16 @@ MAX_PROVISIONAL_IDS = (1 << 31) - 1  # provisional ids are int32
 REDUCE_STEP = 1 << 16  # pruned words deleted per step
 
 
+def grown(array: np.ndarray, used: int, needed: int) -> np.ndarray:
+    """``array``, or, if it is shorter than ``needed``, a zeroed one at least twice as
+    long holding its first ``used`` items (pages not yet written cost no memory)."""
+    if len(array) >= needed:
+        return array
+    bigger = np.zeros(max(needed, 2 * len(array)), dtype=array.dtype)
+    bigger[:used] = array[:used]
+    return bigger
+
+
 class ProvisionalCounts(ABC):
     """What the two counters share: a count per provisional id, the tokens counted,
     and pruning as in word2vec.c's ReduceVocab. When more than ``prune_at``
@@ -80,10 +90,7 @@ class ProvisionalCounts(ABC):
     def _count(self, provisional: np.ndarray) -> None:
         """Add one block's ids to ``counts``, with work bounded by the block: a bincount
         while the ids issued are few next to the block, else a sort (``np.unique``)."""
-        if self.issued > len(self.counts):
-            grown = np.zeros(2 * self.issued, dtype=np.int64)  # pages not yet written cost no memory
-            grown[: len(self.counts)] = self.counts
-            self.counts = grown
+        self.counts = grown(self.counts, len(self.counts), self.issued)
         if self.issued <= 4 * len(provisional):
             seen = np.bincount(provisional)
             self.counts[: len(seen)] += seen
