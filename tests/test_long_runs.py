@@ -1,6 +1,5 @@
 """Long runs: checkpoints, resume, interruption, saved models and continued training."""
 
-import importlib
 import itertools
 import os
 import re
@@ -14,6 +13,7 @@ import numpy as np
 import pytest
 
 import w2v.state
+from w2v import kernels
 from w2v.errors import ConfigError, CorpusError, DivergedError, FormatError
 from w2v.state import TrainState, checkpoint_path
 from w2v.train import Model, carry_weights, train
@@ -51,8 +51,7 @@ def interrupt_at(fraction: float):
 
 def slow_down(monkeypatch):
     """Make every batch take a while, so the main thread sees the run in progress."""
-    module = importlib.import_module("w2v.train")  # the package's ``train`` is the function
-    kernel = module.train_batch_kernel
+    kernel = kernels.train_batch_kernel  # run_epochs imports it from there when called
 
     def slowed(dim):
         inner = kernel(dim)
@@ -63,7 +62,7 @@ def slow_down(monkeypatch):
 
         return run
 
-    monkeypatch.setattr(module, "train_batch_kernel", slowed)
+    monkeypatch.setattr(kernels, "train_batch_kernel", slowed)
 
 
 def test_resume_after_interrupt_is_byte_identical(corpus, uninterrupted, tmp_path, monkeypatch):
@@ -87,10 +86,9 @@ class Gate:
     after ``release`` was set."""
 
     def __init__(self, monkeypatch, free: int):
-        self.module = importlib.import_module("w2v.train")  # the package's ``train`` is the function
-        self.kernel, self.free = self.module.train_batch_kernel, free
+        self.kernel, self.free = kernels.train_batch_kernel, free  # run_epochs imports it when called
         self.release, self.lock, self.began_after = threading.Event(), threading.Lock(), []
-        monkeypatch.setattr(self.module, "train_batch_kernel", self.gated)
+        monkeypatch.setattr(kernels, "train_batch_kernel", self.gated)
 
     def gated(self, dim):
         inner = self.kernel(dim)
@@ -221,8 +219,7 @@ def test_failed_checkpoint_write_keeps_the_previous_one(corpus, tmp_path, monkey
 def test_non_finite_weights_stop_training_before_a_checkpoint(corpus, tmp_path, monkeypatch):
     """A weight gone infinite that no batch reads afterwards (so every loss is finite) is
     found at the epoch's end: no checkpoint holds it, the message names --alpha."""
-    module = importlib.import_module("w2v.train")
-    kernel = module.train_batch_kernel
+    kernel = kernels.train_batch_kernel
 
     def corrupting(dim):
         inner = kernel(dim)
@@ -236,7 +233,7 @@ def test_non_finite_weights_stop_training_before_a_checkpoint(corpus, tmp_path, 
 
         return run
 
-    monkeypatch.setattr(module, "train_batch_kernel", corrupting)
+    monkeypatch.setattr(kernels, "train_batch_kernel", corrupting)
     folder = tmp_path / "ck"
     with pytest.raises(DivergedError, match=r"epoch 1 \(non-finite weights in syn0\): lower .* \(--alpha"):
         train(str(corpus), checkpoint=str(folder), **SETTINGS)

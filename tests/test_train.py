@@ -14,6 +14,7 @@ from conftest import TINY_LINES
 from reference import read_word2vec
 
 import w2v
+from w2v import kernels
 from w2v.config import TrainConfig
 from w2v.errors import CorpusError, W2VError
 from w2v.train import (
@@ -172,7 +173,7 @@ def test_each_batch_gets_the_rate_of_its_position(tmp_path, monkeypatch):
         words = int((tokens >= 0).sum())
         return 2.0 * words, words
 
-    monkeypatch.setattr(train_module, "train_batch_kernel", lambda dim: fake_kernel)
+    monkeypatch.setattr(kernels, "train_batch_kernel", lambda dim: fake_kernel)  # run_epochs imports it when called
     seen = []
     try:
         progress = Progress(1, 3, len(stream), stream_offsets(stream))

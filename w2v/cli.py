@@ -176,17 +176,23 @@ def check_resume(ctx: click.Context) -> None:
         raise click.UsageError(f"--resume continues with the checkpoint's settings; drop {', '.join(changed)}")
 
 
+FALLBACKS = {"_hashlib": ("hashlib", "hmac")}  # modules that use a hidden one if they can, else code of their own
+
+
 @contextmanager
 def numba_without(names: Iterable[str]) -> Iterator[None]:
     """Keep the modules ``names``, which Numba imports only if they are installed, from
     being imported while ``w2v train`` or ``w2v vocab`` runs (``numba_extras``).
 
     A ``None`` entry in ``sys.modules`` makes an import fail quietly, as it would
-    where the module is not installed; it is removed afterwards. A module already
+    where the module is not installed; it is removed afterwards, and so are the
+    modules imported meanwhile that fell back on code of their own without it
+    (``FALLBACKS``), so that a later import gets them whole. A module already
     loaded is left alone. Only the commands do this: the library leaves Numba as it
     is, since a program that imports w2v may jit code that needs them.
     """
     hidden = [name for name in names if name not in sys.modules]
+    loaded = set(sys.modules)
     for name in hidden:
         sys.modules[name] = None  # type: ignore[assignment]  # import raises ImportError
     try:
@@ -195,6 +201,9 @@ def numba_without(names: Iterable[str]) -> Iterator[None]:
         for name in hidden:
             if sys.modules.get(name, False) is None:  # still ours
                 del sys.modules[name]
+            for user in FALLBACKS.get(name, ()):
+                if user not in loaded:
+                    sys.modules.pop(user, None)
 
 
 def numba_extras(corpus: Iterable[str]) -> list[str]:
@@ -204,9 +213,18 @@ def numba_extras(corpus: Iterable[str]) -> list[str]:
       learn whether jitted code may call BLAS (``np.dot``). It brings all of
       ``scipy.linalg``, SciPy's OpenBLAS and its threads: 16 MiB of peak RSS.
     - ``cffi`` (and with it ``pycparser``), to type cffi functions passed to jitted
-      code: 1.5 MiB. Kept for a URL corpus, whose smart_open transport may need it.
+      code: 1.5 MiB.
+    - ``_hashlib``, Python's binding to OpenSSL: Numba imports ``numpy.random``,
+      which imports ``secrets``, whose ``hmac`` loads OpenSSL's libcrypto to offer
+      its digests. Without it ``hashlib`` and ``hmac`` use Python's own hash
+      functions, as where Python is built without OpenSSL: 3.5-4 MiB.
+
+    cffi and ``_hashlib`` are kept for a URL corpus, whose smart_open transport may
+    need them.
     """
-    return ["scipy.linalg"] + ([] if any(is_url(str(source)) for source in corpus) else ["cffi"])
+    if any(is_url(str(source)) for source in corpus):
+        return ["scipy.linalg"]
+    return ["scipy.linalg", "cffi", "_hashlib"]
 
 
 def rerun_recipe(ctx: click.Context) -> dict:
@@ -667,12 +685,13 @@ def vocab(corpus, output, min_count, max_vocab, prune_at):
     from w2v.corpus import expand_sources
     from w2v.errors import CorpusError
     from w2v.files import write_atomic
-    from w2v.scan import ChunkCounter
     from w2v.vocab import Vocab
 
     check_writable(output)
-    counter = ChunkCounter(prune_at)
     with numba_without(numba_extras(corpus)):
+        from w2v.scan import ChunkCounter  # imports Numba
+
+        counter = ChunkCounter(prune_at)
         for _ in counter.read(expand_sources(corpus)):
             pass  # counted as read; the ids are not needed
     if counter.tokens == 0:

@@ -31,8 +31,6 @@ import numpy as np
 from w2v.config import TRAIN_FIELDS, TrainConfig
 from w2v.corpus import SENTENCE_END, IdStream, IdStreamWriter, block_ids, expand_sources, sentence_blocks
 from w2v.errors import ConfigError, CorpusError, DivergedError, W2VError
-from w2v.kernels import stack_bytes, train_batch_kernel
-from w2v.scan import ChunkCounter
 from w2v.state import TrainState, checkpoint_path
 from w2v.vectors import TrainReport, Vectors, decode_word
 from w2v.vocab import ProvisionalCounts, Vocab, WordCounter
@@ -74,6 +72,8 @@ def count_corpus(corpus, prune_at: int) -> tuple[ProvisionalCounts, Iterator[np.
     if isinstance(corpus, (str, os.PathLike)):
         corpus = [corpus]
     if isinstance(corpus, (list, tuple)) and corpus and all(isinstance(c, (str, os.PathLike)) for c in corpus):
+        from w2v.scan import ChunkCounter  # Numba: imported by the first run, not by ``import w2v``
+
         reader = ChunkCounter(prune_at)
         return reader, reader.read(expand_sources(corpus))
     counter = WordCounter(prune_at)
@@ -351,6 +351,8 @@ def run_epochs(
     epoch's end, every ``checkpoint_seconds``, and when the main thread is
     interrupted (Ctrl-C, SIGTERM as an exception), before re-raising.
     """
+    from w2v.kernels import stack_bytes, train_batch_kernel  # Numba: imported by the first run, not by ``import w2v``
+
     kernel = kernel or train_batch_kernel(config.dim)
     threads, start_alpha, min_alpha = config.threads, config.alpha, config.min_alpha
     assert threads is not None and start_alpha is not None and min_alpha is not None  # config.resolved()
