@@ -8,6 +8,7 @@ from reference import train_batch as reference_batch
 
 from w2v import kernels
 from w2v.vocab import MAX_CODE_LENGTH, Vocab
+from w2v.weights import Tables, path_tables
 
 V, D = 12, 8
 COUNTS = np.array([30, 20, 15, 12, 10, 8, 6, 5, 4, 3, 2, 1], dtype=np.int64)
@@ -36,16 +37,12 @@ def make_params(hs: bool, ns: bool, seed: int = 3, counts=COUNTS):
     syn0 = (rng.standard_normal((size, D)) * 0.3).astype(np.float32)
     syn1 = (rng.standard_normal((size - 1, D)) * 0.3).astype(np.float32) if hs else np.zeros((0, D), np.float32)
     syn1neg = (rng.standard_normal((size, D)) * 0.3).astype(np.float32) if ns else np.zeros((0, D), np.float32)
-    if hs:
-        codes, points, offsets = vocab.huffman()
-    else:
-        codes, points, offsets = np.zeros(0, np.uint8), np.zeros(0, np.int32), np.zeros(size + 1, np.int64)
     threshold, alias = vocab.alias_table(0.75)
-    return syn0, (syn1, syn1neg, codes, points, offsets, threshold, alias), vocab
+    return syn0, Tables(syn1, syn1neg, *path_tables(vocab, hs), threshold, alias), vocab
 
 
 def copy_params(params):
-    return tuple(p.copy() for p in params)
+    return Tables(*(p.copy() for p in params))
 
 
 CASES = {
@@ -216,7 +213,7 @@ def test_skipgram_update_is_minus_alpha_times_gradient(hs, negative):
     ``reference.example_loss`` (softplus NLL in nats)."""
     a, b, alpha = 2, 5, 0.1
     syn0, params, _ = make_params(hs, negative > 0, seed=11)
-    syn1, syn1neg, codes, points, offsets, threshold, alias = params
+    syn1, syn1neg, nodes, labels, offsets, threshold, alias = params
     syn0[a] = 0.0
     # a seed whose noise words are distinct and differ from the target, so that
     # one step of SGD equals the sequential updates of the kernel exactly
@@ -232,7 +229,7 @@ def test_skipgram_update_is_minus_alpha_times_gradient(hs, negative):
     syn1neg_64 = syn1neg.astype(np.float64) if negative else None
 
     def loss():
-        return example_loss(syn0_64[b], a, syn1_64, syn1neg_64, codes, points, offsets, noise)
+        return example_loss(syn0_64[b], a, syn1_64, syn1neg_64, nodes, labels, offsets, noise)
 
     assert loss() > 0
     before = syn0.copy(), syn1.copy(), syn1neg.copy()
@@ -244,7 +241,7 @@ def test_skipgram_update_is_minus_alpha_times_gradient(hs, negative):
     np.testing.assert_allclose(syn0[b] - before[0][b], -alpha * numeric_gradient(loss, syn0_64, b), atol=2e-6)
     rows = []
     if hs:
-        rows += [(syn1, before[1], syn1_64, int(n)) for n in points[offsets[a] : offsets[a + 1]]]
+        rows += [(syn1, before[1], syn1_64, int(n)) for n in nodes[offsets[a] : offsets[a + 1]]]
     if negative:
         rows += [(syn1neg, before[2], syn1neg_64, int(w)) for w in [a, *noise]]
     assert rows
@@ -257,7 +254,7 @@ def test_skipgram_update_is_minus_alpha_times_gradient(hs, negative):
         untouched[[a, *noise]] = False
         np.testing.assert_array_equal(syn1neg[untouched], before[2][untouched])
     if hs:
-        others = np.setdiff1d(np.arange(len(syn1)), points[offsets[a] : offsets[a + 1]])
+        others = np.setdiff1d(np.arange(len(syn1)), nodes[offsets[a] : offsets[a + 1]])
         np.testing.assert_array_equal(syn1[others], before[1][others])
 
 
@@ -274,11 +271,11 @@ def test_cbow_mean_update_is_minus_alpha_times_hidden_gradient():
     """
     a, t, c, alpha = 3, 0, 7, 0.1
     syn0, params, _ = make_params(True, False, seed=5)
-    syn1, _, codes, points, offsets, _, _ = params
+    syn1, _, nodes, labels, offsets, _, _ = params
     syn0[:, 0] = 0.0
     syn0[t, 0] = 30.0  # dead examples: f = 30 * 1 + small
     syn1[:, 0] = 1.0
-    path = points[offsets[t] : offsets[t + 1]]
+    path = nodes[offsets[t] : offsets[t + 1]]
     assert len(path) >= 2
 
     syn0_64 = syn0.astype(np.float64)
@@ -286,11 +283,11 @@ def test_cbow_mean_update_is_minus_alpha_times_hidden_gradient():
 
     def loss():
         hidden = (syn0_64[a] + syn0_64[c]) / 2
-        return example_loss(hidden, t, syn1_64, None, codes, points, offsets, [])
+        return example_loss(hidden, t, syn1_64, None, nodes, labels, offsets, [])
 
     for word in (a, c):  # the dead examples really are dead
         for j in range(offsets[word], offsets[word + 1]):
-            assert abs(float(syn0[t] @ syn1[points[j]])) >= 6
+            assert abs(float(syn0[t] @ syn1[nodes[j]])) >= 6
     before = syn0.copy(), syn1.copy()
     kernel = kernels.train_batch_kernel(D)
     tokens = np.array([a, t, c, -1], dtype=np.int32)

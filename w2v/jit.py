@@ -1,0 +1,157 @@
+"""Numba presets and the low-level intrinsics the training kernels are built from.
+
+Nothing here is mathematics: the presets every jitted function of the package
+is compiled with, and four small LLVM intrinsics that tell the compiler what
+Numba cannot express (a cache hint, arrays without reference counts, a use that
+keeps arrays alive, buffers on the stack). ``kernels`` holds the algorithm.
+"""
+
+import numpy as np
+from llvmlite import ir
+from numba import njit, types
+from numba.core import cgutils
+from numba.extending import intrinsic
+
+FASTMATH = {"reassoc", "contract"}  # not fastmath=True: that makes isnan() always false
+# Division as in numpy (no ZeroDivisionError check): the check is a branch to an
+# exception around every division, which keeps the compiler from vectorising the
+# loops of logistic units (their 1 / (1 + e)); no divisor in the kernels can be zero.
+ERROR_MODEL = "numpy"
+# Heap scratch buffers are padded by this many 4-byte elements (two cache lines) on
+# both sides, so that no two threads' buffers can share a cache line.
+PAD = 32
+
+
+def jit_inline(function):
+    """Compile a helper that Numba inlines into its callers (``inline="always"``)."""
+    return njit(function, inline="always", nogil=True, fastmath=FASTMATH, error_model=ERROR_MODEL, cache=True)
+
+
+def jit_kernel(function):
+    """Compile a kernel: released GIL, ``FASTMATH``, numpy's division, cached on disk."""
+    return njit(function, nogil=True, fastmath=FASTMATH, error_model=ERROR_MODEL, cache=True)
+
+
+@intrinsic
+def prefetch(typingctx, matrix, row, col):
+    """Ask the CPU to start loading the cache line of ``matrix[row, col]`` (a hint:
+    no effect on results)."""
+
+    def codegen(context, builder, signature, args):
+        array = context.make_array(signature.args[0])(context, builder, args[0])
+        index = [context.cast(builder, v, t, types.intp) for v, t in zip(args[1:], signature.args[1:], strict=True)]
+        shape = cgutils.unpack_tuple(builder, array.shape)
+        strides = cgutils.unpack_tuple(builder, array.strides)
+        layout = signature.args[0].layout
+        pointer = cgutils.get_item_pointer2(
+            context, builder, array.data, shape, strides, layout, index, wraparound=False
+        )
+        byte_pointer = ir.IntType(8).as_pointer()
+        fnty = ir.FunctionType(ir.VoidType(), [byte_pointer] + [ir.IntType(32)] * 3)
+        hint = cgutils.get_or_insert_function(builder.module, fnty, "llvm.prefetch.p0")
+        read, high_locality, data_cache = (ir.Constant(ir.IntType(32), v) for v in (0, 3, 1))
+        builder.call(hint, [builder.bitcast(pointer, byte_pointer), read, high_locality, data_cache])
+        return context.get_dummy_value()
+
+    return types.void(matrix, row, col), codegen
+
+
+def unmanaged_array(context, builder, array_type, value):
+    """Code for a copy of the array struct ``value`` with no meminfo (no reference count)."""
+    source = context.make_array(array_type)(context, builder, value)
+    view = context.make_array(array_type)(context, builder)
+    view.meminfo = cgutils.get_null_value(view.meminfo.type)
+    view.parent = cgutils.get_null_value(view.parent.type)
+    for name in ("nitems", "itemsize", "data", "shape", "strides"):
+        setattr(view, name, getattr(source, name))
+    return view._getvalue()
+
+
+@intrinsic
+def unmanaged(typingctx, value):
+    """The same array, or tuple (named or not) of arrays, with no reference counts
+    (meminfo NULL), for arrays kept alive by someone else for as long as it is used
+    (the caller's, or ``keep_alive``'s).
+
+    Numba counts references to every array it binds to a variable, and the helpers
+    inlined into a kernel bind theirs per example: an atomic increment and
+    decrement of the array's count, through a call that clobbers every vector
+    register, on a cache line that every thread sharing the weights writes.
+    Views of an unmanaged array count nothing.
+    """
+    if isinstance(value, types.Array):
+
+        def codegen(context, builder, signature, args):
+            return unmanaged_array(context, builder, value, args[0])
+
+        return value(value), codegen
+    if isinstance(value, types.BaseTuple) and all(isinstance(t, types.Array) for t in value.types):
+
+        def codegen_tuple(context, builder, signature, args):
+            items = [
+                unmanaged_array(context, builder, t, builder.extract_value(args[0], i)) for i, t in enumerate(value)
+            ]
+            return context.make_tuple(builder, value, items)
+
+        return value(value), codegen_tuple
+    return None
+
+
+@intrinsic
+def keep_alive(typingctx, arrays):
+    """A use of ``arrays`` (a tuple) that generates nothing: they stay alive until here,
+    so ``unmanaged`` views of them taken earlier stay valid."""
+
+    def codegen(context, builder, signature, args):
+        return context.get_dummy_value()
+
+    return types.void(arrays), codegen
+
+
+@intrinsic(prefer_literal=True)
+def stack_matrix(typingctx, rows, cols):
+    """A (rows, cols) float32 array on the stack of the kernel it is inlined
+    into: one buffer per call site, allocated on entry, unmanaged. ``rows`` and
+    ``cols`` must be compile-time constants (a global, or a factory's argument).
+
+    For the buffers the inner loops write: the compiler knows that no other
+    pointer reaches stack memory, so it keeps rows in registers across loops and
+    drops the overlap checks and scalar fallbacks it adds for heap arrays. A
+    module-level intrinsic, not one made per kernel: Numba keys its cache on the
+    pickled closure of a kernel, and an intrinsic made per kernel pickles
+    differently in every process.
+    """
+    if not isinstance(rows, types.IntegerLiteral) or not isinstance(cols, types.IntegerLiteral):
+        return None
+    n_rows, n_cols = rows.literal_value, cols.literal_value
+    array_type = types.Array(types.float32, 2, "C")
+
+    def codegen(context, builder, signature, args):
+        data = cgutils.alloca_once(builder, ir.FloatType(), size=ir.Constant(ir.IntType(64), n_rows * n_cols))
+        array = context.make_array(array_type)(context, builder)
+        intp = context.get_value_type(types.intp)
+        context.populate_array(
+            array,
+            data=data,
+            shape=[ir.Constant(intp, n_rows), ir.Constant(intp, n_cols)],
+            strides=[ir.Constant(intp, 4 * n_cols), ir.Constant(intp, 4)],
+            itemsize=ir.Constant(intp, 4),
+            meminfo=None,
+        )
+        return array._getvalue()
+
+    return array_type(rows, cols), codegen
+
+
+@jit_inline
+def prefetch_row(matrix, row, dim):
+    """Prefetch every cache line (16 float32) of ``matrix[row]`` ((dim,) float32)."""
+    for col in range(0, dim, 16):
+        prefetch(matrix, row, col)
+
+
+@jit_inline
+def scratch(size, dtype):
+    """An uninitialised (size,) buffer of a 4-byte ``dtype``, ``PAD`` elements away
+    from any other allocation on both sides."""
+    return np.empty(size + 2 * PAD, dtype=dtype)[PAD:-PAD]

@@ -1,0 +1,117 @@
+"""The model's weights and the tables the training kernel reads with them.
+
+- ``syn0`` (V, D) float32: input vectors, the word vectors written out.
+- ``Tables.syn1`` (V - 1, D) float32: the inner nodes of the hierarchical
+  softmax's tree; ``Tables.syn1neg`` (V, D) float32: the output vectors of
+  negative sampling. A loss that is off has a (0, D) array.
+- ``keep_prob`` (V,) float32: subsampling's probability of keeping each word.
+
+word2vec.c's start: input vectors uniform in [-0.5/D, 0.5/D), output vectors zero.
+"""
+
+import math
+from dataclasses import dataclass
+from typing import NamedTuple
+
+import numpy as np
+
+from w2v.config import TrainConfig
+from w2v.errors import DivergedError
+from w2v.vocab import Vocab
+
+
+class Tables(NamedTuple):
+    """The output weights and lookup tables of one run, as the kernel reads them
+    (``kernels.make_train_batch``). N is the total length of the Huffman paths."""
+
+    syn1: np.ndarray  # (V - 1, D) or (0, D) float32: tree nodes (hierarchical softmax)
+    syn1neg: np.ndarray  # (V, D) or (0, D) float32: output vectors (negative sampling)
+    path_nodes: np.ndarray  # (N,) int32: each word's path of syn1 rows from the root
+    path_labels: np.ndarray  # (N,) float32: the label of each node on the path, 1 - its Huffman code bit
+    path_offsets: np.ndarray  # (V + 1,) int64: word w's path is [path_offsets[w], path_offsets[w + 1])
+    alias_prob: np.ndarray  # (V,) uint32: alias-method thresholds in [0, 2**24] (noise words)
+    alias_idx: np.ndarray  # (V,) int32: the alias of each column
+
+
+def weight_shapes(size: int, config: TrainConfig) -> dict[str, tuple[int, int]]:
+    """The shapes of ``syn0``, ``syn1`` and ``syn1neg`` for ``size`` words."""
+    return {
+        "syn0": (size, config.dim),
+        "syn1": (max(size - 1, 1) if config.hs else 0, config.dim),
+        "syn1neg": (size if config.negative else 0, config.dim),
+    }
+
+
+def init_input_vectors(size: int, dim: int, seed: int) -> np.ndarray:
+    """word2vec.c's init: uniform in [-0.5/dim, 0.5/dim), float32 (size, dim)."""
+    rng = np.random.default_rng(seed)
+    vectors = rng.random((size, dim), dtype=np.float32)
+    vectors -= 0.5
+    vectors /= dim
+    return vectors
+
+
+def fresh_weights(size: int, config: TrainConfig) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """word2vec.c's start for ``size`` words: random ``syn0``, zero ``syn1`` and ``syn1neg``."""
+    shapes = weight_shapes(size, config)
+    syn1, syn1neg = (np.zeros(shapes[name], dtype=np.float32) for name in ("syn1", "syn1neg"))
+    return init_input_vectors(size, config.dim, config.seed), syn1, syn1neg
+
+
+def carry_weights(
+    base_vocab: Vocab, base_weights: tuple[np.ndarray, np.ndarray, np.ndarray], vocab: Vocab, config: TrainConfig
+) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """``--init-model``: the weights for ``vocab`` (the model's vocabulary, perhaps
+    updated) from ``base_weights`` = (syn0, syn1, syn1neg) over ``base_vocab``. Known
+    words keep their rows; new words start as in a fresh run (random input vector,
+    zero output vector). Tree nodes keep their rows and new ones start at zero (as
+    gensim does), although a changed vocabulary rebuilds the tree under them."""
+    old = {word: i for i, word in enumerate(base_vocab.words)}
+    rows = np.array([old.get(word, -1) for word in vocab.words], dtype=np.int64)
+    known = rows >= 0
+    syn0, syn1, syn1neg = fresh_weights(len(vocab), config)
+    base_syn0, base_syn1, base_syn1neg = base_weights
+    syn0[known] = base_syn0[rows[known]]
+    if config.negative:
+        syn1neg[known] = base_syn1neg[rows[known]]
+    if config.hs:
+        shared = min(len(syn1), len(base_syn1))
+        syn1[:shared] = base_syn1[:shared]
+    return syn0, syn1, syn1neg
+
+
+@dataclass
+class Model:
+    """The weights of a run and the tables built for them from its vocabulary and settings."""
+
+    syn0: np.ndarray
+    tables: Tables
+    keep_prob: np.ndarray
+
+    @classmethod
+    def build(
+        cls, vocab: Vocab, config: TrainConfig, weights: tuple[np.ndarray, np.ndarray, np.ndarray] | None = None
+    ) -> "Model":
+        """The model over ``vocab`` with ``weights`` = (syn0, syn1, syn1neg) (float32,
+        shaped as ``weight_shapes`` says), or fresh ones (``fresh_weights``)."""
+        syn0, syn1, syn1neg = weights if weights is not None else fresh_weights(len(vocab), config)
+        nodes, labels, offsets = path_tables(vocab, config.hs)
+        tables = Tables(syn1, syn1neg, nodes, labels, offsets, *vocab.alias_table(config.ns_exponent))
+        return cls(syn0, tables, vocab.keep_probabilities(config.sample))
+
+    def check_finite(self, epoch: int, alpha: float) -> None:
+        """DivergedError if a weight is NaN or infinite. ``min`` and ``max`` propagate
+        NaN and allocate nothing, where ``np.isfinite(w).all()`` would take V * D bytes."""
+        for name, weights in (("syn0", self.syn0), ("syn1", self.tables.syn1), ("syn1neg", self.tables.syn1neg)):
+            if weights.size and not (math.isfinite(weights.min()) and math.isfinite(weights.max())):
+                raise DivergedError(
+                    f"training diverged in epoch {epoch} (non-finite weights in {name}): "
+                    f"lower the learning rate (--alpha, now {alpha:g})"
+                )
+
+
+def path_tables(vocab: Vocab, hs: bool) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """``Tables``' path nodes, labels and offsets: the Huffman tree's with ``hs``,
+    else empty paths for every word."""
+    codes, nodes, offsets = vocab.huffman() if hs else Vocab.no_paths(len(vocab))
+    return nodes, (1 - codes).astype(np.float32), offsets
