@@ -1,48 +1,41 @@
-"""A/B of training-kernel variants on interleaved segments of one corpus.
+"""A/B of the training speed of two checkouts of w2v, on alternated whole runs.
 
-    python scripts/ab_kernels.py variant.py [other.py ...] --model skipgram --hs --threads 2
+    git worktree add /tmp/w2v-base main      # the code to compare against
+    python scripts/ab_kernels.py /tmp/w2v-base --model skipgram --hs --threads 2 --rounds 5
 
-Each variant is a copy of ``w2v/kernels.py`` with a change in it (any file that
-defines ``make_train_batch(dim)``); the baseline is the installed ``w2v.kernels``.
-The corpus is encoded once and a model trained on it for ``--warm-epochs`` with
-the baseline, so that the weights are those of a run under way. Every variant
-then gets its own copy of those weights, and all take turns on the same
-segments of ``--segment-batches`` batches spread over the corpus (the same
-seeds and learning rates), in alternating order. This machine's speed drifts
-and is bimodal (about 1.5x between modes), so a single timing says little: the
-speed of each variant over the baseline is reported per segment, where both met
-the same mode, as the median and quartiles of those ratios.
+Each round trains ``--epochs`` epochs of the corpus once with each checkout
+(``python -m w2v train`` with that checkout first on ``PYTHONPATH``), in an order
+that alternates from round to round, and reads the training's words/s from the
+summary line (the epochs alone: reading the corpus is not counted). This
+machine's speed drifts over minutes, so a single timing says little: the
+variant's speed over the base is taken per round, where both runs met the
+machine in the same state, and reported as the median and quartiles of those
+ratios. A first run of each checkout on the sample corpus loads (or compiles)
+its kernels, so compilation is never timed.
 
-Compilation is excluded (each kernel trains two batches before the timings).
 Not a test and not run in CI; docs/performance.md says what it measured.
 """
 
 import argparse
-import dataclasses
-import importlib.util
+import os
 import re
+import subprocess
 import sys
 import tempfile
-import time
-import zlib
-from collections.abc import Callable
 from pathlib import Path
 
 import numpy as np
 
-from w2v.config import TrainConfig
-from w2v.corpus import IdStream
-from w2v.kernels import train_batch_kernel
-from w2v.train import Model, Progress, count_and_encode, run_epochs, stream_offsets
-
 ROOT = Path(__file__).resolve().parents[1]
-BASELINE = Path(importlib.util.find_spec("w2v.kernels").origin).resolve()  # type: ignore[union-attr,arg-type]
+SAMPLE = ROOT / "data/sample.txt.gz"
+RATE = re.compile(r"\(([\d,]+) words/s\)")
 
 
 def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     """The command line."""
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("variants", nargs="+", type=Path, help="kernel files, each defining make_train_batch(dim)")
+    parser.add_argument("base", type=Path, help="the checkout to compare against (a folder holding w2v/)")
+    parser.add_argument("--variant", type=Path, default=ROOT, help="the checkout to measure (default: this one)")
     parser.add_argument("--corpus", type=Path, default=ROOT / "../shared/data/wiki-en-100m.txt")
     parser.add_argument("--model", choices=["skipgram", "cbow"], default="skipgram")
     parser.add_argument("--hs", action="store_true", help="hierarchical softmax (alone unless --negative)")
@@ -51,91 +44,59 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     parser.add_argument("--dim", type=int, default=100)
     parser.add_argument("--window", type=int, default=5)
     parser.add_argument("--sample", type=float, default=1e-4)
-    parser.add_argument("--warm-epochs", type=int, default=1, help="baseline epochs before the segments")
-    parser.add_argument("--segments", type=int, default=16)
-    parser.add_argument("--segment-batches", type=int, default=30, help="batches (about 10,000 words each)")
+    parser.add_argument("--epochs", type=int, default=1)
+    parser.add_argument("--rounds", type=int, default=5)
     args = parser.parse_args(argv)
-    for variant in args.variants:
-        if not variant.is_file():
-            parser.error(f"no such kernel file: {variant}")
-        if variant.resolve() == BASELINE:  # loaded under a second module name, it would spoil Numba's cache
-            parser.error(f"{variant} is the baseline itself: pass a copy of it")
+    for checkout in (args.base, args.variant):
+        if not (checkout / "w2v/__init__.py").is_file():
+            parser.error(f"not a checkout of w2v (no w2v/__init__.py): {checkout}")
     if not args.corpus.is_file():
         parser.error(f"corpus not found: {args.corpus}")
-    if min(args.segments, args.segment_batches, args.threads) < 1 or args.warm_epochs < 0:
-        parser.error("--segments, --segment-batches and --threads must be at least 1, --warm-epochs at least 0")
+    if min(args.rounds, args.epochs, args.threads) < 1:
+        parser.error("--rounds, --epochs and --threads must be at least 1")
     return args
 
 
-def load_factory(path: Path) -> Callable:
-    """``make_train_batch`` of the kernel file ``path``, imported as a module of its own,
-    named after the file's stem and a hash of its full path: the same name in every
-    run, wherever the file stands on the command line (Numba's cache keeps the name
-    of the module that compiled it, and fails to load under another)."""
-    stem = re.sub(r"\W", "_", path.stem)
-    name = f"ab_variant_{stem}_{zlib.crc32(str(path.resolve()).encode()):08x}"
-    spec = importlib.util.spec_from_file_location(name, path)
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    sys.modules[name] = module  # Numba's cache locates the module by name
-    spec.loader.exec_module(module)
-    return module.make_train_batch
+def train_options(args: argparse.Namespace) -> list[str]:
+    """The ``w2v train`` options both checkouts run with."""
+    options = ["--model", args.model, "--threads", str(args.threads), "--dim", str(args.dim)]
+    options += ["--window", str(args.window), "--sample", str(args.sample), "--epochs", str(args.epochs)]
+    if args.hs:
+        options.append("--hs")
+    if args.negative is not None:
+        options += ["--negative", str(args.negative)]
+    return options
 
 
-def sub_stream(stream: IdStream, first: int, count: int) -> IdStream:
-    """Batches ``first`` to ``first + count`` of ``stream`` as a stream of their own."""
-    return IdStream(
-        stream.path, stream.batch_starts[first : first + count + 1], stream.batch_words[first : first + count]
-    )
-
-
-def train_segment(model: Model, stream: IdStream, config: TrainConfig, kernel: Callable) -> float:
-    """Seconds to train ``config.epochs`` epochs of ``stream`` with ``kernel``."""
-    progress = Progress(config.threads or 1, config.epochs, len(stream), stream_offsets(stream))
-    start = time.perf_counter()
-    run_epochs(model, stream, config, progress, kernel=kernel)
-    return time.perf_counter() - start
+def words_per_second(checkout: Path, corpus: Path, options: list[str], output: Path) -> float:
+    """Train ``corpus`` with ``checkout``'s w2v; its training words/s."""
+    env = {**os.environ, "PYTHONPATH": str(checkout.resolve())}
+    command = [sys.executable, "-m", "w2v", "train", str(corpus), "-o", str(output), *options]
+    done = subprocess.run(command, env=env, capture_output=True, text=True, stdin=subprocess.DEVNULL)
+    found = RATE.search(done.stderr)
+    if done.returncode != 0 or found is None:
+        sys.exit(f"{checkout}: w2v train failed ({done.returncode}): {done.stderr.strip()[-500:]}")
+    return float(found.group(1).replace(",", ""))
 
 
 def main(argv: list[str] | None = None) -> None:
     args = parse_args(argv)
-    negative = args.negative if args.negative is not None else (0 if args.hs else 5)
-    config = TrainConfig(
-        model=args.model, hs=args.hs, negative=negative, threads=args.threads, dim=args.dim,
-        window=args.window, sample=args.sample, epochs=max(args.warm_epochs, 1),
-    ).resolved()  # fmt: skip
-    names = ["w2v.kernels", *(str(v) for v in args.variants)]
-    kernels = [train_batch_kernel(args.dim)] + [load_factory(v)(args.dim) for v in args.variants]
+    options = train_options(args)
+    checkouts = [args.base, args.variant]
+    rates = np.zeros((args.rounds, 2))
     with tempfile.TemporaryDirectory(prefix="w2v-ab-") as workdir:
-        encoded = count_and_encode(str(args.corpus), config, workdir)
-        stream, vocab = encoded.stream, encoded.vocab
-        base = Model.create(vocab, config)
-        if args.warm_epochs:
-            train_segment(base, stream, config, kernels[0])
-        one_epoch = dataclasses.replace(config, epochs=1)
-        warm = sub_stream(stream, 0, min(2, len(stream)))
-        for kernel in kernels:  # compile (or load) each kernel outside the timings
-            train_segment(Model.create(vocab, config), warm, one_epoch, kernel)
-        weights = (base.syn0, base.syn1, base.syn1neg)
-        models = [Model.from_weights(vocab, config, *(w.copy() for w in weights)) for _ in kernels]
-        size = min(args.segment_batches, len(stream))
-        firsts = np.linspace(0, len(stream) - size, args.segments).astype(np.int64)
-        seconds = np.zeros((args.segments, len(kernels)))
-        words = 0
-        for s, first in enumerate(firsts):
-            segment = sub_stream(stream, int(first), size)
-            order = range(len(kernels)) if s % 2 == 0 else reversed(range(len(kernels)))
-            for i in order:
-                seconds[s, i] = train_segment(models[i], segment, one_epoch, kernels[i])
-            words += segment.words
-            segment.close()
-        stream.close()
-    print(f"{args.segments} segments of {size} batches, {words:,} words, {args.threads} threads")
-    for i, name in enumerate(names):
-        ratios = seconds[:, 0] / seconds[:, i]
-        q1, median, q3 = np.percentile(ratios, [25, 50, 75])
-        print(f"{name}: {words / seconds[:, i].sum() / 1e3:,.0f} kw/s; speed over w2v.kernels per segment: "
-              f"median {median:.3f} (quartiles {q1:.3f}, {q3:.3f})")  # fmt: skip
+        output = Path(workdir) / "vectors.bin"
+        for checkout in checkouts:  # loads or compiles the kernels outside the timings
+            words_per_second(checkout, SAMPLE, [*options, "--epochs", "1"], output)
+        for r in range(args.rounds):
+            for i in (0, 1) if r % 2 == 0 else (1, 0):
+                rates[r, i] = words_per_second(checkouts[i], args.corpus, options, output)
+    ratios = rates[:, 1] / rates[:, 0]
+    q1, median, q3 = np.percentile(ratios, [25, 50, 75])
+    print(f"{args.rounds} rounds of {args.epochs} epoch(s) on {args.corpus.name}: {' '.join(options)}")
+    print(f"base {args.base}: {np.median(rates[:, 0]) / 1e3:,.0f} kw/s (median)")
+    print(f"variant {args.variant}: {np.median(rates[:, 1]) / 1e3:,.0f} kw/s (median); "
+          f"speed over base per round: median {median:.3f} (quartiles {q1:.3f}, {q3:.3f})")  # fmt: skip
 
 
 if __name__ == "__main__":

@@ -1,4 +1,5 @@
-"""A plain-numpy re-implementation of ``w2v.kernels.make_train_batch`` (no Numba).
+"""A plain-numpy re-implementation of ``w2v.kernels.make_train_batch`` (no Numba),
+and of the Python reading of a corpus that ``chunkcounter.ChunkCounter`` matches.
 
 It follows the kernel's batch semantics step by step and consumes the random
 generator in exactly the same order, so that for the same inputs it produces the
@@ -30,8 +31,11 @@ Also here: small readers of the word2vec vector formats, used by the tests.
 """
 
 import math
+from collections.abc import Iterable, Iterator
 
 import numpy as np
+
+from w2v.corpus import BLOCK_BYTES, SentenceCutter, TokenBlock, read_chunks
 
 MASK64 = (1 << 64) - 1
 LCG_MUL = 25214903917
@@ -87,11 +91,11 @@ def output_units(params, target, words) -> list[tuple[np.ndarray, int, float, bo
     """The output units of one example, in the kernel's order: (matrix, row, label,
     HS rule) for each node of the target's path, then each of ``words`` (target
     first; a noise word equal to the target left out)."""
-    syn1, syn1neg, codes, points, offsets, _, _ = params
+    syn1, syn1neg, nodes, labels, offsets, _, _ = params
     units = []
     if syn1.shape[0] > 0:
         for j in range(int(offsets[target]), int(offsets[target + 1])):
-            units.append((syn1, int(points[j]), 1.0 - float(codes[j]), True))
+            units.append((syn1, int(nodes[j]), float(labels[j]), True))
     if syn1neg.shape[0] > 0:
         for d, word in enumerate(words):
             if d == 0 or word != target:
@@ -173,15 +177,15 @@ def train_batch(tokens, syn0, params, keep_prob, window, negative, cbow, cbow_me
     return loss, examples
 
 
-def example_loss(hidden, target, syn1, syn1neg, codes, points, offsets, noise) -> float:
+def example_loss(hidden, target, syn1, syn1neg, nodes, labels, offsets, noise) -> float:
     """The loss (nats, float64) of one example whose noise words are ``noise``, without
     HS's |f| >= 6 rule (the caller keeps f small): the function the kernel descends."""
     hidden = np.asarray(hidden, dtype=np.float64)
     loss = 0.0
     if syn1 is not None:
         for j in range(int(offsets[target]), int(offsets[target + 1])):
-            f = float(hidden @ np.asarray(syn1[int(points[j])], dtype=np.float64))
-            loss += softplus(-f if codes[j] == 0 else f)
+            f = float(hidden @ np.asarray(syn1[int(nodes[j])], dtype=np.float64))
+            loss += softplus(-f if labels[j] == 1 else f)
     if syn1neg is not None:
         loss += softplus(-float(hidden @ np.asarray(syn1neg[target], dtype=np.float64)))
         for word in noise:
@@ -217,3 +221,18 @@ def read_word2vec(path, binary: bool) -> tuple[list[bytes], np.ndarray]:
             rows.append(np.array([float(x) for x in fields[1:]], dtype=np.float32))
         assert len(words) == count
     return words, np.array(rows, dtype=np.float32).reshape(count, dim)
+
+
+def token_blocks(
+    sources: Iterable[str], block_bytes: int = BLOCK_BYTES, max_tokens: int | None = None
+) -> Iterator[TokenBlock]:
+    """The corpus as Python reads it: each chunk split into lines and tokens by
+    ``bytes.split``, sentences cut by ``SentenceCutter``; each source's end ends a
+    sentence. ``ChunkCounter`` must find the same tokens and sentence ends."""
+    cutter = SentenceCutter() if max_tokens is None else SentenceCutter(max_tokens)
+    for source in sources:
+        for chunk in read_chunks(source, block_bytes):
+            lines = [line.split() for line in chunk.split(b"\n")]
+            yield cutter.block(lines, last_open=not chunk.endswith(b"\n"))
+        if cutter.run:
+            yield cutter.block([[]], last_open=False)

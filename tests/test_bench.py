@@ -1,5 +1,5 @@
 """Smoke tests of the benchmark scripts: ``scripts/bench.py`` (w2v alone, one model, one
-epoch, on a 300 KB slice) and ``scripts/ab_kernels.py`` (a kernel copy on the sample corpus)."""
+epoch, on a 300 KB slice) and ``scripts/ab_kernels.py`` (this checkout against itself on the sample corpus)."""
 
 import json
 import subprocess
@@ -46,22 +46,19 @@ def run_ab(*args: str, cwd: Path) -> subprocess.CompletedProcess:
     return subprocess.run(command, capture_output=True, text=True, timeout=300, cwd=cwd)
 
 
-def test_ab_kernels_times_a_variant_against_the_installed_kernel(tmp_path: Path) -> None:
-    """A copy of w2v/kernels.py against the package's own, on the sample corpus:
-    a line per kernel, with the variant's speed over the baseline per segment."""
-    variant = tmp_path / "same_kernels.py"
-    variant.write_bytes((ROOT / "w2v/kernels.py").read_bytes())
-    done = run_ab(str(variant), "--corpus", str(ROOT / "data/sample.txt.gz"), "--threads", "1",
-                  "--warm-epochs", "0", "--segments", "2", "--segment-batches", "3", cwd=tmp_path)  # fmt: skip
+def test_ab_kernels_times_two_checkouts_on_alternated_runs(tmp_path: Path) -> None:
+    """This checkout against itself on the sample corpus: a line per checkout, the
+    variant's speed over the base per round."""
+    done = run_ab(str(ROOT), "--corpus", str(ROOT / "data/sample.txt.gz"), "--threads", "1", "--dim", "16",
+                  "--rounds", "2", cwd=tmp_path)  # fmt: skip
     assert done.returncode == 0, done.stderr
     lines = done.stdout.splitlines()
-    assert lines[0].startswith("2 segments of 3 batches, ")
-    assert lines[1].startswith("w2v.kernels: ") and "median 1.000" in lines[1]
-    assert lines[2].startswith(f"{variant}: ") and " kw/s; speed over w2v.kernels per segment: median " in lines[2]
+    assert lines[0].startswith("2 rounds of 1 epoch(s) on sample.txt.gz: --model skipgram --threads 1 --dim 16")
+    assert lines[1].startswith(f"base {ROOT}: ") and lines[1].endswith(" kw/s (median)")
+    assert lines[2].startswith(f"variant {ROOT}: ") and "; speed over base per round: median " in lines[2]
 
 
-def test_ab_kernels_refuses_the_baseline_itself(tmp_path: Path) -> None:
-    """Loading w2v/kernels.py a second time under another name would spoil Numba's cache."""
-    done = run_ab(str(ROOT / "w2v/kernels.py"), "--corpus", str(ROOT / "data/sample.txt.gz"), cwd=tmp_path)
+def test_ab_kernels_refuses_a_folder_without_w2v(tmp_path: Path) -> None:
+    done = run_ab(str(tmp_path), "--corpus", str(ROOT / "data/sample.txt.gz"), cwd=tmp_path)
     assert done.returncode == 2
-    assert "is the baseline itself: pass a copy of it" in done.stderr
+    assert "not a checkout of w2v" in done.stderr

@@ -1,21 +1,21 @@
-"""ChunkCounter (compiled counting of raw bytes) against the Python path it replaces:
+"""ChunkCounter (compiled counting of raw bytes) against the Python path:
 read_chunks, SentenceCutter, WordCounter and block_ids give the same ids, counts and words."""
 
 import numpy as np
 import pytest
 
+from w2v.chunkcounter import FIRST_TABLE, ChunkCounter
 from w2v.config import TrainConfig
-from w2v.corpus import BLOCK_BYTES, SentenceCutter, block_ids, read_chunks
+from w2v.corpus import BLOCK_BYTES, SentenceCutter, read_chunks
+from w2v.counting import WordCounter, block_ids
 from w2v.errors import CorpusError
-from w2v.scan import FIRST_TABLE, ChunkCounter
-from w2v.train import count_and_encode
-from w2v.vocab import WordCounter
+from w2v.idstream import encode_corpus
 
 WHITESPACE = [b" ", b"\t", b"\n", b"\r", b"\x0b", b"\x0c", b"  ", b"\n\n", b" \n "]
 
 
 def python_read(sources, prune_at, max_tokens, block_bytes):
-    """The Python path: token_blocks (with a cutter of ``max_tokens``), WordCounter, block_ids."""
+    """The Python path: chunks split by bytes.split, a cutter of ``max_tokens``, WordCounter, block_ids."""
     counter, cutter, out = WordCounter(prune_at), SentenceCutter(max_tokens), []
     for source in sources:
         for chunk in read_chunks(source, block_bytes):
@@ -103,7 +103,7 @@ def test_the_table_grows_within_a_chunk(tmp_path):
 
 
 def test_refuses_more_provisional_ids_than_int32_holds(monkeypatch):
-    monkeypatch.setattr("w2v.vocab.MAX_PROVISIONAL_IDS", 10)
+    monkeypatch.setattr("w2v.counting.MAX_PROVISIONAL_IDS", 10)
     counter = ChunkCounter(prune_at=2)
     counter.add_chunk(b"a b c ")
     with pytest.raises(CorpusError, match="more than 10 word ids"):
@@ -111,15 +111,15 @@ def test_refuses_more_provisional_ids_than_int32_holds(monkeypatch):
 
 
 def test_a_file_and_its_sentences_encode_alike(tmp_path):
-    """count_and_encode on a path (ChunkCounter) and on the same sentences (WordCounter)."""
+    """encode_corpus on a path (ChunkCounter) and on the same sentences (WordCounter)."""
     lines = [" ".join(f"w{(i * j) % 17}" for j in range(i % 9)) for i in range(300)]
     path = tmp_path / "c.txt"
     path.write_text("\n".join(lines) + "\n")
     config = TrainConfig(min_count=2, batch_words=100).resolved()
     (tmp_path / "a").mkdir()
     (tmp_path / "b").mkdir()
-    from_file = count_and_encode(str(path), config, str(tmp_path / "a"))
-    from_sentences = count_and_encode([line.split() for line in lines], config, str(tmp_path / "b"))
+    from_file = encode_corpus(str(path), config, str(tmp_path / "a"))
+    from_sentences = encode_corpus([line.split() for line in lines], config, str(tmp_path / "b"))
     assert from_file.vocab.words == from_sentences.vocab.words
     np.testing.assert_array_equal(from_file.vocab.counts, from_sentences.vocab.counts)
     assert (from_file.digest, from_file.corpus_words) == (from_sentences.digest, from_sentences.corpus_words)

@@ -23,19 +23,17 @@ import re
 import signal
 import time
 import zlib
-from functools import partial
 from itertools import pairwise
-from unittest import mock
 
 import numpy as np
 import pytest
 import smart_open  # noqa: F401 - imported before any memory is measured
 from hypothesis import event, given, settings
 from hypothesis import strategies as st
+from reference import token_blocks
 
-import w2v.corpus as corpus
 import w2v.vectors as vectors_module
-from w2v.corpus import BLOCK_BYTES, MAX_SENTENCE_TOKENS, SentenceCutter, expand_sources, token_blocks
+from w2v.corpus import BLOCK_BYTES, MAX_SENTENCE_TOKENS, expand_sources
 from w2v.errors import CorpusError, FormatError
 from w2v.vectors import Vectors, decode_word, detect_format
 
@@ -176,12 +174,11 @@ def read_sentences(path: str, block_bytes: int, max_tokens: int = MAX_SENTENCE_T
     """The sentences ``token_blocks`` reads from ``path``, checking each block's ends."""
     tokens: list[bytes] = []
     ends: list[int] = []
-    with mock.patch.object(corpus, "SentenceCutter", partial(SentenceCutter, max_tokens=max_tokens)):
-        for block in token_blocks(expand_sources([path]), block_bytes):
-            assert block.ends == sorted(set(block.ends))
-            assert all(-1 <= end < len(block.tokens) for end in block.ends)  # -1: ends the previous block's
-            ends += [len(tokens) + end for end in block.ends]
-            tokens += block.tokens
+    for block in token_blocks(expand_sources([path]), block_bytes, max_tokens):
+        assert block.ends == sorted(set(block.ends))
+        assert all(-1 <= end < len(block.tokens) for end in block.ends)  # -1: ends the previous block's
+        ends += [len(tokens) + end for end in block.ends]
+        tokens += block.tokens
     assert ends == sorted(set(ends)) and all(end >= 0 for end in ends), "an empty sentence"
     assert not tokens or ends[-1] == len(tokens) - 1, "the last sentence was not ended"
     bounds = [0] + [end + 1 for end in ends]

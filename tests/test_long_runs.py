@@ -16,9 +16,10 @@ import w2v.state
 from w2v import kernels
 from w2v.errors import ConfigError, CorpusError, DivergedError, FormatError
 from w2v.state import TrainState, checkpoint_path
-from w2v.train import Model, carry_weights, train
+from w2v.train import train
 from w2v.vectors import Vectors
 from w2v.vocab import Vocab
+from w2v.weights import Model, carry_weights
 
 SETTINGS = {"dim": 12, "epochs": 3, "threads": 1, "min_count": 2, "batch_words": 500, "seed": 7}
 WORDS = "the a cat dog sat on mat log red and met were blue fox ran far".split()  # noqa: SIM905
@@ -371,7 +372,7 @@ def test_update_vocab_with_hierarchical_softmax(corpus, tmp_path):
     result = train(str(new), init_model=str(path), update_vocab=True, epochs=1, threads=1, save_model=str(updated))
     state = TrainState.load(str(updated))
     assert {"zebra", "yak"} <= set(result.words) and state.syn1.shape == (len(result) - 1, 12)
-    start = Model.create(state.vocab, state.config).syn0  # new rows start as in a fresh run
+    start = Model.build(state.vocab, state.config).syn0  # new rows start as in a fresh run
     for word in ("zebra", "yak"):
         row = result.words.index(word)
         assert np.isfinite(result.vectors[row]).all() and not np.array_equal(result.vectors[row], start[row])
@@ -381,8 +382,8 @@ def test_carried_weights_start_new_words_as_a_fresh_run(saved_model):
     base, _ = saved_model
     config = base.config
     vocab = Vocab([b"zebra", *base.vocab.words[:3]], np.array([10**6, *base.vocab.counts[:3]]))
-    syn0, syn1, syn1neg = carry_weights(base, vocab, config)
-    np.testing.assert_array_equal(syn0[0], Model.create(vocab, config).syn0[0])  # as a fresh run's row 0
+    syn0, syn1, syn1neg = carry_weights(base.vocab, (base.syn0, base.syn1, base.syn1neg), vocab, config)
+    np.testing.assert_array_equal(syn0[0], Model.build(vocab, config).syn0[0])  # as a fresh run's row 0
     np.testing.assert_array_equal(syn0[1:], base.syn0[:3])
     np.testing.assert_array_equal(syn1neg[1:], base.syn1neg[:3])
     assert not syn1neg[0].any() and syn1.shape == (0, config.dim)
@@ -472,10 +473,12 @@ def test_cli_resume_refuses_new_training_settings(tiny_corpus, tmp_path, cli):
         == 0
     )
     result = cli("train", "--resume", folder, "--dim", "50", "--hs")
-    assert result.returncode == 2
+    assert result.returncode == 1
     assert result.stderr.decode().strip() == (
-        "w2v: error: --resume continues with the checkpoint's settings; drop --dim, --hs"
+        "w2v: error: a resumed run keeps the checkpoint's settings; cannot change dim, hs"
     )
+    result = cli("train", "--resume", folder, "--save-vocab", tmp_path / "vocab.txt")
+    assert result.returncode == 2 and b"--save-vocab: no effect with --resume" in result.stderr
     result = cli("train", "--resume", tmp_path / "missing")
     assert result.returncode == 2 and b"model file not found" in result.stderr
     assert cli("train", "--resume", folder, "--threads", "2", "-o", tmp_path / "w.txt", "-q").returncode == 0

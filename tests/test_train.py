@@ -4,7 +4,6 @@ end-to-end quality on the 6 MB Wikipedia slice."""
 import os
 import signal
 import socket
-import sys
 import threading
 
 import numba
@@ -17,23 +16,23 @@ import w2v
 from w2v import kernels
 from w2v.config import TrainConfig
 from w2v.errors import CorpusError, W2VError
-from w2v.train import (
-    Model,
+from w2v.idstream import encode_corpus
+from w2v.vectors import Vectors
+from w2v.vocab import Vocab
+from w2v.weights import Model, init_input_vectors
+from w2v.workers import (
+    THREAD_STACK_SPARE,
+    Hooks,
     Progress,
     batch_seed,
-    count_and_encode,
-    init_input_vectors,
     learning_rate,
     run_epochs,
     signals_held,
     stream_offsets,
     thread_stack,
 )
-from w2v.vectors import Vectors
-from w2v.vocab import Vocab
 
 DIM = 16  # one kernel for all the small runs here
-train_module = sys.modules["w2v.train"]  # w2v.train is also the name of the function
 
 
 def test_learning_rate_is_linear_and_clamped():
@@ -124,7 +123,7 @@ def test_thread_stack_gives_big_kernels_room_and_restores_the_default():
     with thread_stack(1000):  # small: the platform's default stack serves
         assert configured_stack_size() == previous
     with thread_stack(20 << 20):
-        assert configured_stack_size() == (20 << 20) + train_module.THREAD_STACK_SPARE
+        assert configured_stack_size() == (20 << 20) + THREAD_STACK_SPARE
     assert configured_stack_size() == previous
 
 
@@ -138,17 +137,17 @@ def test_init_input_vectors():
 
 
 @pytest.mark.parametrize("hs,negative", [(False, 5), (True, 0), (True, 3)])
-def test_model_create_shapes(hs, negative):
+def test_model_build_shapes(hs, negative):
     vocab = Vocab([b"a", b"b", b"c", b"d"], np.array([9, 5, 3, 1]))
     config = TrainConfig(dim=6, hs=hs, negative=negative, sample=1e-3, threads=1).resolved()
-    model = Model.create(vocab, config)
-    syn1, syn1neg, codes, points, offsets, alias_prob, alias_idx = model.params
-    assert len(points) == len(codes)
+    model = Model.build(vocab, config)
+    syn1, syn1neg, nodes, labels, offsets, alias_prob, alias_idx = model.tables
+    assert len(nodes) == len(labels) and labels.dtype == np.float32 and set(labels.tolist()) <= {0.0, 1.0}
     assert model.syn0.shape == (4, 6) and model.syn0.dtype == np.float32
     assert syn1.shape == ((3, 6) if hs else (0, 6)) and not syn1.any()
     assert syn1neg.shape == ((4, 6) if negative else (0, 6)) and not syn1neg.any()
     assert len(offsets) == 5
-    assert (len(codes) > 0) == hs
+    assert (len(nodes) > 0) == hs
     assert alias_prob.shape == alias_idx.shape == (4,)
     np.testing.assert_array_equal(model.keep_prob, vocab.keep_probabilities(1e-3))
 
@@ -162,11 +161,11 @@ def test_each_batch_gets_the_rate_of_its_position(tmp_path, monkeypatch):
     sentences = [[f"w{i}" for i in rng.integers(0, 20, size=n)] for n in rng.integers(1, 15, size=80)]
     config = TrainConfig(dim=4, min_count=1, batch_words=50, epochs=3, threads=1, alpha=0.04, min_alpha=0.001)
     config = config.resolved()
-    encoded = count_and_encode(sentences, config, str(tmp_path))
+    encoded = encode_corpus(sentences, config, str(tmp_path))
     vocab, stream = encoded.vocab, encoded.stream
     calls, threads, kinds = [], [], []
 
-    def fake_kernel(tokens, syn0, params, keep_prob, window, negative, cbow, cbow_mean, alpha, seed):
+    def fake_kernel(tokens, syn0, tables, keep_prob, window, negative, cbow, cbow_mean, alpha, seed):
         calls.append((len(tokens), int((tokens >= 0).sum()), alpha, int(seed), window, negative, cbow, cbow_mean))
         threads.append(threading.current_thread())
         kinds.append(tuple(numba.typeof(arg) for arg in (tokens, alpha, seed)))  # the kernel's signature
@@ -177,8 +176,8 @@ def test_each_batch_gets_the_rate_of_its_position(tmp_path, monkeypatch):
     seen = []
     try:
         progress = Progress(1, 3, len(stream), stream_offsets(stream))
-        model = Model.create(vocab, config)
-        losses = run_epochs(model, stream, config, progress, on_epoch_end=lambda e, x: seen.append((e, x)))
+        model = Model.build(vocab, config)
+        losses = run_epochs(model, stream, config, progress, Hooks(on_epoch_end=lambda e, x: seen.append((e, x))))
         batches, words = len(stream), stream.words
         assert batches >= 5
         before = np.concatenate([[0], np.cumsum(stream.batch_words)])

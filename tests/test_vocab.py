@@ -8,9 +8,10 @@ from conftest import written_through_fifo
 from reference import alias_probabilities, draw_noise
 
 from w2v.config import TrainConfig
+from w2v.counting import WordCounter
 from w2v.errors import CorpusError, FormatError
-from w2v.train import count_and_encode
-from w2v.vocab import ALIAS_ONE, MAX_CODE_LENGTH, Vocab, WordCounter, build_alias, huffman_codes
+from w2v.idstream import encode_corpus
+from w2v.vocab import ALIAS_ONE, MAX_CODE_LENGTH, Vocab, build_alias, huffman_codes
 
 
 def live_counts(counter: WordCounter) -> dict[bytes, int]:
@@ -85,10 +86,10 @@ def test_select_min_count_max_vocab_and_order():
     assert len(vocab) == 0
 
 
-def test_count_and_encode_vocabulary_and_ids(tmp_path):
+def test_encode_corpus_vocabulary_and_ids(tmp_path):
     sentences = [["b", "a", "c", "a"], ["a", "rare", "b"], ["c", "a", "b"]]
     config = TrainConfig(min_count=2, batch_words=3, threads=1).resolved()
-    encoded = count_and_encode(sentences, config, str(tmp_path))
+    encoded = encode_corpus(sentences, config, str(tmp_path))
     vocab, stream = encoded.vocab, encoded.stream
     try:
         assert encoded.corpus_words == 10
@@ -105,7 +106,7 @@ def test_count_and_encode_vocabulary_and_ids(tmp_path):
 def test_ties_keep_first_occurrence_order(tmp_path):
     words = [f"word{i:02d}" for i in range(40)]
     config = TrainConfig(min_count=1, threads=1).resolved()
-    encoded = count_and_encode([words, words], config, str(tmp_path))
+    encoded = encode_corpus([words, words], config, str(tmp_path))
     encoded.stream.close()
     vocab = encoded.vocab
     assert vocab.words == [w.encode() for w in words]
@@ -391,7 +392,7 @@ def test_counter_grows_past_its_first_capacity():
 
 
 def test_counter_refuses_more_provisional_ids_than_int32_holds(monkeypatch):
-    monkeypatch.setattr("w2v.vocab.MAX_PROVISIONAL_IDS", 4)
+    monkeypatch.setattr("w2v.counting.MAX_PROVISIONAL_IDS", 4)
     counter = WordCounter(prune_at=2)
     counter.add(b"a b c".split())  # 3 ids, all pruned at once
     with pytest.raises(CorpusError, match="more than 4 word ids"):

@@ -1,16 +1,12 @@
-"""Counting a corpus' bytes in compiled code: ``ChunkCounter``.
-
-``WordCounter`` takes the tokens of ``corpus.token_blocks``, a Python ``bytes``
-object and a dict lookup each (about 150 ns a token, most of the reading time).
-``ChunkCounter`` reads the same chunks (``corpus.read_chunks``) as bytes and
-tokenises, hashes and counts them in one Numba loop (``scan_chunk``) over an
-open-addressing table of its own, with the same results: the same provisional
-ids in the same order (first sight), the same sentence ends and cuts
-(``corpus.SentenceCutter``), the same counts and pruning (``ProvisionalCounts``).
+"""The compiled counter, ``ChunkCounter``: it tokenises chunks of corpus bytes,
+hashes their words into an open-addressing table and counts them in one Numba
+loop, with ``counting.WordCounter``'s results (ids, sentence ends, counts, pruning).
 
 Words are the bytes between ASCII whitespace (``b" \\t\\n\\r\\x0b\\x0c"``, as
-``bytes.split``), kept in one growing byte array (``arena``); word ``i`` is
-``arena[offsets[i]:offsets[i + 1]]``.
+``bytes.split``), kept in one growing byte array (``arena``); word ``i`` (a
+provisional id) is ``arena[offsets[i]:offsets[i + 1]]`` and its 64-bit FNV-1a
+hash ``hashes[i]``. The table holds provisional ids (int32, ``EMPTY`` for a free
+slot), a power of two in size, probed linearly from ``hash & (size - 1)``.
 """
 
 from collections.abc import Iterable, Iterator, Sequence
@@ -18,8 +14,9 @@ from collections.abc import Iterable, Iterator, Sequence
 import numpy as np
 from numba import njit
 
+from w2v.config import DEFAULT_PRUNE_AT
 from w2v.corpus import BLOCK_BYTES, MAX_SENTENCE_TOKENS, SENTENCE_END, read_chunks
-from w2v.vocab import DEFAULT_PRUNE_AT, ProvisionalCounts, grown
+from w2v.counting import ProvisionalCounts, grown
 
 FNV_OFFSET = np.uint64(0xCBF29CE484222325)  # 64-bit FNV-1a
 FNV_PRIME = np.uint64(0x100000001B3)
@@ -168,7 +165,8 @@ class ArenaWords(Sequence[bytes]):
 
 
 class ChunkCounter(ProvisionalCounts):
-    """``WordCounter``'s counts and provisional ids from raw corpus bytes (module docstring).
+    """``WordCounter``'s counts and provisional ids from raw corpus bytes, tokenised,
+    hashed and counted in one compiled loop (``scan_chunk``).
 
     Memory: the table, 4 bytes a slot, at most 4 slots per word held (8 MB for
     the 250,000 distinct words of a 17M-token corpus); per provisional id
@@ -208,7 +206,7 @@ class ChunkCounter(ProvisionalCounts):
     def read(self, sources: Iterable[str], block_bytes: int = BLOCK_BYTES) -> Iterator[np.ndarray]:
         """Count the sources one after the other, in chunks of about ``block_bytes``;
         yield the provisional ids of each chunk with its sentence ends (int32), as
-        ``token_blocks`` and ``WordCounter`` would. The end of each source ends a sentence."""
+        ``WordCounter`` would for the same tokens. The end of each source ends a sentence."""
         for source in sources:
             for chunk in read_chunks(source, block_bytes):
                 yield self.add_chunk(chunk)

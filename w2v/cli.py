@@ -9,14 +9,13 @@ import signal
 import sys
 import threading
 import time
-from collections.abc import Callable, Iterable, Iterator
-from contextlib import contextmanager
+from collections.abc import Iterator
 
 import click
 
-from w2v.config import load_preset
+from w2v.config import DEFAULT_PRUNE_AT, load_preset
 from w2v.errors import W2VError
-from w2v.files import binary_name, is_special, is_url
+from w2v.files import binary_name, check_writable, is_special, is_url
 from w2v.state import checkpoint_path
 from w2v.train import train as train_vectors
 
@@ -105,19 +104,6 @@ def output_format(path: str, fmt: str) -> bool:
     return fmt == "binary" or (fmt == "auto" and binary_name(path))
 
 
-def check_writable(path: str) -> None:
-    """Fail before training if ``path`` cannot be written (nothing is created)."""
-    if not path:
-        raise W2VError("empty output path ''")
-    folder = os.path.dirname(os.path.abspath(path))
-    if os.path.isdir(path):
-        raise W2VError(f"output path is a folder: {path}")
-    if not os.path.isdir(folder):
-        raise W2VError(f"output folder does not exist: {folder}")
-    if not os.access(folder, os.W_OK) or (os.path.exists(path) and not os.access(path, os.W_OK)):
-        raise W2VError(f"output path is not writable: {path}")
-
-
 def check_distinct_outputs(paths: dict[str, str | None]) -> None:
     """Usage error if two output options name the same file (one would overwrite the other)."""
     seen: dict[str, str] = {}
@@ -143,9 +129,7 @@ PRESET_ALIASES = {"format": "fmt", "size": "dim", "iter": "epochs"}  # preset ke
 GIVEN = (click.core.ParameterSource.COMMANDLINE, click.core.ParameterSource.ENVIRONMENT)
 DEFAULT = click.core.ParameterSource.DEFAULT
 LONG_RUN_OPTIONS = ("checkpoint", "checkpoint_every", "resume", "save_model", "init_model", "update_vocab")
-# what a resumed run may change: where and how it reports and writes, not what it trains
-RESUME_MAY_CHANGE = {"corpus", "output", "fmt", "threads", "quiet", "checkpoint", "checkpoint_every", "save_model"}
-RESUME_MAY_CHANGE |= {"classes", "classes_output", "resume", "config"}
+EXTRA_OPTIONS = ("phrases", "phrase_threshold", "phrase_passes", "classes", "classes_output")
 PATH_OPTIONS = ("output", "save_vocab", "read_vocab", "classes_output", "checkpoint", "save_model", "init_model")
 
 
@@ -161,70 +145,6 @@ def apply_checkpoint(ctx: click.Context, _param, folder: str | None) -> str | No
         raise click.BadParameter(str(err), param_hint="--resume") from None
     ctx.default_map = {**(ctx.default_map or {}), **command}
     return folder
-
-
-def check_resume(ctx: click.Context) -> None:
-    """A resumed run trains exactly what its checkpoint did: no training option may change."""
-    changed = [
-        f"--{name.replace('_', '-')}"
-        for name in ctx.params
-        if name not in RESUME_MAY_CHANGE and ctx.get_parameter_source(name) in GIVEN
-    ]
-    if ctx.get_parameter_source("config") in GIVEN:
-        changed.append("--config")
-    if changed:
-        raise click.UsageError(f"--resume continues with the checkpoint's settings; drop {', '.join(changed)}")
-
-
-FALLBACKS = {"_hashlib": ("hashlib", "hmac")}  # modules that use a hidden one if they can, else code of their own
-
-
-@contextmanager
-def numba_without(names: Iterable[str]) -> Iterator[None]:
-    """Keep the modules ``names``, which Numba imports only if they are installed, from
-    being imported while ``w2v train`` or ``w2v vocab`` runs (``numba_extras``).
-
-    A ``None`` entry in ``sys.modules`` makes an import fail quietly, as it would
-    where the module is not installed; it is removed afterwards, and so are the
-    modules imported meanwhile that fell back on code of their own without it
-    (``FALLBACKS``), so that a later import gets them whole. A module already
-    loaded is left alone. Only the commands do this: the library leaves Numba as it
-    is, since a program that imports w2v may jit code that needs them.
-    """
-    hidden = [name for name in names if name not in sys.modules]
-    loaded = set(sys.modules)
-    for name in hidden:
-        sys.modules[name] = None  # type: ignore[assignment]  # import raises ImportError
-    try:
-        yield
-    finally:
-        for name in hidden:
-            if sys.modules.get(name, False) is None:  # still ours
-                del sys.modules[name]
-            for user in FALLBACKS.get(name, ()):
-                if user not in loaded:
-                    sys.modules.pop(user, None)
-
-
-def numba_extras(corpus: Iterable[str]) -> list[str]:
-    """What Numba imports, when installed, that the kernels and the counter never use.
-
-    - ``scipy.linalg``: when its CPU target first loads, Numba imports it only to
-      learn whether jitted code may call BLAS (``np.dot``). It brings all of
-      ``scipy.linalg``, SciPy's OpenBLAS and its threads: 16 MiB of peak RSS.
-    - ``cffi`` (and with it ``pycparser``), to type cffi functions passed to jitted
-      code: 1.5 MiB.
-    - ``_hashlib``, Python's binding to OpenSSL: Numba imports ``numpy.random``,
-      which imports ``secrets``, whose ``hmac`` loads OpenSSL's libcrypto to offer
-      its digests. Without it ``hashlib`` and ``hmac`` use Python's own hash
-      functions, as where Python is built without OpenSSL: 3.5-4 MiB.
-
-    cffi and ``_hashlib`` are kept for a URL corpus, whose smart_open transport may
-    need them.
-    """
-    if any(is_url(str(source)) for source in corpus):
-        return ["scipy.linalg"]
-    return ["scipy.linalg", "cffi", "_hashlib"]
 
 
 def rerun_recipe(ctx: click.Context) -> dict:
@@ -283,7 +203,7 @@ def rerun_recipe(ctx: click.Context) -> dict:
 @click.option(
     "--prune-at",
     type=int,
-    default=10_000_000,
+    default=DEFAULT_PRUNE_AT,
     show_default=True,
     help="Distinct words held while counting; past it the rarest are pruned (word2vec.c ReduceVocab).",
 )
@@ -367,36 +287,17 @@ def train(corpus, output, fmt, quiet, cbow_sum, save_vocab, read_vocab, **settin
     """
     ctx = click.get_current_context()
     long_run = {key: settings.pop(key) for key in LONG_RUN_OPTIONS}
-    if long_run["resume"]:
-        check_resume(ctx)
-        if ctx.get_parameter_source("checkpoint") not in GIVEN:  # keep checkpointing where the run was
-            long_run["checkpoint"] = long_run["resume"]
+    extras = {key: settings.pop(key) for key in EXTRA_OPTIONS}
+    if long_run["resume"]:  # the recipe's vocabulary and model options: the checkpoint has its own
+        reject_unused(("read_vocab", "save_vocab", "init_model", "update_vocab"), "with --resume")
+        if ctx.get_parameter_source("checkpoint") not in GIVEN:
+            long_run["checkpoint"] = None  # the run checkpoints where it was resumed from
         long_run.update(init_model=None, update_vocab=False)
-        read_vocab = save_vocab = None  # the checkpoint has its vocabulary
-    if not corpus:
-        raise click.UsageError(
-            f"the checkpoint in {long_run['resume']} does not name its corpus: give it"
-            if long_run["resume"]
-            else "give a CORPUS (or --resume FOLDER)"
-        )
-    if long_run["checkpoint_every"] and not long_run["checkpoint"]:
-        raise click.UsageError("--checkpoint-every needs --checkpoint FOLDER")
-    check_distinct_outputs(
-        {"-o": output, "--save-vocab": save_vocab, "--save-model": long_run["save_model"]}
-        | ({"--classes-output": settings["classes_output"]} if settings["classes"] else {})
-    )
-    if cbow_sum and settings["model"] != "cbow" and not long_run["init_model"]:
-        reject_unused(("cbow_sum",), "with --model skipgram")
-    if long_run["init_model"]:  # the model's vocabulary is kept; --update-vocab only adds words
-        reject_unused(("read_vocab", "max_vocab"), "with --init-model (it keeps the model's vocabulary)")
-    check_writable(output)
-    for path in (save_vocab, long_run["save_model"]):
-        if path is not None:
-            check_writable(path)
-    if read_vocab and not os.path.isfile(read_vocab):
-        raise W2VError(f"vocabulary file not found: {read_vocab}")
+        read_vocab = save_vocab = None
+    check_train_options(ctx, list(corpus), output, save_vocab, read_vocab, long_run, extras, cbow_sum, settings)
     notes = {"command": rerun_recipe(ctx)}
-    source, after_training = train_extras(list(corpus), settings, quiet)
+    source = phrased_corpus(list(corpus), extras, settings, quiet)
+    seed = settings["seed"]
     if long_run["resume"] or long_run["init_model"]:  # settings not given (nor preset) come from the model
         settings = {k: v for k, v in settings.items() if ctx.get_parameter_source(k) != DEFAULT}
         if ctx.get_parameter_source("cbow_sum") != DEFAULT:
@@ -404,28 +305,19 @@ def train(corpus, output, fmt, quiet, cbow_sum, save_vocab, read_vocab, **settin
     else:
         settings["cbow_mean"] = not cbow_sum
     try:
-        with numba_without(numba_extras(corpus)):
-            vectors = train_vectors(
-                source,
-                read_vocab=read_vocab,
-                save_vocab=save_vocab,
-                progress=not quiet,
-                notes=notes,
-                **long_run,
-                **settings,
-            )
+        vectors = train_vectors(
+            source,
+            read_vocab=read_vocab,
+            save_vocab=save_vocab,
+            progress=not quiet,
+            notes=notes,
+            **long_run,
+            **settings,
+        )
     except (KeyboardInterrupt, Terminated) as err:
-        raise Stopped(err, long_run["checkpoint"]) from None
-    write_classes = after_training(vectors)  # k-means first: when it fails, nothing is written
+        raise Stopped(err, long_run["checkpoint"] or long_run["resume"]) from None
     write_start = time.perf_counter()
-    from w2v.files import atomic_output
-    from w2v.vectors import write_vectors
-
-    # renamed last: when writing the classes fails, it is not replaced
-    with atomic_output(output, compress=True) as out:
-        write_vectors(out, vectors.words, vectors.vectors, output_format(output, fmt))
-        out.flush()  # a device (/dev/full) fails here, before the classes are written
-        write_classes()
+    write_trained(vectors, output, fmt, extras, seed, quiet)
     if not quiet:
         r = vectors.report
         click.echo(
@@ -435,6 +327,79 @@ def train(corpus, output, fmt, quiet, cbow_sum, save_vocab, read_vocab, **settin
             f"{output}",
             err=True,
         )
+
+
+def check_train_options(ctx, corpus, output, save_vocab, read_vocab, long_run, extras, cbow_sum, settings) -> None:
+    """The train command's usage rules and output checks, before any work."""
+    if not corpus:
+        raise click.UsageError(
+            f"the checkpoint in {long_run['resume']} does not name its corpus: give it"
+            if long_run["resume"]
+            else "give a CORPUS (or --resume FOLDER)"
+        )
+    if long_run["checkpoint_every"] and not (long_run["checkpoint"] or long_run["resume"]):
+        raise click.UsageError("--checkpoint-every needs --checkpoint FOLDER")
+    check_distinct_outputs(
+        {"-o": output, "--save-vocab": save_vocab, "--save-model": long_run["save_model"]}
+        | ({"--classes-output": extras["classes_output"]} if extras["classes"] else {})
+    )
+    if cbow_sum and settings["model"] != "cbow" and not long_run["init_model"]:
+        reject_unused(("cbow_sum",), "with --model skipgram")
+    if long_run["init_model"]:  # the model's vocabulary is kept; --update-vocab only adds words
+        reject_unused(("read_vocab", "max_vocab"), "with --init-model (it keeps the model's vocabulary)")
+    if not extras["phrases"]:
+        reject_unused(("phrase_threshold", "phrase_passes"), "without --phrases")
+    if not extras["classes"]:
+        reject_unused(("classes_output",), "without --classes K")
+    for path in (output, save_vocab, long_run["save_model"], extras["classes"] and extras["classes_output"]):
+        if path:
+            check_writable(path)
+    if read_vocab and not os.path.isfile(read_vocab):
+        raise W2VError(f"vocabulary file not found: {read_vocab}")
+
+
+def phrased_corpus(corpus: list[str], extras: dict, settings: dict, quiet: bool) -> list[str] | Iterator[list[bytes]]:
+    """``train --phrases``: the corpus with the phrases it holds joined on the fly
+    (never written); else the corpus as given."""
+    if not extras["phrases"]:
+        return corpus
+    from w2v.phrases import learn_phrases, phrased_lines
+
+    if "-" in corpus:
+        raise W2VError("--phrases reads the corpus more than once: give files, not - (standard input)")
+    passes = extras["phrase_passes"]
+    table = learn_phrases(
+        corpus,
+        min_count=settings["min_count"],
+        threshold=extras["phrase_threshold"],
+        passes=passes,
+        prune_at=settings["prune_at"],
+    )
+    if not quiet:
+        found = ", ".join(f"{len(t):,}" for t in table.passes)
+        click.echo(f"w2v: phrases found in {passes} pass(es): {found}", err=True)
+    return phrased_lines(corpus, table)
+
+
+def write_trained(vectors, output: str, fmt: str, extras: dict, seed: int, quiet: bool) -> None:
+    """Write the vectors to ``output`` and, with ``--classes K``, cluster them first and
+    write the classes too. The vectors file is renamed into place last: when
+    clustering or writing the classes fails, an old one is not replaced."""
+    from w2v.files import atomic_output
+    from w2v.vectors import write_vectors
+
+    k, classes_output = extras["classes"], extras["classes_output"]
+    if k:
+        from w2v.classes import kmeans, write_classes
+
+        labels = kmeans(vectors.vectors, k, seed=seed).labels
+    with atomic_output(output, compress=True) as out:
+        write_vectors(out, vectors.words, vectors.vectors, output_format(output, fmt))
+        out.flush()  # a device (/dev/full) fails here, before the classes are written
+        if k:
+            write_classes(classes_output, vectors.words, labels)
+            if not quiet:
+                click.echo(f"w2v: {len(vectors):,} words in {k:,} classes; wrote {classes_output}", err=True)
 
 
 # --- using the vectors: analogy, similar, eval, convert --------------------------------
@@ -644,22 +609,6 @@ def convert(source, dest, from_fmt, to_fmt, limit, quiet):
 # --- more tools: vocab, classes, phrases ---------------------------------------------
 
 
-def coverage_table(counts, max_vocab: int | None, upto: int = 10) -> list[tuple[int, int, int]]:
-    """``(min_count, words, tokens covered)`` for min-count 1..``upto`` over word ``counts``
-    (any order), keeping at most ``max_vocab`` words as ``Vocab.select`` does."""
-    import numpy as np
-
-    ordered = np.sort(np.asarray(counts, dtype=np.int64))[::-1]
-    covered = np.concatenate([[0], np.cumsum(ordered)])
-    rows = []
-    for min_count in range(1, upto + 1):
-        words = int(np.searchsorted(-ordered, -min_count, side="right"))
-        if max_vocab is not None:
-            words = min(words, max_vocab)
-        rows.append((min_count, words, int(covered[words])))
-    return rows
-
-
 @cli.command(context_settings=CONTEXT)
 @click.argument("corpus", nargs=-1, required=True)
 @click.option(
@@ -672,7 +621,7 @@ def coverage_table(counts, max_vocab: int | None, upto: int = 10) -> list[tuple[
 @click.option(
     "--prune-at",
     type=click.IntRange(min=1),
-    default=10_000_000,
+    default=DEFAULT_PRUNE_AT,
     show_default=True,
     help="Distinct words held while counting; past it the rarest are pruned (word2vec.c ReduceVocab).",
 )
@@ -682,29 +631,15 @@ def vocab(corpus, output, min_count, max_vocab, prune_at):
     Prints the vocabulary's size, the tokens it covers, and the coverage at each
     --min-count from 1 to 10, to help choose one.
     """
-    from w2v.corpus import expand_sources
-    from w2v.errors import CorpusError
-    from w2v.files import write_atomic
-    from w2v.vocab import Vocab
+    from w2v.counting import count_words
+    from w2v.vocab import Vocab, coverage_table
 
     check_writable(output)
-    with numba_without(numba_extras(corpus)):
-        from w2v.scan import ChunkCounter  # imports Numba
-
-        counter = ChunkCounter(prune_at)
-        for _ in counter.read(expand_sources(corpus)):
-            pass  # counted as read; the ids are not needed
-    if counter.tokens == 0:
-        raise CorpusError("the corpus is empty: it holds no words")
+    counter = count_words(list(corpus), prune_at)
     live = counter.live_ids()
     counts = counter.counts[live]
-    chosen, _ = Vocab.select(counter.words_of(live), counts, min_count, max_vocab)
-    if len(chosen) == 0:
-        raise CorpusError(
-            f"the vocabulary is empty: no word occurs at least --min-count {min_count:,} times "
-            f"(the most frequent occurs {int(counts.max()):,} times)"
-        )
-    write_atomic(output, b"".join(b"%s %d\n" % pair for pair in zip(chosen.words, chosen.counts.tolist(), strict=True)))
+    chosen = Vocab.choose(counter.words_of(live), counts, min_count, max_vocab)
+    chosen.save(output)
     total = counter.tokens
     click.echo(
         f"{len(chosen):,} words (min-count {min_count}"
@@ -800,7 +735,7 @@ def classes(vectors_path, fmt, limit, k, output, init, iterations, seed, order, 
 @click.option(
     "--prune-at",
     type=click.IntRange(min=1),
-    default=10_000_000,
+    default=DEFAULT_PRUNE_AT,
     show_default=True,
     help="Words and pairs held while counting; past it the rarest are pruned (word2phrase ReduceVocab).",
 )
@@ -858,50 +793,3 @@ def phrases(
             f"{written.tokens_out:,} out; wrote {output}" + (f" and {save_phrases}" if save_phrases else ""),
             err=True,
         )
-
-
-def train_extras(corpus: list[str], settings: dict, quiet: bool):
-    """``train --phrases`` and ``--classes``: takes their options out of ``settings``;
-    returns the corpus to train on (phrases joined on the fly, never written) and a
-    function to call with the trained vectors (clusters them) that returns the one
-    to call once the vectors are written (writes the classes)."""
-    classes_k = settings.pop("classes")
-    classes_output = settings.pop("classes_output")
-    use_phrases = settings.pop("phrases")
-    threshold = settings.pop("phrase_threshold")
-    passes = settings.pop("phrase_passes")
-    if not use_phrases:
-        reject_unused(("phrase_threshold", "phrase_passes"), "without --phrases")
-    if not classes_k:
-        reject_unused(("classes_output",), "without --classes K")
-    if classes_k:
-        check_writable(classes_output)
-    source: list[str] | Iterator[list[bytes]] = corpus
-    if use_phrases:
-        from w2v.phrases import learn_phrases, phrased_lines
-
-        if "-" in corpus:
-            raise W2VError("--phrases reads the corpus more than once: give files, not - (standard input)")
-        table = learn_phrases(
-            corpus, min_count=settings["min_count"], threshold=threshold, passes=passes, prune_at=settings["prune_at"]
-        )
-        if not quiet:
-            found = ", ".join(f"{len(t):,}" for t in table.passes)
-            click.echo(f"w2v: phrases found in {passes} pass(es): {found}", err=True)
-        source = phrased_lines(corpus, table)
-
-    def after(vectors) -> Callable[[], None]:
-        if not classes_k:
-            return lambda: None
-        from w2v.classes import kmeans, write_classes
-
-        found = kmeans(vectors.vectors, classes_k, seed=settings["seed"])
-
-        def write() -> None:
-            write_classes(classes_output, vectors.words, found.labels)
-            if not quiet:
-                click.echo(f"w2v: {len(vectors):,} words in {classes_k:,} classes; wrote {classes_output}", err=True)
-
-        return write
-
-    return source, after

@@ -11,6 +11,7 @@ from w2v.errors import ConfigError
 MODELS = ("skipgram", "cbow")
 MAX_COUNT = 2**31 - 1  # dim, window, negative and epochs: larger values overflow the kernels' integers
 MAX_THREADS = 1024  # more threads only wait for the others (and a million would take minutes to start)
+DEFAULT_PRUNE_AT = 10_000_000  # distinct words held while counting (word2vec.c: 21M)
 
 
 @dataclass(frozen=True)
@@ -32,7 +33,7 @@ class TrainConfig:
     sample: float = 1e-3
     min_count: int = 5
     max_vocab: int | None = None
-    prune_at: int = 10_000_000
+    prune_at: int = DEFAULT_PRUNE_AT
     epochs: int = 5
     alpha: float | None = None
     min_alpha: float | None = None

@@ -1,4 +1,4 @@
-"""Reading corpora: sources, bounded-memory tokenising, sentence cutting, id streams.
+"""Reading corpora: sources, chunks of bytes, tokenised sentences as bytes, sentence cutting.
 
 Words are the byte strings between ASCII whitespace (as word2vec.c reads them);
 they are never decoded here, so any bytes, valid UTF-8 or not, map to the same
@@ -7,9 +7,8 @@ word every time. A newline ends a sentence; a sentence longer than
 token is dropped (word2vec.c cuts at 1000 and gensim at 10,000, silently
 dropping the rest of the line).
 
-Encoded corpora are int32 id streams in which ``SENTENCE_END`` (-1) ends a
-sentence; they live in a file and are read back in slices (``IdStream``), so
-training memory does not grow with the corpus.
+Counted and encoded corpora mark the end of a sentence with ``SENTENCE_END`` (-1)
+among their word ids (``counting``, ``idstream``).
 """
 
 import os
@@ -18,8 +17,6 @@ import sys
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
-
-import numpy as np
 
 from w2v.errors import CorpusError
 from w2v.files import is_url, open_input, zstd
@@ -154,29 +151,34 @@ class SentenceCutter:
         return TokenBlock(tokens, ends)
 
 
-def token_blocks(sources: Iterable[str], block_bytes: int = BLOCK_BYTES) -> Iterator[TokenBlock]:
-    """Tokenise each source in bounded blocks. Each source's end ends a sentence."""
-    cutter = SentenceCutter()
-    for source in sources:
-        for chunk in read_chunks(source, block_bytes):
-            lines = [line.split() for line in chunk.split(b"\n")]
-            yield cutter.block(lines, last_open=not chunk.endswith(b"\n"))
-        if cutter.run:
-            yield cutter.block([[]], last_open=False)
+def sentence_bytes(sentence: Iterable[str | bytes]) -> list[bytes]:
+    """The words of one tokenised sentence as bytes: str words encoded as UTF-8
+    (surrogateescape, so bytes decoded that way come back unchanged). CorpusError for
+    a sentence given as a string, whose iteration would yield its characters."""
+    if isinstance(sentence, (str, bytes)):
+        raise CorpusError("a corpus of sentences must yield lists of words, not strings")
+    return [w if isinstance(w, bytes) else str(w).encode("utf-8", "surrogateescape") for w in sentence]
+
+
+def source_list(corpus) -> list[str] | None:
+    """The sources of a corpus given as a path, URL or ``-``, or a non-empty list of
+    them, folders expanded (``expand_sources``); None for any other corpus, which is
+    then an iterable of tokenised sentences."""
+    if isinstance(corpus, (str, os.PathLike)):
+        corpus = [corpus]
+    if isinstance(corpus, (list, tuple)) and corpus and all(isinstance(c, (str, os.PathLike)) for c in corpus):
+        return expand_sources(corpus)
+    return None
 
 
 def sentence_blocks(sentences: Iterable[Iterable[str]], block_tokens: int = 200_000) -> Iterator[TokenBlock]:
-    """Token blocks from an iterable of tokenised sentences (the Python API's corpus).
-
-    Words are encoded as UTF-8 (surrogateescape, so bytes decoded that way come back unchanged).
-    """
+    """Token blocks from an iterable of tokenised sentences (the Python API's corpus),
+    their words as ``sentence_bytes`` gives them."""
     cutter = SentenceCutter()
     lines: list[list[bytes]] = []
     size = 0
     for sentence in sentences:
-        if isinstance(sentence, (str, bytes)):
-            raise CorpusError("a corpus of sentences must yield lists of words, not strings")
-        line = [w if isinstance(w, bytes) else str(w).encode("utf-8", "surrogateescape") for w in sentence]
+        line = sentence_bytes(sentence)
         lines.append(line)
         size += len(line)
         if size >= block_tokens:
@@ -184,99 +186,3 @@ def sentence_blocks(sentences: Iterable[Iterable[str]], block_tokens: int = 200_
             lines, size = [], 0
     if lines:
         yield cutter.block(lines, last_open=False)
-
-
-def block_ids(block: TokenBlock, ids: np.ndarray) -> np.ndarray:
-    """Insert ``SENTENCE_END`` after each sentence end of ``block`` into its ``ids`` (int32)."""
-    if not block.ends:
-        return ids
-    return np.insert(ids, np.asarray(block.ends, dtype=np.int64) + 1, SENTENCE_END)
-
-
-class IdStream:
-    """An int32 id stream in a file, split into batches that end at sentence ends.
-
-    ``batch_starts`` (B + 1,) int64 are offsets (in ids) of the batches,
-    ``batch_words`` (B,) int64 the number of word ids (not sentence ends) in each.
-    """
-
-    def __init__(self, path: str, batch_starts: np.ndarray, batch_words: np.ndarray):
-        self.path = path
-        self.batch_starts = batch_starts
-        self.batch_words = batch_words
-        self.words = int(batch_words.sum())
-        self._fd = os.open(path, os.O_RDONLY)
-
-    def __len__(self) -> int:
-        return len(self.batch_words)
-
-    @property
-    def longest(self) -> int:
-        """Ids (words and sentence ends) in the longest batch: the size of a buffer for ``batch``."""
-        return int(np.diff(self.batch_starts).max(initial=0))
-
-    def batch(self, index: int, out: np.ndarray | None = None) -> np.ndarray:
-        """The ids of batch ``index``: read into the front of ``out`` (int32, at least
-        ``longest`` long; a worker reuses one, so reading allocates nothing) and
-        returned as a view of it, or into a fresh array."""
-        start, end = self.batch_starts[index], self.batch_starts[index + 1]
-        count = int(end - start)
-        ids = (np.empty(count, dtype=np.int32) if out is None else out)[:count]
-        if read_at(self._fd, ids.data.cast("B"), int(start) * 4) != 4 * count:
-            raise CorpusError(f"the encoded corpus {self.path} was cut short")
-        return ids
-
-    def close(self) -> None:
-        if self._fd >= 0:
-            os.close(self._fd)
-            self._fd = -1
-
-
-def read_at(fd: int, into: memoryview, offset: int) -> int:
-    """Read bytes of file ``fd`` from ``offset`` into ``into``; returns how many were read
-    (``os.preadv``; on a platform without it, ``os.pread`` and a copy)."""
-    if hasattr(os, "preadv"):
-        return os.preadv(fd, [into], offset)
-    data = os.pread(fd, len(into), offset)
-    into[: len(data)] = data
-    return len(data)
-
-
-class IdStreamWriter:
-    """Writes an id stream block by block and chooses batch bounds as it goes.
-
-    A batch ends at the first sentence end at or after its ``batch_size``-th id,
-    so that no sentence is split between two batches.
-    """
-
-    def __init__(self, path: str, batch_size: int):
-        self.path = path
-        self.batch_size = batch_size
-        self._file = open(path, "wb")  # noqa: SIM115 - closed in finish()
-        self._written = 0
-        self._ends_written = 0
-        self._starts = [0]  # id offset of each batch
-        self._ends_before = [0]  # sentence ends before each batch
-
-    def write(self, ids: np.ndarray) -> None:
-        """Append int32 ``ids`` (with ``SENTENCE_END`` markers) to the stream."""
-        self._file.write(ids.astype(np.int32, copy=False).tobytes())
-        ends = np.flatnonzero(ids == SENTENCE_END) + self._written
-        while True:
-            k = int(np.searchsorted(ends, self._starts[-1] + self.batch_size - 1))
-            if k == len(ends):
-                break
-            self._starts.append(int(ends[k]) + 1)
-            self._ends_before.append(self._ends_written + k + 1)
-        self._written += len(ids)
-        self._ends_written += len(ends)
-
-    def finish(self) -> IdStream:
-        """Close the file and return the stream for reading."""
-        self._file.close()
-        if self._written > self._starts[-1]:
-            self._starts.append(self._written)
-            self._ends_before.append(self._ends_written)
-        starts = np.asarray(self._starts, dtype=np.int64)
-        words = np.diff(starts) - np.diff(np.asarray(self._ends_before, dtype=np.int64))
-        return IdStream(self.path, starts, words)

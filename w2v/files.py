@@ -104,3 +104,17 @@ def write_atomic(path: str, data: bytes) -> None:
     """Write ``data`` to ``path`` through ``atomic_output``."""
     with atomic_output(path) as out:
         out.write(data)
+
+
+def check_writable(path: str) -> None:
+    """W2VError if ``path`` cannot be written (nothing is created), for failing before
+    the work that would write it."""
+    if not path:
+        raise W2VError("empty output path ''")
+    folder = os.path.dirname(os.path.abspath(path))
+    if os.path.isdir(path):
+        raise W2VError(f"output path is a folder: {path}")
+    if not os.path.isdir(folder):
+        raise W2VError(f"output folder does not exist: {folder}")
+    if not os.access(folder, os.W_OK) or (os.path.exists(path) and not os.access(path, os.W_OK)):
+        raise W2VError(f"output path is not writable: {path}")

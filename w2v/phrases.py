@@ -30,10 +30,11 @@ from contextlib import contextmanager
 from dataclasses import dataclass, field
 from typing import cast
 
-from w2v.corpus import BLOCK_BYTES, MAX_SENTENCE_TOKENS, expand_sources, read_chunks
+from w2v.config import DEFAULT_PRUNE_AT
+from w2v.corpus import BLOCK_BYTES, MAX_SENTENCE_TOKENS, read_chunks, sentence_bytes, source_list
+from w2v.counting import WordCounter
 from w2v.errors import ConfigError, CorpusError, FormatError
 from w2v.files import atomic_output, write_atomic
-from w2v.vocab import DEFAULT_PRUNE_AT, WordCounter
 
 SCORINGS = ("default", "npmi")
 DEFAULT_THRESHOLD = {"default": 100.0, "npmi": 0.5}
@@ -195,9 +196,7 @@ def pieces_of_sources(sources: Sequence[str], block_bytes: int = BLOCK_BYTES) ->
 def pieces_of_sentences(sentences: Iterable[Sequence[str]]) -> Iterator[Piece]:
     """Tokenised sentences (lists of str) as pieces."""
     for sentence in sentences:
-        if isinstance(sentence, (str, bytes)):
-            raise CorpusError("a corpus of sentences must yield lists of words, not strings")
-        yield [w if isinstance(w, bytes) else str(w).encode("utf-8", "surrogateescape") for w in sentence], True
+        yield sentence_bytes(sentence), True
 
 
 def phrased(pieces: Iterable[Piece], joiners: list[Joiner]) -> Iterator[Piece]:
@@ -292,16 +291,14 @@ def learn_phrases(
 def corpus_pieces(corpus: Corpus, once: bool = False) -> Callable[[], Iterator[Piece]]:
     """A function returning a fresh piece iterator over ``corpus`` at each call
     (``once``: it will be called only once, so stdin and iterators are fine)."""
-    if isinstance(corpus, (str, os.PathLike)):
-        corpus = [corpus]
-    if isinstance(corpus, (list, tuple)) and corpus and all(isinstance(c, (str, os.PathLike)) for c in corpus):
-        sources = expand_sources(corpus)
+    sources = source_list(corpus)
+    if sources is not None:
         if "-" in sources and not once:
             raise CorpusError("phrases read the corpus more than once: spool standard input to a file first")
         return lambda: pieces_of_sources(sources)
-    if iter(corpus) is corpus and not once:
-        raise CorpusError("phrases read the corpus more than once: give a list of sentences, not an iterator")
     sentences = cast(Iterable[Sequence[str]], corpus)
+    if iter(sentences) is sentences and not once:
+        raise CorpusError("phrases read the corpus more than once: give a list of sentences, not an iterator")
     return lambda: pieces_of_sentences(sentences)
 
 

@@ -1,0 +1,220 @@
+"""Counting a corpus' words: provisional ids, counts and pruning.
+
+Two counters give the same results: ``chunkcounter.ChunkCounter`` tokenises and
+hashes raw corpus bytes in compiled code, for files, URLs and stdin;
+``WordCounter`` counts lists of tokens in Python, for the library's tokenised
+sentences and for phrase detection. Both issue each distinct word a provisional
+id in order of first sight, cut sentences as ``corpus.SentenceCutter`` does, and
+prune as word2vec.c's ReduceVocab does (``ProvisionalCounts``).
+``count_corpus`` is the one entry point for a corpus.
+"""
+
+import itertools
+from abc import ABC, abstractmethod
+from collections import defaultdict
+from collections.abc import Iterator, Sequence
+
+import numpy as np
+
+from w2v.config import DEFAULT_PRUNE_AT
+from w2v.corpus import SENTENCE_END, TokenBlock, sentence_blocks, source_list
+from w2v.errors import CorpusError
+
+MAX_PROVISIONAL_IDS = (1 << 31) - 1  # provisional ids are int32
+REDUCE_STEP = 1 << 16  # pruned words deleted per step
+
+
+def grown(array: np.ndarray, used: int, needed: int) -> np.ndarray:
+    """``array``, or, if it is shorter than ``needed``, a zeroed one at least twice as
+    long holding its first ``used`` items (pages not yet written cost no memory)."""
+    if len(array) >= needed:
+        return array
+    bigger = np.zeros(max(needed, 2 * len(array)), dtype=array.dtype)
+    bigger[:used] = array[:used]
+    return bigger
+
+
+class ProvisionalCounts(ABC):
+    """What the two counters share: a count per provisional id, the tokens counted,
+    and pruning as in word2vec.c's ReduceVocab. When more than ``prune_at``
+    distinct words are held after a block, the rarest are dropped: words seen at
+    most ``min_reduce`` times go, then ``min_reduce`` grows by one. A pruned
+    word's count is 0 and, seen again, it starts a new count under a new
+    provisional id; a live word's count is at least 1.
+
+    Subclasses issue the ids (in order of first sight), say how many they issued
+    (``issued``) and how many words they hold (``held``), give the words of ids
+    and the ids of words (``words_of``, ``find``), and forget pruned words (``_forget``)."""
+
+    def __init__(self, prune_at: int = DEFAULT_PRUNE_AT):
+        self.prune_at = prune_at
+        self.counts = np.zeros(1 << 16, dtype=np.int64)  # provisional id -> count
+        self.min_reduce = 1
+        self.tokens = 0
+
+    @property
+    @abstractmethod
+    def issued(self) -> int:
+        """Provisional ids issued so far, live or pruned."""
+
+    @property
+    @abstractmethod
+    def held(self) -> int:
+        """Distinct words held (live)."""
+
+    @abstractmethod
+    def words_of(self, ids: np.ndarray) -> Sequence[bytes]:
+        """The words of live provisional ``ids``."""
+
+    @abstractmethod
+    def find(self, words: Sequence[bytes]) -> np.ndarray:
+        """The provisional ids of ``words`` (int64), -1 for a word not held."""
+
+    @abstractmethod
+    def _forget(self, dead: np.ndarray) -> None:
+        """Drop the words of provisional ids ``dead`` (int64) from the table."""
+
+    def check_room(self, new_ids: int) -> None:
+        """Raise CorpusError if up to ``new_ids`` more ids would not fit in int32."""
+        if self.issued + new_ids > MAX_PROVISIONAL_IDS:
+            raise CorpusError(
+                f"counting needs more than {MAX_PROVISIONAL_IDS:,} word ids (one per distinct word, one more "
+                "each time a pruned word comes back): split the corpus, or raise --prune-at"
+            )
+
+    def counted(self, provisional: np.ndarray) -> None:
+        """Add one block's provisional ids (int32, no sentence ends) to the counts and
+        prune if too many words are held."""
+        self._count(provisional)
+        self.tokens += len(provisional)
+        while self.held > self.prune_at:
+            self._reduce()
+
+    def _count(self, provisional: np.ndarray) -> None:
+        """Add one block's ids to ``counts``, with work bounded by the block: a bincount
+        while the ids issued are few next to the block, else a sort (``np.unique``)."""
+        self.counts = grown(self.counts, len(self.counts), self.issued)
+        if self.issued <= 4 * len(provisional):
+            seen = np.bincount(provisional)
+            self.counts[: len(seen)] += seen
+        else:
+            distinct, times = np.unique(provisional, return_counts=True)
+            self.counts[distinct] += times
+
+    def _reduce(self) -> None:
+        """Drop every word counted at most ``min_reduce`` times (word2vec.c ReduceVocab)."""
+        live = self.live_ids()
+        dead = live[self.counts[live] <= self.min_reduce]
+        del live
+        self._forget(dead)
+        self.counts[dead] = 0
+        self.min_reduce += 1
+
+    def live_ids(self) -> np.ndarray:
+        """Provisional ids of the words still held (int64, ascending)."""
+        return np.flatnonzero(self.counts[: self.issued])
+
+
+class WordCounter(ProvisionalCounts):
+    """Counts words block by block (lists of tokens), giving each a provisional id in
+    order of first sight, with pruning (``ProvisionalCounts``). Pruning happens
+    after each ``add``, so up to one block's new words more than ``prune_at`` are
+    held for a moment. ``chunkcounter.ChunkCounter`` does the same from raw bytes.
+
+    ``ids`` maps each live word to its provisional id; ``words[i]`` is the word of
+    provisional id ``i`` (None once pruned) and ``counts[i]`` its count.
+
+    Memory, in two parts (CPython 3.11, 64-bit):
+
+    - bounded by ``prune_at``: the live words, each roughly 110 bytes plus its
+      length (the ``bytes`` object, the int id, its slot in the ``ids`` table;
+      measured: 115 bytes for 6-byte words), and while pruning up to 25 bytes
+      more per live word and a second, smaller table for a moment. The default 10,000,000
+      is about 1.2 GB; ``prune_at=1_000_000`` about 120 MB.
+    - growing with the provisional ids issued, live or pruned: 8 bytes in
+      ``words`` and 8 in ``counts`` (16 for a moment while ``counts`` grows; its
+      spare capacity is never written, so costs no memory). Ids are issued once
+      per distinct word, and once more each time a pruned word comes back, so they
+      number at most the tokens counted: 5 million distinct words cost 80 MB.
+      ``idstream.encode_corpus`` adds 4 bytes per id for its remap table.
+
+    The work of an ``add`` is bounded by its block, except for pruning, which
+    visits the ids issued.
+    """
+
+    def __init__(self, prune_at: int = DEFAULT_PRUNE_AT):
+        super().__init__(prune_at)
+        self._issue = itertools.count().__next__  # the next provisional id
+        self.ids: defaultdict[bytes, int] = defaultdict(self._issue)  # an unseen word gets the next id
+        self.words: list[bytes | None] = []  # provisional id -> word (None once pruned)
+
+    @property
+    def issued(self) -> int:
+        return len(self.words)
+
+    @property
+    def held(self) -> int:
+        return len(self.ids)
+
+    def words_of(self, ids: np.ndarray) -> Sequence[bytes]:
+        return [self.words[i] for i in ids.tolist()]  # type: ignore[misc]  # live ids: never None
+
+    def find(self, words: Sequence[bytes]) -> np.ndarray:
+        return np.array([self.ids.get(word, -1) for word in words], dtype=np.int64)
+
+    def add(self, tokens: list[bytes]) -> np.ndarray:
+        """Count ``tokens``; return their provisional ids (int32, same length)."""
+        self.check_room(len(tokens))
+        held = len(self.ids)
+        # one dict lookup per token, in C; a new word is issued the next id on the way
+        provisional = np.fromiter(map(self.ids.__getitem__, tokens), dtype=np.int32, count=len(tokens))
+        new = len(self.ids) - held  # the newest keys: nothing is deleted while adding
+        self.words.extend(reversed(list(itertools.islice(reversed(self.ids), new))))
+        self.counted(provisional)
+        return provisional
+
+    def _forget(self, dead: np.ndarray) -> None:
+        ids, words = self.ids, self.words
+        for start in range(0, len(dead), REDUCE_STEP):  # a step at a time: no list of all of them
+            for index in dead[start : start + REDUCE_STEP].tolist():
+                del ids[words[index]]
+                words[index] = None
+        self.ids = defaultdict(self._issue, ids)  # shrink the table (insertion order, so ids stay ascending)
+
+
+def block_ids(block: TokenBlock, ids: np.ndarray) -> np.ndarray:
+    """Insert ``SENTENCE_END`` after each sentence end of ``block`` into its ``ids`` (int32)."""
+    if not block.ends:
+        return ids
+    return np.insert(ids, np.asarray(block.ends, dtype=np.int64) + 1, SENTENCE_END)
+
+
+def count_corpus(corpus, prune_at: int = DEFAULT_PRUNE_AT) -> tuple[ProvisionalCounts, Iterator[np.ndarray]]:
+    """A counter and the corpus' provisional ids, block by block with their sentence
+    ends (int32), which it counts as they are read. ``corpus``: a path, URL or
+    ``-``, or a list of them, read as bytes (``chunkcounter.ChunkCounter``); or an iterable of
+    tokenised sentences (lists of str; ``WordCounter``). Both give a corpus the same ids."""
+    sources = source_list(corpus)
+    if sources is not None:
+        from w2v.chunkcounter import ChunkCounter  # Numba: imported by the first count, not by ``import w2v``
+
+        reader = ChunkCounter(prune_at)
+        return reader, reader.read(sources)
+    counter = WordCounter(prune_at)
+    return counter, (block_ids(block, counter.add(block.tokens)) for block in sentence_blocks(corpus))
+
+
+def count_words(corpus, prune_at: int = DEFAULT_PRUNE_AT) -> ProvisionalCounts:
+    """Count ``corpus`` (as ``count_corpus``) without keeping its ids; CorpusError if
+    it holds no word."""
+    counter, blocks = count_corpus(corpus, prune_at)
+    for _ in blocks:
+        pass  # counted as read
+    check_not_empty(counter)
+    return counter
+
+
+def check_not_empty(counter: ProvisionalCounts) -> None:
+    """CorpusError if ``counter`` counted no token."""
+    if counter.tokens == 0:
+        raise CorpusError("the corpus is empty: it holds no words")

@@ -1,0 +1,157 @@
+"""The corpus encoded as vocabulary ids: written once, read back per batch.
+
+An id stream is a file of int32 vocabulary ids in which ``SENTENCE_END`` (-1)
+ends a sentence, cut into batches that end at sentence ends. Training reads
+one batch at a time (``IdStream.batch``), so its memory does not grow with the
+corpus; every epoch reads the same file.
+"""
+
+import os
+import zlib
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+
+import numpy as np
+
+from w2v.config import TrainConfig
+from w2v.corpus import SENTENCE_END
+from w2v.counting import check_not_empty, count_corpus
+from w2v.errors import CorpusError
+from w2v.vocab import Vocab
+
+ENCODE_IDS = 1 << 20  # provisional ids remapped per step
+
+
+class IdStream:
+    """An int32 id stream in a file, split into batches that end at sentence ends.
+
+    ``batch_starts`` (B + 1,) int64 are offsets (in ids) of the batches,
+    ``batch_words`` (B,) int64 the number of word ids (not sentence ends) in each.
+    """
+
+    def __init__(self, path: str, batch_starts: np.ndarray, batch_words: np.ndarray):
+        self.path = path
+        self.batch_starts = batch_starts
+        self.batch_words = batch_words
+        self.words = int(batch_words.sum())
+        self._fd = os.open(path, os.O_RDONLY)
+
+    def __len__(self) -> int:
+        return len(self.batch_words)
+
+    @property
+    def longest(self) -> int:
+        """Ids (words and sentence ends) in the longest batch: the size of a buffer for ``batch``."""
+        return int(np.diff(self.batch_starts).max(initial=0))
+
+    def batch(self, index: int, out: np.ndarray | None = None) -> np.ndarray:
+        """The ids of batch ``index``: read into the front of ``out`` (int32, at least
+        ``longest`` long; a worker reuses one, so reading allocates nothing) and
+        returned as a view of it, or into a fresh array."""
+        start, end = self.batch_starts[index], self.batch_starts[index + 1]
+        count = int(end - start)
+        ids = (np.empty(count, dtype=np.int32) if out is None else out)[:count]
+        if read_at(self._fd, ids.data.cast("B"), int(start) * 4) != 4 * count:
+            raise CorpusError(f"the encoded corpus {self.path} was cut short")
+        return ids
+
+    def close(self) -> None:
+        if self._fd >= 0:
+            os.close(self._fd)
+            self._fd = -1
+
+
+def read_at(fd: int, into: memoryview, offset: int) -> int:
+    """Read bytes of file ``fd`` from ``offset`` into ``into``; returns how many were read
+    (``os.preadv``; on a platform without it, ``os.pread`` and a copy)."""
+    if hasattr(os, "preadv"):
+        return os.preadv(fd, [into], offset)
+    data = os.pread(fd, len(into), offset)
+    into[: len(data)] = data
+    return len(data)
+
+
+class IdStreamWriter:
+    """Writes an id stream block by block and chooses batch bounds as it goes.
+
+    A batch ends at the first sentence end at or after its ``batch_size``-th id,
+    so that no sentence is split between two batches.
+    """
+
+    def __init__(self, path: str, batch_size: int):
+        self.path = path
+        self.batch_size = batch_size
+        self._file = open(path, "wb")  # noqa: SIM115 - closed in finish()
+        self._written = 0
+        self._ends_written = 0
+        self._starts = [0]  # id offset of each batch
+        self._ends_before = [0]  # sentence ends before each batch
+
+    def write(self, ids: np.ndarray) -> None:
+        """Append int32 ``ids`` (with ``SENTENCE_END`` markers) to the stream."""
+        self._file.write(ids.astype(np.int32, copy=False).tobytes())
+        ends = np.flatnonzero(ids == SENTENCE_END) + self._written
+        while True:
+            k = int(np.searchsorted(ends, self._starts[-1] + self.batch_size - 1))
+            if k == len(ends):
+                break
+            self._starts.append(int(ends[k]) + 1)
+            self._ends_before.append(self._ends_written + k + 1)
+        self._written += len(ids)
+        self._ends_written += len(ends)
+
+    def finish(self) -> IdStream:
+        """Close the file and return the stream for reading."""
+        self._file.close()
+        if self._written > self._starts[-1]:
+            self._starts.append(self._written)
+            self._ends_before.append(self._ends_written)
+        starts = np.asarray(self._starts, dtype=np.int64)
+        words = np.diff(starts) - np.diff(np.asarray(self._ends_before, dtype=np.int64))
+        return IdStream(self.path, starts, words)
+
+
+VocabChooser = Callable[[Sequence[bytes], np.ndarray], Vocab]
+
+
+@dataclass
+class Encoded:
+    """The corpus as vocabulary ids, with its fingerprint."""
+
+    vocab: Vocab
+    stream: IdStream
+    corpus_words: int  # tokens read (rare words included)
+    digest: int  # CRC-32 of the id stream: a resumed run checks it reads the same corpus
+
+
+def encode_corpus(corpus, config: TrainConfig, workdir: str, choose: VocabChooser | None = None) -> Encoded:
+    """One pass over ``corpus`` (``counting.count_corpus``): count words and write
+    their provisional ids to ``workdir``; then ``choose(words, counts)`` the
+    vocabulary from the counts (words kept after pruning, first-occurrence order;
+    by default ``Vocab.choose`` by ``config.min_count`` and ``config.max_vocab``)
+    and rewrite the ids as vocabulary ids (words outside it dropped) into an
+    ``IdStream`` of ``config.batch_words`` batches."""
+    if choose is None:
+        choose = lambda words, counts: Vocab.choose(words, counts, config.min_count, config.max_vocab)  # noqa: E731
+    counter, blocks = count_corpus(corpus, config.prune_at)
+    provisional_path = os.path.join(workdir, "provisional.i32")
+    with open(provisional_path, "wb") as out:
+        for ids in blocks:
+            out.write(ids.tobytes())
+    check_not_empty(counter)
+    live = counter.live_ids()
+    vocab = choose(counter.words_of(live), counter.counts[live])
+    mapping = np.full(counter.issued + 1, -2, dtype=np.int32)  # last slot: SENTENCE_END
+    mapping[-1] = SENTENCE_END
+    found = counter.find(vocab.words)  # a word of an old vocabulary may not be in this corpus
+    mapping[found[found >= 0]] = np.flatnonzero(found >= 0)
+    writer = IdStreamWriter(os.path.join(workdir, "ids.i32"), config.batch_words)
+    digest = 0
+    with open(provisional_path, "rb") as provisional:
+        while (ids := np.fromfile(provisional, dtype=np.int32, count=ENCODE_IDS)).size:
+            mapped = mapping[ids]  # SENTENCE_END (-1) indexes the last slot
+            mapped = mapped[mapped != -2]
+            writer.write(mapped)
+            digest = zlib.crc32(mapped.tobytes(), digest)
+    os.unlink(provisional_path)
+    return Encoded(vocab, writer.finish(), counter.tokens, digest)

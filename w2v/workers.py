@@ -1,0 +1,355 @@
+"""Worker threads over the id stream: the job queue, the schedule, signals, progress.
+
+Each worker thread takes the next batch (a slice of the id stream ending at a
+sentence end), computes the batch's learning rate from its place in the whole
+run and a seed from its index, and calls the ``nogil`` kernel, which updates the
+shared weights without locks (Hogwild, as word2vec.c's threads do). The main
+thread reports progress and stops the workers between segments of at most one
+epoch, where checkpoints are taken.
+
+Because a batch's learning rate and seed depend only on its index, one thread
+gives byte-identical results for one seed; several threads give the same
+random draws, interleaved.
+"""
+
+import math
+import signal
+import sys
+import threading
+import time
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass
+
+import numpy as np
+
+from w2v.config import TrainConfig
+from w2v.errors import DivergedError, W2VError
+from w2v.idstream import IdStream
+from w2v.weights import Model
+
+MASK64 = (1 << 64) - 1
+POLL_SECONDS = 0.2
+HELD_SIGNALS = (signal.SIGINT, signal.SIGTERM)
+THREAD_STACK_SPARE = 1 << 20  # bytes of thread stack beside the kernel's buffers
+SMALL_STACK = 256 << 10  # kernel buffers up to this fit any platform's default thread stack
+
+
+def learning_rate(alpha: float, min_alpha: float, progress: float) -> float:
+    """Linear decay from ``alpha`` at progress 0 to ``min_alpha`` at 1 (the fraction
+    of all epochs' words done), as word2vec.c and gensim do."""
+    return alpha - (alpha - min_alpha) * min(max(progress, 0.0), 1.0)
+
+
+def batch_seed(seed: int, job: int) -> np.uint64:
+    """A well-mixed 64-bit LCG seed for batch ``job`` of a run seeded ``seed`` (splitmix64)."""
+    z = (seed * 0x9E3779B97F4A7C15 + (job + 1) * 0xD1B54A32D192ED03) & MASK64
+    z = ((z ^ (z >> 30)) * 0xBF58476D1CE4E5B9) & MASK64
+    z = ((z ^ (z >> 27)) * 0x94D049BB133111EB) & MASK64
+    return np.uint64(z ^ (z >> 31))
+
+
+def stream_offsets(stream: IdStream) -> np.ndarray:
+    """Words before each batch of an epoch, and the epoch's words last ((B + 1,) int64)."""
+    return np.concatenate([[0], np.cumsum(stream.batch_words)])
+
+
+class Progress:
+    """Per-thread, per-epoch accumulators (float64 loss) that the main thread reads,
+    and ``jobs_done``: every batch below it is finished (updated between segments)."""
+
+    def __init__(self, threads: int, epochs: int, batches: int, words_before: np.ndarray, resumed=None):
+        self.loss = np.zeros((threads, epochs), dtype=np.float64)
+        self.examples = np.zeros((threads, epochs), dtype=np.int64)
+        self.batches = np.zeros((threads, epochs), dtype=np.int64)
+        self.words = np.zeros(threads, dtype=np.int64)
+        self.jobs_done = 0
+        if resumed is not None:  # a checkpoint's state: row 0 holds what it did
+            self.jobs_done = resumed.jobs_done
+            epoch, batch = divmod(resumed.jobs_done, batches)
+            self.loss[0], self.examples[0] = resumed.epoch_loss, resumed.epoch_examples
+            self.batches[0, :epoch] = batches
+            if epoch < epochs:
+                self.batches[0, epoch] = batch
+            self.words[0] = epoch * words_before[-1] + words_before[batch]
+
+    def epoch_loss(self, epoch: int) -> float:
+        """Mean loss per training example of ``epoch`` so far (nats), nan before any."""
+        examples = self.examples[:, epoch].sum()
+        return float(self.loss[:, epoch].sum() / examples) if examples else float("nan")
+
+
+@contextmanager
+def signals_held() -> Iterator[None]:
+    """Hold SIGINT and SIGTERM until the block ends, then deliver the first that came.
+
+    For starting worker threads: a handler that raises inside ``Thread.start()``
+    leaves the new thread half-registered, and it dies printing a traceback.
+    Python runs handlers in the main thread whichever thread the OS picked (a
+    progress-bar monitor, say), so the main thread's handlers are swapped for
+    one that notes the signal; the calling thread's mask (POSIX) also blocks
+    them, and threads started in the block inherit it, so workers never take
+    them. Off the main thread, where handlers cannot be set, only the mask."""
+    noted: list[int] = []
+    swap = threading.current_thread() is threading.main_thread()
+    handlers = {number: signal.signal(number, lambda n, _: noted.append(n)) for number in HELD_SIGNALS if swap}
+    masked = hasattr(signal, "pthread_sigmask")
+    mask = signal.pthread_sigmask(signal.SIG_BLOCK, HELD_SIGNALS) if masked else set()
+    try:
+        yield
+    finally:
+        if masked:
+            signal.pthread_sigmask(signal.SIG_SETMASK, mask)
+        for number, handler in handlers.items():
+            signal.signal(number, handler)
+        if noted:
+            signal.raise_signal(noted[0])
+
+
+@contextmanager
+def thread_stack(kernel_bytes: int) -> Iterator[None]:
+    """Threads started in the block get room for the kernel's stack buffers
+    (``kernels.stack_bytes``): the platform's default stack when they are small,
+    else that much and ``THREAD_STACK_SPARE`` more."""
+    if kernel_bytes <= SMALL_STACK:
+        yield
+        return
+    previous = threading.stack_size(kernel_bytes + THREAD_STACK_SPARE)
+    try:
+        yield
+    finally:
+        threading.stack_size(previous)
+
+
+class JobQueue:
+    """Hands out batch indices ``start, start + 1, ...`` below ``end``, one at a time.
+
+    ``drain()`` stops handing them out: once the workers are joined, exactly the
+    jobs below ``next`` are done, a state a checkpoint can record."""
+
+    def __init__(self, start: int, end: int):
+        self.next, self.end = start, end
+        self._lock = threading.Lock()
+
+    def take(self) -> int | None:
+        with self._lock:
+            if self.next >= self.end:
+                return None
+            self.next += 1
+            return self.next - 1
+
+    def drain(self) -> None:
+        with self._lock:
+            self.end = self.next
+
+
+class NoBar:
+    """The part of tqdm's bar that ``EpochRunner`` uses, showing nothing."""
+
+    def __init__(self):
+        self.n = 0
+
+    def update(self, words: int) -> None:
+        self.n += words
+
+    def set_postfix(self, *_args, **_kwargs) -> None:
+        pass
+
+    def close(self) -> None:
+        pass
+
+
+def progress_bar(total: int, show: bool):
+    """A tqdm bar on stderr counting ``total`` words, or ``NoBar`` when not ``show``
+    (tqdm is imported only to show one)."""
+    if not show:
+        return NoBar()
+    from tqdm import tqdm
+
+    return tqdm(total=total, unit="w", unit_scale=True, file=sys.stderr, desc="training")
+
+
+@dataclass
+class Hooks:
+    """What the caller of ``run_epochs`` sees and does while it runs.
+
+    - ``show_progress``: a progress bar on stderr;
+    - ``on_epoch_end(epoch, mean_loss)`` after each epoch;
+    - ``on_progress(words_done, total_words, alpha, loss)`` about every 0.2 s and at the end;
+    - ``checkpoint(progress)`` between segments (see ``run_epochs``), every
+      ``checkpoint_seconds`` if given.
+    """
+
+    show_progress: bool = False
+    on_epoch_end: Callable[[int, float], None] | None = None
+    on_progress: Callable[[int, int, float, float], None] | None = None
+    checkpoint: Callable[[Progress], None] | None = None
+    checkpoint_seconds: float | None = None
+
+
+def run_epochs(model: Model, stream: IdStream, config: TrainConfig, progress: Progress, hooks: Hooks) -> list[float]:
+    """Train ``config.epochs`` epochs over ``stream`` with ``config.threads`` threads,
+    from batch ``progress.jobs_done`` on. Returns the mean loss of each epoch (nats
+    per example).
+
+    Work runs in segments of at most one epoch; between two, every batch below
+    ``progress.jobs_done`` is done and ``hooks.checkpoint(progress)`` is called: at
+    each epoch's end, every ``hooks.checkpoint_seconds``, and when the main thread
+    is interrupted (Ctrl-C, SIGTERM as an exception), before re-raising.
+    """
+    return EpochRunner(model, stream, config, progress, hooks).run()
+
+
+class EpochRunner:
+    """One ``run_epochs`` call: the workers' loop, the segments and the reports."""
+
+    def __init__(self, model: Model, stream: IdStream, config: TrainConfig, progress: Progress, hooks: Hooks):
+        from w2v.kernels import train_batch_kernel  # Numba: imported by the first run, not by ``import w2v``
+
+        assert config.threads is not None and config.alpha is not None and config.min_alpha is not None  # resolved
+        self.model, self.stream, self.config, self.progress, self.hooks = model, stream, config, progress, hooks
+        self.start_alpha, self.min_alpha = config.alpha, config.min_alpha
+        self.kernel = train_batch_kernel(config.dim)
+        self.flags = (config.window, config.negative, config.model == "cbow", config.cbow_mean)
+        self.total = stream.words * config.epochs
+        self.words_before = stream_offsets(stream)
+        self.errors: list[BaseException] = []
+        self.bar = progress_bar(self.total, hooks.show_progress)
+        self.bar.update(int(progress.words.sum()))
+        self.reported = progress.jobs_done // max(len(stream), 1)  # epochs reported
+        self.saved = time.monotonic()
+
+    def alpha(self, done: int) -> float:
+        """The learning rate after ``done`` words of the whole run."""
+        return learning_rate(self.start_alpha, self.min_alpha, done / self.total)
+
+    def run(self) -> list[float]:
+        """Every segment left, checkpointed after each; see ``run_epochs``."""
+        batches, hooks = len(self.stream), self.hooks
+        try:
+            try:
+                self.load_kernel()
+                while self.progress.jobs_done < batches * self.config.epochs:
+                    first = self.progress.jobs_done
+                    self.run_segment(JobQueue(first, (first // batches + 1) * batches))
+                    self.model.check_finite(max((self.progress.jobs_done - 1) // batches + 1, 1), self.start_alpha)
+                    if hooks.checkpoint is not None:
+                        hooks.checkpoint(self.progress)
+                        self.saved = time.monotonic()
+            except BaseException as err:
+                if hooks.checkpoint is not None and not self.errors and not isinstance(err, W2VError):
+                    hooks.checkpoint(self.progress)  # interrupted: every batch below jobs_done is done
+                raise
+            self.report()
+        finally:
+            self.bar.close()  # before any error message
+        return [self.progress.epoch_loss(e) for e in range(self.config.epochs)]
+
+    def load_kernel(self) -> None:
+        """Load (or compile) the kernel in the calling thread: a call on no tokens, with
+        the argument types the workers pass, which trains nothing. What Numba and LLVM
+        allocate then comes from this thread's malloc arena, which has room left from
+        counting, not from a worker's new one. Skipped when the kernel's stack buffers
+        need a thread of their own (``thread_stack``)."""
+        from w2v.kernels import stack_bytes
+
+        if len(self.stream) and stack_bytes(self.config.dim) <= SMALL_STACK:
+            tokens, model = np.empty(0, dtype=np.int32), self.model
+            seed = batch_seed(self.config.seed, 0)
+            self.kernel(tokens, model.syn0, model.tables, model.keep_prob, *self.flags, self.alpha(0), seed)
+
+    def train_job(self, thread: int, job: int, buffer: np.ndarray) -> None:
+        """Train batch ``job`` (of all epochs' batches) in worker ``thread``, with
+        ``buffer`` to read its ids into, and add what it did to ``progress``."""
+        model, stream, progress = self.model, self.stream, self.progress
+        epoch, batch = divmod(job, len(stream))
+        alpha = self.alpha(epoch * stream.words + self.words_before[batch])
+        tokens = stream.batch(batch, buffer)
+        seed = batch_seed(self.config.seed, job)
+        loss, examples = self.kernel(tokens, model.syn0, model.tables, model.keep_prob, *self.flags, alpha, seed)
+        if not math.isfinite(loss):
+            raise DivergedError(
+                f"training diverged in epoch {epoch + 1} (the loss became {loss}): "
+                f"lower the learning rate (--alpha, now {self.start_alpha:g})"
+            )
+        progress.loss[thread, epoch] += loss
+        progress.examples[thread, epoch] += examples
+        progress.words[thread] += stream.batch_words[batch]
+        progress.batches[thread, epoch] += 1
+
+    def work(self, thread: int, queue: JobQueue, stop: threading.Event, ended: threading.Event) -> None:
+        """A worker thread: jobs from ``queue`` until none is left or ``stop`` is set."""
+        try:
+            buffer = np.empty(self.stream.longest, dtype=np.int32)
+            while not stop.is_set() and (job := queue.take()) is not None:
+                self.train_job(thread, job, buffer)
+        except BaseException as err:  # handed to the main thread
+            self.errors.append(err)
+        stop.set()  # no jobs left (or an error): the others finish their batch and stop
+        ended.set()
+
+    def report(self) -> None:
+        """Update the bar and call the hooks for the epochs finished and the words done."""
+        progress, epochs, hooks = self.progress, self.config.epochs, self.hooks
+        while self.reported < epochs and progress.batches[:, self.reported].sum() == len(self.stream):
+            if hooks.on_epoch_end is not None:
+                hooks.on_epoch_end(self.reported, progress.epoch_loss(self.reported))
+            self.reported += 1
+        done = int(progress.words.sum())
+        lr = self.alpha(done)
+        current = min(self.reported, epochs - 1)
+        if not progress.examples[:, current].any() and current > 0:
+            current -= 1  # an epoch just begun: show the last one's loss until it has examples
+        loss = progress.epoch_loss(current)
+        shown = {"lr": f"{lr:.5f}"}
+        if not np.isnan(loss):  # nan: no examples yet (the kernel still compiling, say)
+            shown["loss"] = f"{loss:.4f}"
+        self.bar.set_postfix(shown, refresh=False)
+        self.bar.update(done - self.bar.n)
+        if hooks.on_progress is not None:
+            hooks.on_progress(done, self.total, lr, loss)
+
+    def run_segment(self, queue: JobQueue) -> None:
+        """Start the workers on ``queue``, report until they stop, and raise what stopped them."""
+        from w2v.kernels import stack_bytes
+
+        stop = threading.Event()
+        workers = []  # (thread, its ended event)
+        for t in range(self.config.threads or 1):
+            ended = threading.Event()
+            workers.append((threading.Thread(target=self.work, args=(t, queue, stop, ended), daemon=True), ended))
+        try:
+            with signals_held(), thread_stack(stack_bytes(self.config.dim)):
+                for worker, _ in workers:
+                    worker.start()
+            every = self.hooks.checkpoint_seconds
+            while not stop.wait(POLL_SECONDS):
+                self.report()
+                if every is not None and time.monotonic() - self.saved >= every:
+                    queue.drain()
+        except BaseException:  # Ctrl-C, SIGTERM or a failing callback: it goes on, a second one is dropped
+            self.stop_segment(queue, stop, workers)
+            raise
+        if (interrupt := self.stop_segment(queue, stop, workers)) is not None:
+            raise interrupt
+        if self.errors:
+            raise self.errors[0]
+
+    def stop_segment(
+        self, queue: JobQueue, stop: threading.Event, workers: list[tuple[threading.Thread, threading.Event]]
+    ) -> BaseException | None:
+        """Stop the workers, wait for their batches under way and record the jobs done.
+        An interrupt while waiting (a second Ctrl-C) does not cut the wait short, so
+        a checkpoint never holds weights ahead of its ``jobs_done``; it is returned.
+        Waits on each worker's ``ended`` event, not ``Thread.join``: an interrupted
+        join marks a thread still running as stopped (CPython 3.11, bpo-45274)."""
+        stop.set()
+        interrupt = None
+        for worker, ended in workers:
+            while not ended.is_set() and worker.is_alive():  # not alive: unstarted, if a start failed
+                try:
+                    ended.wait(POLL_SECONDS)
+                except BaseException as err:
+                    interrupt = interrupt or err
+        self.progress.jobs_done = queue.next
+        return interrupt
