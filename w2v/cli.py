@@ -15,7 +15,7 @@ from contextlib import contextmanager
 import click
 
 from w2v.config import load_preset
-from w2v.errors import W2VError
+from w2v.errors import ConfigError, W2VError
 from w2v.files import binary_name, is_special, is_url
 from w2v.state import checkpoint_path
 from w2v.train import train as train_vectors
@@ -820,7 +820,7 @@ def phrases(
     Each line of the corpus gives one line of output, its words separated by one
     space; 'new york' becomes 'new_york'. --passes 2 builds longer phrases.
     """
-    from w2v.phrases import PhraseTable, learn_phrases, spooled_stdin, write_phrased
+    from w2v.phrases import PhraseTable, check_npmi_threshold, learn_phrases, spooled_stdin, write_phrased
 
     if output != "-":
         check_writable(output)
@@ -833,8 +833,11 @@ def phrases(
         )
         if not os.path.isfile(apply_phrases):
             raise W2VError(f"phrase table not found: {apply_phrases}")
-    if threshold is not None and scoring == "npmi" and not -1 <= threshold <= 1:
-        raise click.BadParameter(f"the npmi threshold must be in [-1, 1], not {threshold:g}", param_hint="--threshold")
+    if threshold is not None:
+        try:
+            check_npmi_threshold(scoring, threshold)
+        except ConfigError as err:  # a usage error, reported before the corpus is read
+            raise click.BadParameter(str(err), param_hint="--threshold") from None
     with spooled_stdin(list(corpus)) as sources:
         if apply_phrases:
             table = PhraseTable.load(apply_phrases)
