@@ -501,9 +501,8 @@ def analogy(words, vectors_path, fmt, limit, n, method, restrict):
     if words and len(words) != 3:
         raise click.UsageError(f"give three words A B C (for A - B + C), not {len(words)}; or none to read stdin")
     vectors = load_for_query(vectors_path, fmt, limit)
-    how = "mul" if method == "cosmul" else "add"
     if words:
-        echo_neighbours(vectors.analogy(*words, n=n, method=how, restrict=restrict))
+        echo_neighbours(vectors.analogy(*words, n=n, method=method, restrict=restrict))
         return
     interactive = sys.stdin.isatty()
     asked = failed = 0
@@ -522,7 +521,7 @@ def analogy(words, vectors_path, fmt, limit, n, method, restrict):
         try:
             if len(query) != 3:
                 raise W2VError(f"need three words A B C, got {len(query)}: {line.strip()}")
-            found = vectors.analogy(*query, n=n, method=how, restrict=restrict)
+            found = vectors.analogy(*query, n=n, method=method, restrict=restrict)
         except (UnknownWordError, W2VError) as err:
             failed += 1
             click.echo(f"w2v: error: {err}", err=True)
@@ -576,9 +575,10 @@ def evaluate(vectors_path, fmt, limit, analogies, similarity, restrict, case_sen
         if not os.path.isfile(path):
             raise W2VError(f"evaluation file not found: {path}")
     vectors = load_for_query(vectors_path, fmt, limit)
-    how = "mul" if method == "cosmul" else "add"
     ci = not case_sensitive
-    results_a = [evaluate_analogies(vectors, p, restrict=restrict, case_insensitive=ci, method=how) for p in analogies]
+    results_a = [
+        evaluate_analogies(vectors, p, restrict=restrict, case_insensitive=ci, method=method) for p in analogies
+    ]
     results_s = [evaluate_similarity(vectors, p, case_insensitive=ci) for p in similarity]
     if as_json:
         out = {

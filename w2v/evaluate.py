@@ -15,7 +15,7 @@ from dataclasses import asdict, dataclass, field
 import numpy as np
 
 from w2v.errors import FormatError, W2VError
-from w2v.query import cosmul_scores
+from w2v.query import analogy_method, cosmul_scores
 from w2v.vectors import Vectors
 
 QUESTION_BATCH = 256
@@ -190,9 +190,8 @@ def evaluate_analogies(
     method: str = "add",
 ) -> AnalogyResult:
     """Accuracy on an analogy file, per section and overall (see the module docstring).
-    ``method="mul"`` ranks answers by 3CosMul instead of 3CosAdd."""
-    if method not in ("add", "mul"):
-        raise ValueError(f"unknown analogy method {method!r}: add or mul")
+    ``method="cosmul"`` (or its alias ``"mul"``) ranks answers by 3CosMul instead of 3CosAdd."""
+    method = analogy_method(method)
     path = os.fspath(path)
     questions = read_analogies(path)
     index = restricted_index(vectors, restrict, case_insensitive)

@@ -2,7 +2,8 @@
 
 Each block of ``BLOCK_ROWS`` rows is multiplied by the query vectors at once and its
 best ``n + len(exclude)`` rows kept with ``np.argpartition``, so a 3M-word vocabulary
-is searched without a (V,) copy of anything but the scores of one block.
+is searched without a (V,) copy of anything but the scores of one block. The analogy
+rankings 3CosAdd and 3CosMul are named here too (``analogy_method``).
 """
 
 from collections.abc import Callable, Collection
@@ -10,6 +11,17 @@ from collections.abc import Callable, Collection
 import numpy as np
 
 BLOCK_ROWS = 65536
+# analogy rankings by the names callers may give: "cosmul" (the command line's) and "mul" both mean 3CosMul
+ANALOGY_METHODS = {"add": "add", "cosmul": "cosmul", "mul": "cosmul"}
+
+
+def analogy_method(method: str) -> str:
+    """The canonical name of an analogy ranking: ``"add"`` (3CosAdd) or ``"cosmul"``
+    (3CosMul, also called ``"mul"``); ValueError for any other name."""
+    try:
+        return ANALOGY_METHODS[method]
+    except KeyError:
+        raise ValueError(f"unknown analogy method {method!r}: add or cosmul") from None
 
 
 def cosmul(sims: np.ndarray) -> np.ndarray:

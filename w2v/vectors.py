@@ -179,14 +179,13 @@ class Vectors:
     ) -> list[tuple[str, float]]:
         """Words closest to ``a - b + c`` (``king man woman`` gives queen), the three
         excluded. ``method="add"``: 3CosAdd, cosine to the normalised sum of unit vectors;
-        ``"mul"``: 3CosMul of Levy & Goldberg (2014) as gensim's ``most_similar_cosmul``,
-        cos(x,a)·cos(x,c) / (cos(x,b) + 1e-6) with cosines shifted to [0, 1]."""
-        if method == "add":
-            return self.most_similar([a, c], [b], n=n, restrict=restrict)
-        if method != "mul":
-            raise ValueError(f"unknown analogy method {method!r}: add or mul")
-        from w2v.query import cosmul, nearest
+        ``"cosmul"`` (or its alias ``"mul"``): 3CosMul of Levy & Goldberg (2014) as gensim's
+        ``most_similar_cosmul``, cos(x,a)·cos(x,c) / (cos(x,b) + 1e-6) with cosines shifted
+        to [0, 1]."""
+        from w2v.query import analogy_method, cosmul, nearest
 
+        if analogy_method(method) == "add":
+            return self.most_similar([a, c], [b], n=n, restrict=restrict)
         rows = [self.index(a), self.index(b), self.index(c)]
         found = nearest(self.unit, self.unit[rows].T, n, exclude=set(rows), restrict=restrict, combine=cosmul)
         return [(self.words[i], score) for i, score in found]
