@@ -118,6 +118,19 @@ def test_unit_is_cached_and_float32():
     assert v.similarity("a", "b") == pytest.approx(0.8)
 
 
+def test_unit_rows_in_blocks():
+    """Rows of any dtype come back float32 at unit length, zero rows zero, whatever the block size."""
+    rng = np.random.default_rng(5)
+    matrix = rng.standard_normal((11, 4))
+    matrix[6] = 0
+    whole = query.unit_rows(matrix)
+    assert whole.dtype == np.float32
+    np.testing.assert_array_equal(query.unit_rows(matrix, block=3), whole)
+    np.testing.assert_allclose(np.linalg.norm(np.delete(whole, 6, axis=0), axis=1), 1, rtol=1e-6)
+    np.testing.assert_array_equal(whole[6], 0)
+    np.testing.assert_allclose(whole, matrix / np.linalg.norm(matrix, axis=1, keepdims=True).clip(1e-30), rtol=1e-6)
+
+
 def test_agrees_with_gensim():
     keyedvectors = pytest.importorskip("gensim.models.keyedvectors")
     rng = np.random.default_rng(11)

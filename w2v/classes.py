@@ -21,6 +21,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from w2v.errors import ConfigError
+from w2v.query import unit_rows
 
 BLOCK_ROWS = 8192  # words per matrix product
 INITS = ("kmeans++", "word2vec")
@@ -35,13 +36,6 @@ class Clustering:
     centroids: np.ndarray
     iterations: int
     mean_similarity: float
-
-
-def unit_rows(matrix: np.ndarray) -> np.ndarray:
-    """Rows scaled to unit length (zero rows stay zero), float32."""
-    matrix = np.asarray(matrix, dtype=np.float32)
-    norms = np.linalg.norm(matrix, axis=1, keepdims=True)
-    return matrix / np.where(norms > 0, norms, 1).astype(np.float32)
 
 
 def assign(unit: np.ndarray, centroids: np.ndarray) -> tuple[np.ndarray, np.ndarray]:

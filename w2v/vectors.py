@@ -27,6 +27,7 @@ import numpy as np
 from w2v.corpus import BLOCK_BYTES, stream_errors
 from w2v.errors import FormatError, W2VError
 from w2v.files import COMPRESSED, atomic_output, binary_name, is_url, open_input
+from w2v.query import analogy_method, cosmul, nearest, unit_rows
 
 WRITE_ROWS = 4096  # rows formatted per write
 
@@ -160,8 +161,6 @@ class Vectors:
         """Words closest in cosine to the mean of the unit vectors of ``positive`` minus
         those of ``negative`` (as gensim's ``most_similar``), the query words excluded.
         ``restrict``: search only the first ``restrict`` words."""
-        from w2v.query import nearest
-
         if isinstance(positive, str):
             positive = [positive]
         if isinstance(negative, str):
@@ -182,8 +181,6 @@ class Vectors:
         ``"cosmul"`` (or its alias ``"mul"``): 3CosMul of Levy & Goldberg (2014) as gensim's
         ``most_similar_cosmul``, cos(x,a)·cos(x,c) / (cos(x,b) + 1e-6) with cosines shifted
         to [0, 1]."""
-        from w2v.query import analogy_method, cosmul, nearest
-
         if analogy_method(method) == "add":
             return self.most_similar([a, c], [b], n=n, restrict=restrict)
         rows = [self.index(a), self.index(b), self.index(c)]
@@ -234,17 +231,6 @@ class UnknownWordError(W2VError):
 def display_word(word: str) -> str:
     """``word`` printable: bytes that are not UTF-8 become U+FFFD."""
     return encode_word(word).decode("utf-8", "replace")
-
-
-def unit_rows(matrix: np.ndarray, block: int = 65536) -> np.ndarray:
-    """A float32 copy of ``matrix`` with each row scaled to unit length (zero rows stay 0)."""
-    out = np.empty(matrix.shape, dtype=np.float32)
-    for start in range(0, matrix.shape[0], block):
-        rows = np.asarray(matrix[start : start + block], dtype=np.float32)
-        norms = np.sqrt(np.einsum("ij,ij->i", rows, rows, dtype=np.float64)).astype(np.float32)
-        norms[norms == 0] = 1
-        np.divide(rows, norms[:, None], out=out[start : start + block])
-    return out
 
 
 def npy_vocab_path(path: str) -> str:
