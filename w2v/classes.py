@@ -21,6 +21,8 @@ from dataclasses import dataclass
 import numpy as np
 
 from w2v.errors import ConfigError
+from w2v.files import write_atomic
+from w2v.formats import encode_word
 from w2v.query import unit_rows
 
 BLOCK_ROWS = 8192  # words per matrix product
@@ -138,8 +140,5 @@ def write_classes(path: str, words: Sequence[str], labels: np.ndarray, order: st
     """Write ``word class`` lines: sorted by class (words of a class in vocabulary order,
     as the word2vec demo's ``sort -k 2 -n``), or in vocabulary order (``order="vocab"``,
     word2vec.c's own output). Written beside ``path`` and renamed."""
-    from w2v.files import write_atomic
-    from w2v.vectors import encode_word
-
     rows = np.argsort(labels, kind="stable") if order == "class" else np.arange(len(words))
     write_atomic(path, b"".join(b"%s %d\n" % (encode_word(words[i]), labels[i]) for i in rows.tolist()))

@@ -419,7 +419,7 @@ def train(corpus, output, fmt, quiet, cbow_sum, save_vocab, read_vocab, **settin
     write_classes = after_training(vectors)  # k-means first: when it fails, nothing is written
     write_start = time.perf_counter()
     from w2v.files import atomic_output
-    from w2v.vectors import write_vectors
+    from w2v.formats import write_vectors
 
     # renamed last: when writing the classes fails, it is not replaced
     with atomic_output(output, compress=True) as out:
