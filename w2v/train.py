@@ -32,8 +32,9 @@ from w2v.config import TRAIN_FIELDS, TrainConfig
 from w2v.corpus import SENTENCE_END, IdStream, IdStreamWriter, block_ids, expand_sources, sentence_blocks
 from w2v.errors import ConfigError, CorpusError, DivergedError, W2VError
 from w2v.formats import decode_word
+from w2v.report import TrainReport
 from w2v.state import TrainState, checkpoint_path
-from w2v.vectors import TrainReport, Vectors
+from w2v.vectors import Vectors
 from w2v.vocab import ProvisionalCounts, Vocab, WordCounter
 
 MASK64 = (1 << 64) - 1
