@@ -4,8 +4,8 @@ word2vec.c clusters with cosine similarity: each centroid is the mean of its
 words' vectors scaled to unit length, and each word joins the centroid with the
 largest dot product. Here the words are unit vectors too, so the clusters do not
 depend on vector lengths. The dot products are one BLAS matrix product per
-block of words, so 500 classes of 300k words of 100 values take about a second
-per iteration.
+block of ``BLOCK_ROWS`` words, so that beside the vectors only one block's
+(words, classes) similarities are held at a time.
 
 Two initialisations: ``"kmeans++"`` (Arthur & Vassilvitskii 2007, with squared
 Euclidean distance between unit vectors, ``2 - 2 cos``) and ``"word2vec"``
