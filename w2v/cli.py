@@ -496,8 +496,6 @@ def analogy(words, vectors_path, fmt, limit, n, method, restrict):
     With no words, reads 'A B C' lines from stdin (a prompt loop on a terminal,
     EXIT or end of input to stop).
     """
-    from w2v.vectors import UnknownWordError
-
     if words and len(words) != 3:
         raise click.UsageError(f"give three words A B C (for A - B + C), not {len(words)}; or none to read stdin")
     vectors = load_for_query(vectors_path, fmt, limit)
@@ -522,7 +520,7 @@ def analogy(words, vectors_path, fmt, limit, n, method, restrict):
             if len(query) != 3:
                 raise W2VError(f"need three words A B C, got {len(query)}: {line.strip()}")
             found = vectors.analogy(*query, n=n, method=method, restrict=restrict)
-        except (UnknownWordError, W2VError) as err:
+        except W2VError as err:  # an unknown word too (UnknownWordError)
             failed += 1
             click.echo(f"w2v: error: {err}", err=True)
             continue
