@@ -155,9 +155,14 @@ def test_analogies_case_sensitive():
 
 def test_analogies_cosmul():
     # apple is nearly opposite to man: 3CosMul's small denominator makes it win the gender questions
-    result = evaluate_analogies(VECTORS, ANALOGIES, method="mul")
+    result = evaluate_analogies(VECTORS, ANALOGIES, method="cosmul")
     assert counts(result) == [("gender", 0, 3), ("capitals", 2, 1)]
-    assert VECTORS.analogy("king", "man", "woman", n=1, method="mul")[0][0] == "apple"
+    assert result.method == "cosmul"
+    assert VECTORS.analogy("king", "man", "woman", n=1, method="cosmul")[0][0] == "apple"
+    alias = evaluate_analogies(VECTORS, ANALOGIES, method="mul")
+    assert counts(alias) == counts(result) and alias.method == "cosmul"
+    with pytest.raises(ValueError, match="unknown analogy method"):
+        evaluate_analogies(VECTORS, ANALOGIES, method="sub")
 
 
 def test_case_variant_of_a_question_word_is_not_an_answer(tmp_path):

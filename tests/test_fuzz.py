@@ -32,10 +32,11 @@ from hypothesis import event, given, settings
 from hypothesis import strategies as st
 from reference import token_blocks
 
-import w2v.vectors as vectors_module
+import w2v.formats as formats
 from w2v.corpus import BLOCK_BYTES, MAX_SENTENCE_TOKENS, expand_sources
 from w2v.errors import CorpusError, FormatError
-from w2v.vectors import Vectors, decode_word, detect_format
+from w2v.formats import decode_word, detect_format
+from w2v.vectors import Vectors
 
 try:
     from compression import zstd  # Python 3.14
@@ -423,7 +424,7 @@ def test_huge_header_counts_are_quick_errors(tmp_path, header, name):
 def test_a_50mb_line_in_a_vectors_file(tmp_path, monkeypatch, binary, ending):
     """A record line of 50 MB under a '1 100' header: a FormatError, reading a part of it bounded
     by the read size (1 MiB here, so that memory in proportion to the line would show)."""
-    monkeypatch.setattr(vectors_module, "READ_CHUNK", MB)
+    monkeypatch.setattr(formats, "READ_CHUNK", MB)
     path = tmp_path / "v.vec"
     path.write_bytes(b"1 100\nw " + b"1 " * (FIFTY_MB // 2) + ending)
     err, growth = peak_rss_growth(lambda: format_error(path, binary=binary))

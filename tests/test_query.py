@@ -63,14 +63,15 @@ def test_analogy_3cosmul_exact():
         return shifted(x, king) * shifted(x, woman) / (shifted(x, man) + 1e-6)
 
     expected = [("queen", score([0, 1, 1])), ("prince", score([1, 0.2, 1])), ("apple", score([0, 0, -1]))]
-    assert ROYAL.analogy("king", "man", "woman", n=3, method="mul") == approx(expected)
+    assert ROYAL.analogy("king", "man", "woman", n=3, method="cosmul") == approx(expected)
+    assert ROYAL.analogy("king", "man", "woman", n=3, method="mul") == approx(expected)  # the alias
     assert expected[0][1] == pytest.approx(1.280328, abs=1e-6)
 
 
 def test_analogy_excludes_inputs_and_bad_method():
     found = [w for w, _ in ROYAL.analogy("king", "man", "woman", n=10)]
     assert found == ["queen", "prince", "apple"]
-    with pytest.raises(ValueError):
+    with pytest.raises(ValueError, match="unknown analogy method 'sub': add or cosmul"):
         ROYAL.analogy("king", "man", "woman", method="sub")
 
 
@@ -117,6 +118,19 @@ def test_unit_is_cached_and_float32():
     assert v.similarity("a", "b") == pytest.approx(0.8)
 
 
+def test_unit_rows_in_blocks():
+    """Rows of any dtype come back float32 at unit length, zero rows zero, whatever the block size."""
+    rng = np.random.default_rng(5)
+    matrix = rng.standard_normal((11, 4))
+    matrix[6] = 0
+    whole = query.unit_rows(matrix)
+    assert whole.dtype == np.float32
+    np.testing.assert_array_equal(query.unit_rows(matrix, block=3), whole)
+    np.testing.assert_allclose(np.linalg.norm(np.delete(whole, 6, axis=0), axis=1), 1, rtol=1e-6)
+    np.testing.assert_array_equal(whole[6], 0)
+    np.testing.assert_allclose(whole, matrix / np.linalg.norm(matrix, axis=1, keepdims=True).clip(1e-30), rtol=1e-6)
+
+
 def test_agrees_with_gensim():
     keyedvectors = pytest.importorskip("gensim.models.keyedvectors")
     rng = np.random.default_rng(11)
@@ -130,7 +144,7 @@ def test_agrees_with_gensim():
         theirs = kv.most_similar(positive=pos, negative=neg, topn=10)
         assert [w for w, _ in ours] == [w for w, _ in theirs]
         np.testing.assert_allclose([s for _, s in ours], [s for _, s in theirs], atol=1e-5)
-    ours = v.analogy("w1", "w2", "w3", n=10, method="mul")
+    ours = v.analogy("w1", "w2", "w3", n=10, method="cosmul")
     theirs = kv.most_similar_cosmul(positive=["w1", "w3"], negative=["w2"], topn=10)
     assert [w for w, _ in ours] == [w for w, _ in theirs]
     np.testing.assert_allclose([s for _, s in ours], [s for _, s in theirs], atol=1e-5)

@@ -8,9 +8,10 @@ import struct
 import numpy as np
 import pytest
 
-import w2v.vectors as vmod
+import w2v.formats as formats
 from w2v.errors import FormatError, W2VError
-from w2v.vectors import Vectors, decode_word, detect_format, encode_word, load_vectors
+from w2v.formats import decode_word, detect_format, encode_word, load_vectors
+from w2v.vectors import Vectors
 
 # Values exactly representable in float32 and in short decimal text.
 WORDS = ["</s>", "the", "naïve", "日本語", decode_word(b"caf\xc3")]  # the last: cut inside a UTF-8 character
@@ -90,7 +91,7 @@ def test_small_read_chunks(tmp_path, monkeypatch, binary):
     path = str(tmp_path / ("v.bin" if binary else "v.txt"))
     Vectors(words, matrix).save(path)
     for chunk in (5, 64, 1000):
-        monkeypatch.setattr(vmod, "READ_CHUNK", chunk)
+        monkeypatch.setattr(formats, "READ_CHUNK", chunk)
         loaded = Vectors.load(path)
         assert loaded.words == words
         np.testing.assert_allclose(loaded.vectors, matrix, rtol=1e-5 if not binary else 0)

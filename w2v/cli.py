@@ -14,7 +14,7 @@ from collections.abc import Iterator
 import click
 
 from w2v.config import DEFAULT_PRUNE_AT, load_preset
-from w2v.errors import W2VError
+from w2v.errors import ConfigError, W2VError
 from w2v.files import binary_name, check_writable, is_special, is_url
 from w2v.state import checkpoint_path
 from w2v.train import train as train_vectors
@@ -386,7 +386,7 @@ def write_trained(vectors, output: str, fmt: str, extras: dict, seed: int, quiet
     write the classes too. The vectors file is renamed into place last: when
     clustering or writing the classes fails, an old one is not replaced."""
     from w2v.files import atomic_output
-    from w2v.vectors import write_vectors
+    from w2v.formats import write_vectors
 
     k, classes_output = extras["classes"], extras["classes_output"]
     if k:
@@ -461,14 +461,11 @@ def analogy(words, vectors_path, fmt, limit, n, method, restrict):
     With no words, reads 'A B C' lines from stdin (a prompt loop on a terminal,
     EXIT or end of input to stop).
     """
-    from w2v.vectors import UnknownWordError
-
     if words and len(words) != 3:
         raise click.UsageError(f"give three words A B C (for A - B + C), not {len(words)}; or none to read stdin")
     vectors = load_for_query(vectors_path, fmt, limit)
-    how = "mul" if method == "cosmul" else "add"
     if words:
-        echo_neighbours(vectors.analogy(*words, n=n, method=how, restrict=restrict))
+        echo_neighbours(vectors.analogy(*words, n=n, method=method, restrict=restrict))
         return
     interactive = sys.stdin.isatty()
     asked = failed = 0
@@ -487,8 +484,8 @@ def analogy(words, vectors_path, fmt, limit, n, method, restrict):
         try:
             if len(query) != 3:
                 raise W2VError(f"need three words A B C, got {len(query)}: {line.strip()}")
-            found = vectors.analogy(*query, n=n, method=how, restrict=restrict)
-        except (UnknownWordError, W2VError) as err:
+            found = vectors.analogy(*query, n=n, method=method, restrict=restrict)
+        except W2VError as err:  # an unknown word too (UnknownWordError)
             failed += 1
             click.echo(f"w2v: error: {err}", err=True)
             continue
@@ -541,9 +538,10 @@ def evaluate(vectors_path, fmt, limit, analogies, similarity, restrict, case_sen
         if not os.path.isfile(path):
             raise W2VError(f"evaluation file not found: {path}")
     vectors = load_for_query(vectors_path, fmt, limit)
-    how = "mul" if method == "cosmul" else "add"
     ci = not case_sensitive
-    results_a = [evaluate_analogies(vectors, p, restrict=restrict, case_insensitive=ci, method=how) for p in analogies]
+    results_a = [
+        evaluate_analogies(vectors, p, restrict=restrict, case_insensitive=ci, method=method) for p in analogies
+    ]
     results_s = [evaluate_similarity(vectors, p, case_insensitive=ci) for p in similarity]
     if as_json:
         out = {
@@ -755,7 +753,7 @@ def phrases(
     Each line of the corpus gives one line of output, its words separated by one
     space; 'new york' becomes 'new_york'. --passes 2 builds longer phrases.
     """
-    from w2v.phrases import PhraseTable, learn_phrases, spooled_stdin, write_phrased
+    from w2v.phrases import PhraseTable, check_npmi_threshold, learn_phrases, spooled_stdin, write_phrased
 
     if output != "-":
         check_writable(output)
@@ -768,8 +766,11 @@ def phrases(
         )
         if not os.path.isfile(apply_phrases):
             raise W2VError(f"phrase table not found: {apply_phrases}")
-    if threshold is not None and scoring == "npmi" and not -1 <= threshold <= 1:
-        raise click.BadParameter(f"the npmi threshold must be in [-1, 1], not {threshold:g}", param_hint="--threshold")
+    if threshold is not None:
+        try:
+            check_npmi_threshold(scoring, threshold)
+        except ConfigError as err:  # a usage error, reported before the corpus is read
+            raise click.BadParameter(str(err), param_hint="--threshold") from None
     with spooled_stdin(list(corpus)) as sources:
         if apply_phrases:
             table = PhraseTable.load(apply_phrases)

@@ -15,7 +15,7 @@ from dataclasses import asdict, dataclass, field
 import numpy as np
 
 from w2v.errors import FormatError, W2VError
-from w2v.query import cosmul_scores
+from w2v.query import analogy_method, cosmul_scores
 from w2v.vectors import Vectors
 
 QUESTION_BATCH = 256
@@ -190,16 +190,15 @@ def evaluate_analogies(
     method: str = "add",
 ) -> AnalogyResult:
     """Accuracy on an analogy file, per section and overall (see the module docstring).
-    ``method="mul"`` ranks answers by 3CosMul instead of 3CosAdd."""
-    if method not in ("add", "mul"):
-        raise ValueError(f"unknown analogy method {method!r}: add or mul")
+    ``method="cosmul"`` (or its alias ``"mul"``) ranks answers by 3CosMul instead of 3CosAdd."""
+    method = analogy_method(method)
     path = os.fspath(path)
     questions = read_analogies(path)
     index = restricted_index(vectors, restrict, case_insensitive)
     rows = min(restrict, len(vectors))
     unit = vectors.unit[:rows]
     upper = [w.upper() if case_insensitive else w for w in vectors.words[:rows]]
-    sections, todo = [], []  # todo: (section, a, b, c, expected, keys)
+    sections, todo = [], []  # todo: (section, rows of a, b and c, the four keys)
     total = skipped = 0
     for name, items in questions.sections:
         section = AnalogySection(name)
@@ -212,30 +211,7 @@ def evaluate_analogies(
                 continue
             todo.append((section, index[keys[0]], index[keys[1]], index[keys[2]], keys))
     for start in range(0, len(todo), QUESTION_BATCH):
-        batch = todo[start : start + QUESTION_BATCH]
-        a = unit[[q[1] for q in batch]]
-        b = unit[[q[2] for q in batch]]
-        c = unit[[q[3] for q in batch]]
-        if method == "add":
-            scores = unit @ _unit_cols((b - a + c).T)
-        else:
-            scores = cosmul_scores(unit @ b.T, unit @ a.T, unit @ c.T)  # the word closest to b - a + c
-        keep = min(GENSIM_TOPN + 3, rows)
-        best = np.argpartition(-scores, keep - 1, axis=0)[:keep] if rows > keep else np.arange(rows)[:, None]
-        best = np.broadcast_to(best, (keep, len(batch)))
-        for j, (section, ia, ib, ic, keys) in enumerate(batch):
-            cand = best[:, j]
-            cand_scores = scores[cand, j]
-            ranked = [int(r) for r in cand[np.lexsort((cand, -cand_scores))] if r not in (ia, ib, ic)]
-            predicted = None
-            for r in ranked[:GENSIM_TOPN]:
-                predicted = upper[r]
-                if predicted not in keys[:3]:
-                    break
-            if predicted == keys[3]:
-                section.correct += 1
-            else:
-                section.incorrect += 1
+        _grade(todo[start : start + QUESTION_BATCH], unit, upper, method)
     return AnalogyResult(
         path=path,
         sections=sections,
@@ -248,7 +224,36 @@ def evaluate_analogies(
     )
 
 
+def _grade(batch: list, unit: np.ndarray, upper: list[str], method: str) -> None:
+    """Answer a batch of questions ``(section, rows of a, b and c, the four keys)`` over the
+    (rows, D) ``unit`` vectors, whose keys are ``upper``, and count each answer in its
+    section: the best of the top ``GENSIM_TOPN`` that is not a question word."""
+    rows = len(unit)
+    a = unit[[q[1] for q in batch]]
+    b = unit[[q[2] for q in batch]]
+    c = unit[[q[3] for q in batch]]
+    # (rows, batch) scores of each word as the answer b - a + c: 3CosAdd or 3CosMul
+    scores = unit @ _unit_cols((b - a + c).T) if method == "add" else cosmul_scores(unit @ b.T, unit @ a.T, unit @ c.T)
+    keep = min(GENSIM_TOPN + 3, rows)
+    best = np.argpartition(-scores, keep - 1, axis=0)[:keep] if rows > keep else np.arange(rows)[:, None]
+    best = np.broadcast_to(best, (keep, len(batch)))
+    for j, (section, ia, ib, ic, keys) in enumerate(batch):
+        cand = best[:, j]
+        cand_scores = scores[cand, j]
+        ranked = [int(r) for r in cand[np.lexsort((cand, -cand_scores))] if r not in (ia, ib, ic)]
+        predicted = None
+        for r in ranked[:GENSIM_TOPN]:
+            predicted = upper[r]
+            if predicted not in keys[:3]:
+                break
+        if predicted == keys[3]:
+            section.correct += 1
+        else:
+            section.incorrect += 1
+
+
 def _unit_cols(m: np.ndarray) -> np.ndarray:
+    """``m`` (D, k) with each column, a 3CosAdd query, scaled to unit length (zero columns stay 0)."""
     norms = np.linalg.norm(m, axis=0)
     norms[norms == 0] = 1
     return m / norms

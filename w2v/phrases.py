@@ -59,13 +59,19 @@ def score(pair: int, first: int, second: int, total: int, min_count: int, scorin
     return (pair - min_count) * total / (first * second)
 
 
+def check_npmi_threshold(scoring: str, threshold: float) -> None:
+    """ConfigError if ``scoring`` is npmi and ``threshold`` lies outside [-1, 1], the
+    range of npmi scores (a nan threshold too)."""
+    if scoring == "npmi" and not -1.0 <= threshold <= 1.0:
+        raise ConfigError(f"the npmi threshold must be in [-1, 1], not {threshold:g}")
+
+
 def check_settings(scoring: str, threshold: float, min_count: int, delimiter: str | bytes, passes: int = 1) -> None:
     if scoring not in SCORINGS:
         raise ConfigError(f"unknown phrase scoring {scoring!r}: use one of {', '.join(SCORINGS)}")
     if not math.isfinite(threshold):
         raise ConfigError(f"the phrase threshold must be a finite number, not {threshold:g}")
-    if scoring == "npmi" and not -1.0 <= threshold <= 1.0:
-        raise ConfigError(f"the npmi threshold must be in [-1, 1], not {threshold:g}")
+    check_npmi_threshold(scoring, threshold)
     if min_count < 1:
         raise ConfigError(f"the phrase min-count must be at least 1, not {min_count}")
     if passes < 1:

@@ -1,8 +1,10 @@
 """Nearest-neighbour search on a unit-normalised matrix, in blocks of rows (numpy BLAS).
 
-Each block of ``BLOCK_ROWS`` rows is multiplied by the query vectors at once and its
-best ``n + len(exclude)`` rows kept with ``np.argpartition``, so a 3M-word vocabulary
-is searched without a (V,) copy of anything but the scores of one block.
+``unit_rows`` makes the matrix (V, D). Each block of ``BLOCK_ROWS`` rows is multiplied
+by the query vectors at once and its best ``n + len(exclude)`` rows kept with
+``np.argpartition``, so a 3M-word vocabulary is searched without a (V,) copy of
+anything but the scores of one block. The analogy rankings 3CosAdd and 3CosMul are
+named here too (``analogy_method``).
 """
 
 from collections.abc import Callable, Collection
@@ -10,6 +12,29 @@ from collections.abc import Callable, Collection
 import numpy as np
 
 BLOCK_ROWS = 65536
+# analogy rankings by the names callers may give: "cosmul" (the command line's) and "mul" both mean 3CosMul
+ANALOGY_METHODS = {"add": "add", "cosmul": "cosmul", "mul": "cosmul"}
+
+
+def unit_rows(matrix: np.ndarray, block: int = BLOCK_ROWS) -> np.ndarray:
+    """A float32 copy of ``matrix`` (V, D) with each row scaled to unit length (zero rows
+    stay 0); norms are summed in float64, ``block`` rows at a time."""
+    out = np.empty(matrix.shape, dtype=np.float32)
+    for start in range(0, matrix.shape[0], block):
+        rows = np.asarray(matrix[start : start + block], dtype=np.float32)
+        norms = np.sqrt(np.einsum("ij,ij->i", rows, rows, dtype=np.float64)).astype(np.float32)
+        norms[norms == 0] = 1
+        np.divide(rows, norms[:, None], out=out[start : start + block])
+    return out
+
+
+def analogy_method(method: str) -> str:
+    """The canonical name of an analogy ranking: ``"add"`` (3CosAdd) or ``"cosmul"``
+    (3CosMul, also called ``"mul"``); ValueError for any other name."""
+    try:
+        return ANALOGY_METHODS[method]
+    except KeyError:
+        raise ValueError(f"unknown analogy method {method!r}: add or cosmul") from None
 
 
 def cosmul(sims: np.ndarray) -> np.ndarray:

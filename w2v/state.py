@@ -60,18 +60,6 @@ class TrainState:
     corpus_digest: int = 0  # CRC-32 of the encoded corpus
     notes: dict = field(default_factory=dict)
 
-    @property
-    def total_jobs(self) -> int:
-        return self.batches * self.config.epochs
-
-    @property
-    def finished(self) -> bool:
-        return self.jobs_done >= self.total_jobs
-
-    def describe(self) -> str:
-        """Where the run stands, e.g. ``epoch 2 of 5, 43% done``."""
-        return describe_progress(self.jobs_done, self.batches, self.config.epochs)
-
     def save(self, path: str) -> None:
         """Write the archive atomically (beside ``path``, then renamed over it, so the
         previous file stays whole until the new one is)."""

@@ -18,9 +18,11 @@ import numpy as np
 
 from w2v.config import TRAIN_FIELDS, TrainConfig
 from w2v.errors import ConfigError, CorpusError
+from w2v.formats import decode_word
 from w2v.idstream import Encoded, VocabChooser, encode_corpus
+from w2v.report import TrainReport
 from w2v.state import TrainState, checkpoint_path
-from w2v.vectors import TrainReport, Vectors, decode_word
+from w2v.vectors import Vectors
 from w2v.vocab import Vocab
 from w2v.weights import Model, carry_weights
 from w2v.workers import Hooks, Progress, run_epochs, stream_offsets

@@ -1,62 +1,24 @@
-"""Word vectors: the words, a float32 matrix, and the word2vec file formats.
+"""Word vectors to query: the words, a float32 matrix, nearest neighbours and analogies.
 
-Binary format (word2vec.c): an ASCII header ``"V D\\n"``, then per word its bytes,
-one space, D little-endian float32 and a newline. Text format: the same header,
-then per line the word and D values separated by single spaces.
-
-Words are ``str``; bytes that are not UTF-8 are kept with ``surrogateescape`` so a
-word is written back exactly as it was read from the corpus.
-
-``Vectors.load`` reads the files of word2vec.c (binary records end in a newline),
-gensim (binary records without it), fastText ``.vec`` and this project, text or
-binary (auto-detected), and ``.npy`` exports. Damaged files raise ``FormatError``
-naming the file and the record.
+``Vectors`` holds the words, most frequent first, and their (V, D) float32 matrix;
+it reads and writes them through ``w2v.formats`` and searches the matrix's unit rows
+through ``w2v.query``. A query word outside the vocabulary raises
+``UnknownWordError`` with close spellings.
 """
 
 import difflib
-import io
 import os
-import re
-import sys
-import warnings
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
 import numpy as np
 
-from w2v.corpus import BLOCK_BYTES, stream_errors
-from w2v.errors import FormatError, W2VError
-from w2v.files import COMPRESSED, atomic_output, binary_name, is_url, open_input
+from w2v.errors import W2VError
+from w2v.formats import encode_word, load_vectors, save_npy, save_vectors
+from w2v.query import analogy_method, cosmul, nearest, unit_rows
+from w2v.report import TrainReport
 
-WRITE_ROWS = 4096  # rows formatted per write
-
-
-def encode_word(word: str) -> bytes:
-    """A word's bytes as they appear in the corpus and in vector files."""
-    return word.encode("utf-8", "surrogateescape")
-
-
-def decode_word(raw: bytes) -> str:
-    """The inverse of ``encode_word``: any bytes give a str that encodes back to them."""
-    return raw.decode("utf-8", "surrogateescape")
-
-
-@dataclass
-class TrainReport:
-    """What a training run did: per-epoch mean loss (nats per example), sizes, timing."""
-
-    vocab_size: int
-    corpus_words: int  # tokens read from the corpus (one epoch, rare words included)
-    train_words: int  # in-vocabulary tokens trained over all epochs
-    seconds: float  # the whole run: vocabulary, encoding and training
-    train_seconds: float  # the epochs alone (kernel loading included)
-    epoch_loss: list[float] = field(default_factory=list)
-    prepare_seconds: float = 0.0  # counting, vocabulary, encoding the corpus to ids
-
-    @property
-    def words_per_second(self) -> float:
-        """Trained words per second of training."""
-        return self.train_words / max(self.train_seconds, 1e-9)
+SUGGEST_CANDIDATES = 50_000  # spelling suggestions look among this many most frequent words
 
 
 @dataclass
@@ -78,36 +40,28 @@ class Vectors:
 
     @property
     def dim(self) -> int:
+        """D, the number of values a vector."""
         return self.vectors.shape[1]
 
-    def save(self, path: str | os.PathLike, binary: bool | None = None) -> None:
-        """Write word2vec binary (``binary=True``) or text; ``None`` picks binary for
-        ``.bin`` names. A ``.gz .bz2 .xz .zst`` name is compressed (``v.bin.gz``: binary,
-        gzipped). Written beside ``path`` and renamed: never half-written."""
-        path = os.fspath(path)
-        if binary is None:
-            binary = binary_name(path)
-        with atomic_output(path, compress=True) as out:
-            write_vectors(out, self.words, self.vectors, binary)
-
-    # --- loading and exporting ---------------------------------------------------------
+    # --- reading and writing ---------------------------------------------------------
 
     @classmethod
     def load(cls, path: str | os.PathLike, binary: bool | None = None, limit: int | None = None) -> "Vectors":
         """Read a word2vec text or binary file (``binary=None``: detect it), or an ``.npy``
         export beside its ``.vocab.txt``. ``limit``: only the first ``limit`` records."""
-        return load_vectors(path, binary=binary, limit=limit)
+        return cls(*load_vectors(path, binary=binary, limit=limit))
+
+    def save(self, path: str | os.PathLike, binary: bool | None = None) -> None:
+        """Write word2vec binary (``binary=True``) or text; ``None`` picks binary for
+        ``.bin`` names. A ``.gz .bz2 .xz .zst`` name is compressed (``v.bin.gz``: binary,
+        gzipped). Written beside ``path`` and renamed: never half-written."""
+        save_vectors(path, self.words, self.vectors, binary)
 
     def save_npy(self, path: str | os.PathLike) -> str:
         """Write the matrix as ``path`` (``.npy``) and the words, one a line, beside it
         as ``<stem>.vocab.txt``; returns the vocabulary's path. Both are written beside
         their names and renamed, the vocabulary first: if it fails, neither is replaced."""
-        path = os.fspath(path)
-        vocab = npy_vocab_path(path)
-        with atomic_output(path) as out, atomic_output(vocab) as words_out:
-            np.save(out, np.ascontiguousarray(self.vectors, dtype=np.float32))
-            words_out.write(b"".join(encode_word(w) + b"\n" for w in self.words))
-        return vocab
+        return save_npy(path, self.words, self.vectors)
 
     # --- lookups ---------------------------------------------------------------------------
 
@@ -140,6 +94,7 @@ class Vectors:
             raise UnknownWordError(word, self.suggest(word)) from None
 
     def vector(self, word: str) -> np.ndarray:
+        """The (D,) row of ``word``, a view into ``vectors``."""
         return self.vectors[self.index(word)]
 
     def suggest(self, word: str, n: int = 3) -> list[str]:
@@ -160,8 +115,6 @@ class Vectors:
         """Words closest in cosine to the mean of the unit vectors of ``positive`` minus
         those of ``negative`` (as gensim's ``most_similar``), the query words excluded.
         ``restrict``: search only the first ``restrict`` words."""
-        from w2v.query import nearest
-
         if isinstance(positive, str):
             positive = [positive]
         if isinstance(negative, str):
@@ -179,45 +132,14 @@ class Vectors:
     ) -> list[tuple[str, float]]:
         """Words closest to ``a - b + c`` (``king man woman`` gives queen), the three
         excluded. ``method="add"``: 3CosAdd, cosine to the normalised sum of unit vectors;
-        ``"mul"``: 3CosMul of Levy & Goldberg (2014) as gensim's ``most_similar_cosmul``,
-        cos(x,a)·cos(x,c) / (cos(x,b) + 1e-6) with cosines shifted to [0, 1]."""
-        if method == "add":
+        ``"cosmul"`` (or its alias ``"mul"``): 3CosMul of Levy & Goldberg (2014) as gensim's
+        ``most_similar_cosmul``, cos(x,a)·cos(x,c) / (cos(x,b) + 1e-6) with cosines shifted
+        to [0, 1]."""
+        if analogy_method(method) == "add":
             return self.most_similar([a, c], [b], n=n, restrict=restrict)
-        if method != "mul":
-            raise ValueError(f"unknown analogy method {method!r}: add or mul")
-        from w2v.query import cosmul, nearest
-
         rows = [self.index(a), self.index(b), self.index(c)]
         found = nearest(self.unit, self.unit[rows].T, n, exclude=set(rows), restrict=restrict, combine=cosmul)
         return [(self.words[i], score) for i, score in found]
-
-
-def write_vectors(out, words: Sequence[str], vectors: np.ndarray, binary: bool) -> None:
-    """Write the header and records to the binary file object ``out``."""
-    count, dim = vectors.shape
-    out.write(b"%d %d\n" % (count, dim))
-    row_format = " ".join(["%.6g"] * dim).encode() + b"\n"
-    for start in range(0, count, WRITE_ROWS):
-        block = np.ascontiguousarray(vectors[start : start + WRITE_ROWS], dtype="<f4")
-        names = [encode_word(w) for w in words[start : start + WRITE_ROWS]]
-        if binary:
-            out.write(b"".join(name + b" " + row.tobytes() + b"\n" for name, row in zip(names, block, strict=True)))
-        else:
-            out.write(
-                b"".join(name + b" " + row_format % tuple(row) for name, row in zip(names, block.tolist(), strict=True))
-            )
-
-
-# --- reading -----------------------------------------------------------------------------
-
-SUGGEST_CANDIDATES = 50_000  # spelling suggestions look among this many most frequent words
-READ_CHUNK = 1 << 24  # bytes read at a time
-MAX_WORD_BYTES = BLOCK_BYTES  # the corpus's longest token: a longer "word" means a damaged record
-VALUE_BYTES = 64  # a text record longer than MAX_WORD_BYTES + this much a value is damaged
-HEADER_BYTES = 256
-DETECT_BYTES = 1 << 16
-_CONTROL = re.compile(rb"[\x00-\x1f\x7f]")
-_PRINTABLE = bytes(range(0x20, 0x7F)) + b"\t\r"
 
 
 class UnknownWordError(W2VError):
@@ -235,283 +157,3 @@ class UnknownWordError(W2VError):
 def display_word(word: str) -> str:
     """``word`` printable: bytes that are not UTF-8 become U+FFFD."""
     return encode_word(word).decode("utf-8", "replace")
-
-
-def unit_rows(matrix: np.ndarray, block: int = 65536) -> np.ndarray:
-    """A float32 copy of ``matrix`` with each row scaled to unit length (zero rows stay 0)."""
-    out = np.empty(matrix.shape, dtype=np.float32)
-    for start in range(0, matrix.shape[0], block):
-        rows = np.asarray(matrix[start : start + block], dtype=np.float32)
-        norms = np.sqrt(np.einsum("ij,ij->i", rows, rows, dtype=np.float64)).astype(np.float32)
-        norms[norms == 0] = 1
-        np.divide(rows, norms[:, None], out=out[start : start + block])
-    return out
-
-
-def npy_vocab_path(path: str) -> str:
-    """The vocabulary file beside an ``.npy`` export: ``X.npy`` -> ``X.vocab.txt``."""
-    stem = path[:-4] if path.endswith(".npy") else path
-    return stem + ".vocab.txt"
-
-
-def read_header(fin, path: str) -> tuple[int, int]:
-    """Parse the ``"COUNT DIM"`` first line."""
-    line = fin.readline(HEADER_BYTES)
-    parts = line.split()
-    ok = line.endswith(b"\n") and len(parts) == 2 and all(p.isdigit() for p in parts)
-    if not ok or int(parts[1]) < 1:
-        shown = line[:40].decode("utf-8", "replace").rstrip("\n")
-        if not line:
-            raise FormatError(f"{path}: empty file, not a word2vec vectors file")
-        raise FormatError(
-            f"{path}: bad header {shown!r}: a word2vec file starts with a line 'COUNT DIM' (e.g. '71290 100')"
-        )
-    return int(parts[0]), int(parts[1])
-
-
-def looks_binary(sample: bytes, dim: int) -> bool:
-    """Whether the bytes after the header hold binary records: after the first word's
-    space, a text record has printable ASCII for at least the ``2*dim - 1`` characters
-    of its values; raw float32 almost never does."""
-    sample = sample.lstrip(b"\n")
-    space = sample.find(b" ")
-    if space < 0:
-        return False
-    values = sample[space + 1 : space + 1 + 4 * dim]
-    values = values.split(b"\n", 1)[0]
-    if len(values) < min(2 * dim - 1, len(sample) - space - 1):
-        return True
-    return bool(values.translate(None, _PRINTABLE))
-
-
-def detect_format(path: str | os.PathLike) -> str:
-    """``"binary"``, ``"text"`` or ``"npy"`` for the vectors file at ``path``."""
-    path = os.fspath(path)
-    if path.endswith(".npy"):
-        return "npy"
-    with _opened(path) as fin:
-        try:
-            _count, dim = read_header(fin, path)
-            sample = fin.read(DETECT_BYTES)
-        except stream_errors() as err:
-            raise FormatError(f"{path}: cannot read: {err}") from None
-    return "binary" if looks_binary(sample, dim) else "text"
-
-
-class _opened:
-    """``open`` for reading that turns OS errors into one-line ``W2VError``s."""
-
-    def __init__(self, path: str):
-        self.path = path
-
-    def __enter__(self):
-        if os.path.isdir(self.path):
-            raise W2VError(f"vectors path is a folder: {self.path}")
-        if not is_url(self.path) and not os.path.exists(self.path):
-            raise W2VError(f"vectors file not found: {self.path}")
-        try:
-            self.fin = open_input(self.path)
-        except OSError as err:
-            raise W2VError(f"cannot read {self.path}: {err.strerror or err}") from None
-        return self.fin
-
-    def __exit__(self, *exc):
-        self.fin.close()
-
-
-def load_vectors(path: str | os.PathLike, binary: bool | None = None, limit: int | None = None) -> Vectors:
-    """See ``Vectors.load``."""
-    path = os.fspath(path)
-    if limit is not None and limit < 0:
-        raise W2VError(f"limit must be >= 0, not {limit}")
-    fmt = detect_format(path) if binary is None else ("binary" if binary else "text")
-    if fmt == "npy":
-        return _load_npy(path, limit)
-    with _opened(path) as fin:
-        try:
-            count, dim = read_header(fin, path)
-            n = count if limit is None else min(count, limit)
-            if not path.endswith(COMPRESSED) and not is_url(path):
-                least = (4 * dim + 2) * n if fmt == "binary" else 2 * dim * n
-                size = os.path.getsize(path) - fin.tell()
-                if size < least:
-                    raise FormatError(
-                        f"{path}: truncated: the header promises {count:,} records of {dim} values "
-                        f"({'binary' if fmt == 'binary' else 'text'}), but only {size:,} bytes follow it"
-                    )
-            try:
-                vectors = np.empty((n, dim), dtype=np.float32)
-            except (MemoryError, ValueError):
-                raise FormatError(f"{path}: header promises {count:,} x {dim} values: too large") from None
-            reader = _read_binary if fmt == "binary" else _read_text
-            words = reader(fin, path, count, vectors, check_end=n == count)
-        except stream_errors() as err:  # damaged or cut compressed streams, disk errors
-            raise FormatError(f"{path}: cannot read: {err}") from None
-    if sys.byteorder == "big":
-        vectors = vectors.byteswap().view(vectors.dtype.newbyteorder())
-    return Vectors(words, vectors)
-
-
-def _read_binary(fin, path: str, count: int, out: np.ndarray, check_end: bool) -> list[str]:
-    """Fill ``out`` from binary records: word bytes (after any newlines, which word2vec.c
-    writes after each record and gensim does not), a space, ``4*dim`` bytes of float32."""
-    n, dim = out.shape
-    size = 4 * dim
-    target = out.data.cast("B") if n else None  # (an empty view cannot be cast)
-    words: list[str] = []
-    buf = b""
-    pos = 0
-    eof = False
-    i = 0
-    while i < n:
-        space = buf.find(b" ", pos, pos + MAX_WORD_BYTES)
-        if space < 0 or space + 1 + size > len(buf):
-            if eof:
-                rest = buf[pos:].lstrip(b"\n")
-                if not rest:
-                    raise FormatError(f"{path}: file ends after record {i:,}; the header promises {count:,}")
-                if space < 0 and len(buf) - pos >= MAX_WORD_BYTES:
-                    raise _bad_word(path, i, buf[pos : pos + 40])
-                raise FormatError(
-                    f"{path}: record {i + 1:,} is truncated: the file ends inside it "
-                    f"(the header promises {count:,} records of {dim} float32 values)"
-                )
-            if space < 0 and len(buf) - pos >= MAX_WORD_BYTES:
-                raise _bad_word(path, i, buf[pos : pos + 40])
-            chunk = fin.read(READ_CHUNK)
-            eof = not chunk
-            buf = buf[pos:] + chunk
-            pos = 0
-            source = memoryview(buf)
-            continue
-        raw = buf[pos:space]
-        if raw.startswith(b"\n"):
-            raw = raw.lstrip(b"\n")
-        if not raw or _CONTROL.search(raw):
-            raise _bad_word(path, i, buf[pos:space])
-        words.append(raw.decode("utf-8", "surrogateescape"))
-        assert target is not None  # n > 0 here: a record was read
-        target[i * size : (i + 1) * size] = source[space + 1 : space + 1 + size]
-        pos = space + 1 + size
-        i += 1
-    if check_end:
-        rest = buf[pos:] + fin.read(64)
-        if rest.strip():
-            raise FormatError(
-                f"{path}: data after the last of the {count:,} records the header promises: "
-                f"a wrong header, or records longer than {dim} float32 values"
-            )
-    return words
-
-
-def _bad_word(path: str, i: int, raw: bytes) -> FormatError:
-    shown = raw[:40].decode("utf-8", "replace")
-    return FormatError(
-        f"{path}: record {i + 1:,}: no valid word ({shown!r}): the file is damaged, or a record before "
-        "it is shorter than the header's dimension says"
-    )
-
-
-def _read_text(fin, path: str, count: int, out: np.ndarray, check_end: bool) -> list[str]:
-    """Fill ``out`` from text lines ``word v1 ... vD`` (trailing spaces allowed), read in
-    chunks of lines and converted by numpy a chunk at a time."""
-    n, dim = out.shape
-    longest = MAX_WORD_BYTES + VALUE_BYTES * dim
-    words: list[str] = []
-    extra: list[bytes] = []
-    i = 0
-    while i < n:
-        lines = _read_lines(fin, min(READ_CHUNK, max(1 << 16, (n - i) * (12 * dim + 32))), longest)
-        if not lines:
-            raise FormatError(f"{path}: file ends after record {i:,}; the header promises {count:,}")
-        if len(lines) > n - i:
-            extra, lines = lines[n - i :], lines[: n - i]
-        else:
-            extra = []
-        if max(map(len, lines)) > longest:
-            record = i + next(j for j, line in enumerate(lines) if len(line) > longest) + 1
-            raise FormatError(
-                f"{path}: record {record:,} (line {record + 1:,}) is longer than {longest:,} bytes: "
-                f"not a word and {dim} values"
-            )
-        parts = [line.split(None, 1) for line in lines]
-        if not lines[-1].endswith(b"\n") or any(len(p) != 2 for p in parts):
-            _text_shape_error(path, parts, lines, i, count, dim)
-        try:
-            with warnings.catch_warnings():
-                warnings.simplefilter("error", DeprecationWarning)  # numpy's "could not be read to its end"
-                values = np.fromstring(b" ".join(p[1] for p in parts), dtype=np.float32, sep=" ")
-        except (ValueError, DeprecationWarning):
-            _text_value_error(path, parts, i)
-            _text_shape_error(path, parts, lines, i, count, dim)
-            raise FormatError(f"{path}: records {i + 1:,} to {i + len(lines):,}: unreadable values") from None
-        if values.size != len(lines) * dim:
-            _text_shape_error(path, parts, lines, i, count, dim)
-            raise FormatError(f"{path}: records {i + 1:,} to {i + len(lines):,}: unreadable values")
-        out[i : i + len(lines)] = values.reshape(len(lines), dim)
-        words.extend(p[0].decode("utf-8", "surrogateescape") for p in parts)
-        i += len(lines)
-    if check_end:
-        rest = b"".join(extra) + fin.read(4096)
-        if rest.strip():
-            raise FormatError(
-                f"{path}: more records than the {count:,} the header promises (record {count + 1:,} and on)"
-            )
-    return words
-
-
-def _read_lines(fin, size: int, longest: int) -> list[bytes]:
-    """``fin.readlines(size)``, but reading at most ``longest + 1`` bytes past ``size`` to end
-    the last line, so that a line with no end is not read whole into memory."""
-    data = fin.read(size)
-    if data and not data.endswith(b"\n"):
-        data += fin.readline(longest + 1)
-    return io.BytesIO(data).readlines()
-
-
-def _text_shape_error(path, parts, lines, first, count, dim) -> None:
-    for j, (p, line) in enumerate(zip(parts, lines, strict=True)):
-        got = len(p[1].split()) if len(p) == 2 else 0
-        record = first + j + 1
-        if not p and not b"".join(lines[j:]).strip():
-            raise FormatError(
-                f"{path}: file ends after record {record - 1:,} (blank lines); the header promises {count:,}"
-            )
-        if not p:
-            raise FormatError(f"{path}: record {record:,} (line {record + 1:,}) is empty")
-        if not line.endswith(b"\n") and got <= dim:
-            raise FormatError(
-                f"{path}: record {record:,} (line {record + 1:,}) is truncated: the file ends inside it "
-                f"(no final newline; the header promises {count:,} records of {dim} values)"
-            )
-        if got != dim:
-            raise FormatError(
-                f"{path}: record {record:,} (line {record + 1:,}) has {got} values; the header says {dim} a record"
-            )
-
-
-def _text_value_error(path, parts, first) -> None:
-    for j, p in enumerate(parts):
-        for token in p[1].split():
-            try:
-                float(token)
-            except ValueError:
-                shown = token[:30].decode("utf-8", "replace")
-                record = first + j + 1
-                raise FormatError(f"{path}: record {record:,} (line {record + 1:,}): not a number: {shown!r}") from None
-
-
-def _load_npy(path: str, limit: int | None) -> Vectors:
-    vocab = npy_vocab_path(path)
-    try:
-        matrix = np.load(path, mmap_mode="r", allow_pickle=False)
-        with open(vocab, "rb") as fin:
-            words = [decode_word(line.rstrip(b"\r\n")) for line in fin]
-    except FileNotFoundError as err:
-        raise W2VError(f"file not found: {err.filename}") from None
-    except (OSError, ValueError) as err:
-        raise FormatError(f"{path}: not a readable .npy matrix: {err}") from None
-    if matrix.ndim != 2 or matrix.shape[0] != len(words):
-        raise FormatError(f"{path}: matrix of shape {matrix.shape} but {len(words):,} words in {vocab}")
-    n = len(words) if limit is None else min(limit, len(words))
-    return Vectors(words[:n], np.array(matrix[:n], dtype=np.float32))

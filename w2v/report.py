@@ -1,0 +1,21 @@
+"""What a training run did, as ``w2v.train`` reports it in ``Vectors.report``."""
+
+from dataclasses import dataclass, field
+
+
+@dataclass
+class TrainReport:
+    """What a training run did: per-epoch mean loss (nats per example), sizes, timing."""
+
+    vocab_size: int
+    corpus_words: int  # tokens read from the corpus (one epoch, rare words included)
+    train_words: int  # in-vocabulary tokens trained over all epochs
+    seconds: float  # the whole run: vocabulary, encoding and training
+    train_seconds: float  # the epochs alone (kernel loading included)
+    epoch_loss: list[float] = field(default_factory=list)
+    prepare_seconds: float = 0.0  # counting, vocabulary, encoding the corpus to ids
+
+    @property
+    def words_per_second(self) -> float:
+        """Trained words per second of training."""
+        return self.train_words / max(self.train_seconds, 1e-9)
