@@ -231,23 +231,24 @@ def move_unit(inputs, count, o, steps, grads, acc, dim):
 
 
 @jit_inline
-def logistic_units(inputs, count, out, rows, labels, hs_rule, grads, pairs, acc, alpha, dim):
-    """The units ``out[rows[u]]`` (distinct rows) with labels ``labels[u]`` against
-    the ``count`` inputs, all at once: every (unit, input) pair's logit, then all the
-    steps (one vectorised loop), then the updates. As the rows are distinct and the
-    inputs do not move until the caller applies ``grads``, the results are those of
-    taking the units one by one. ``pairs`` (2, UNITS): the pairs' logits then steps,
-    unit by unit (``count`` to a unit), and their labels. Returns the loss (nats)."""
+def logistic_units(inputs, count, out, rows, labels, first, last, hs_rule, grads, pairs, acc, alpha, dim):
+    """The units ``out[rows[u]]`` for u in [first, last) (distinct rows) with labels
+    ``labels[u]`` against the ``count`` inputs, all at once: every (unit, input)
+    pair's logit, then all the steps (one vectorised loop), then the updates. As the
+    rows are distinct and the inputs do not move until the caller applies ``grads``,
+    the results are those of taking the units one by one. ``pairs`` (2, UNITS): the
+    pairs' logits then steps, unit by unit (``count`` to a unit), and their labels.
+    Returns the loss (nats)."""
     steps, pair_labels = pairs[0], pairs[1]
-    for u in range(rows.shape[0]):
-        first = u * count
-        logits(inputs, count, out[rows[u]], steps[first : first + count], dim)
-        for i in range(first, first + count):
+    for u in range(first, last):
+        start = (u - first) * count
+        logits(inputs, count, out[rows[u]], steps[start : start + count], dim)
+        for i in range(start, start + count):
             pair_labels[i] = labels[u]
-    loss = unit_steps(steps, pair_labels, rows.shape[0] * count, hs_rule, alpha)
-    for u in range(rows.shape[0]):
-        first = u * count
-        move_unit(inputs, count, out[rows[u]], steps[first : first + count], grads, acc, dim)
+    loss = unit_steps(steps, pair_labels, (last - first) * count, hs_rule, alpha)
+    for u in range(first, last):
+        start = (u - first) * count
+        move_unit(inputs, count, out[rows[u]], steps[start : start + count], grads, acc, dim)
     return loss
 
 
@@ -260,12 +261,12 @@ def logistic_loss(inputs, count, out, rows, labels, distinct, hs_rule, grads, pa
     ``grads[i]``. ``distinct``: the rows are known to be pairwise distinct, so they
     are taken at once (``logistic_units``); else one at a time, so that a row drawn
     twice sees its first update. ``hs_rule``: see ``unit_steps``. Returns the loss (nats)."""
+    n = rows.shape[0]
     if distinct:
-        return logistic_units(inputs, count, out, rows, labels, hs_rule, grads, pairs, acc, alpha, dim)
+        return logistic_units(inputs, count, out, rows, labels, 0, n, hs_rule, grads, pairs, acc, alpha, dim)
     loss = 0.0
-    for r in range(rows.shape[0]):
-        one, label = rows[r : r + 1], labels[r : r + 1]
-        loss += logistic_units(inputs, count, out, one, label, hs_rule, grads, pairs, acc, alpha, dim)
+    for r in range(n):
+        loss += logistic_units(inputs, count, out, rows, labels, r, r + 1, hs_rule, grads, pairs, acc, alpha, dim)
     return loss
 
 

@@ -35,6 +35,7 @@ from w2v.config import TrainConfig
 from w2v.errors import ConfigError, FormatError
 from w2v.files import atomic_output
 from w2v.vocab import Vocab
+from w2v.weights import weight_shapes
 
 FORMAT = "w2v-model"
 VERSION = 1
@@ -109,14 +110,8 @@ class TrainState:
             state = cls(config, vocab, **{k: arrays[k] for k in ARRAYS[:3] + ARRAYS[6:]}, **_meta_fields(meta))
         except (KeyError, TypeError, ValueError, ConfigError) as err:  # ConfigError: damaged settings
             raise FormatError(f"{path}: damaged model file ({err})") from None
-        size, dim = len(vocab), config.dim
-        shapes = {
-            "syn0": (size, dim),
-            "syn1": (max(size - 1, 1) if config.hs else 0, dim),
-            "syn1neg": (size if config.negative else 0, dim),
-            "epoch_loss": (config.epochs,),
-            "epoch_examples": (config.epochs,),
-        }
+        size = len(vocab)
+        shapes = {**weight_shapes(size, config), "epoch_loss": (config.epochs,), "epoch_examples": (config.epochs,)}
         for name, shape in shapes.items():
             array = getattr(state, name)
             if array.shape != shape or (name.startswith("syn") and array.dtype != np.float32):
