@@ -261,7 +261,7 @@ CASES = {
         ("vocab corpus.txt -o nowhere/vocab.txt", 1, "nowhere"),
         ("vocab corpus.txt -o ''", 1, "empty output path"),
         ("vocab corpus.txt -o vocab.txt --min-count 0", 2, "--min-count"),
-        ("vocab corpus.txt -o vocab.txt --min-count 1000", 1, "--min-count 1,000"),  # no word left
+        ("vocab corpus.txt -o vocab.txt --min-count 1000", 1, "at least 1,000 times (min_count"),  # no word left
         ("vocab corpus.txt -o vocab.txt --max-vocab 0", 2, "--max-vocab"),
         ("vocab corpus.txt -o vocab.txt --prune-at 0", 2, "--prune-at"),
         ("vocab corpus.txt -o vocab.txt --min-count x", 2, "--min-count"),

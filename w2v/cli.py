@@ -351,8 +351,9 @@ def check_train_options(ctx, corpus, output, save_vocab, read_vocab, long_run, e
         reject_unused(("phrase_threshold", "phrase_passes"), "without --phrases")
     if not extras["classes"]:
         reject_unused(("classes_output",), "without --classes K")
-    for path in (output, save_vocab, long_run["save_model"], extras["classes"] and extras["classes_output"]):
-        if path:
+    check_writable(output)
+    for path in (save_vocab, long_run["save_model"], extras["classes_output"] if extras["classes"] else None):
+        if path is not None:
             check_writable(path)
     if read_vocab and not os.path.isfile(read_vocab):
         raise W2VError(f"vocabulary file not found: {read_vocab}")

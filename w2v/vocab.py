@@ -53,8 +53,8 @@ class Vocab:
         if len(vocab) == 0:
             most = int(np.max(counts, initial=0))
             raise CorpusError(
-                f"the vocabulary is empty: no word occurs at least min_count={min_count:,} times "
-                f"(the most frequent occurs {most:,} times)"
+                f"the vocabulary is empty: no word occurs at least {min_count:,} times "
+                f"(min_count; the most frequent occurs {most:,} times)"
             )
         return vocab
 
