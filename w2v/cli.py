@@ -605,6 +605,54 @@ def convert(source, dest, from_fmt, to_fmt, limit, quiet):
         click.echo(f"w2v: wrote {len(vectors):,} vectors of {vectors.dim} values to {dest}{extra} ({to_fmt})", err=True)
 
 
+@cli.command(context_settings=CONTEXT)
+@click.argument("model")
+@click.argument("corpus", nargs=-1, required=True)
+@click.option("--window", type=click.IntRange(min=1), default=None, help="Reach of the pairs [the model's window].")
+@click.option("--max-pairs", type=click.IntRange(min=1), default=None, help="Score a uniform sample of N predictions.")
+@click.option("--seed", type=int, default=1, show_default=True, help="Random seed of the --max-pairs sample.")
+@click.option("--json", "as_json", is_flag=True, default=False, help="Print the figures as JSON.")
+@click.option(
+    "--per-line",
+    is_flag=True,
+    default=False,
+    help="Print each non-blank line's log-probability in bits, a column per loss (10,000-token pieces of longer lines).",
+)
+def score(model, corpus, window, max_pairs, seed, as_json, per_line):
+    """Held-out cross-entropy of MODEL's own prediction task on CORPUS, in bits per word.
+
+    MODEL is a --save-model file or a checkpoint (folder or file): vectors files
+    hold no output weights. Skip-gram predicts every word within --window of
+    each word, CBOW each word from its whole window; no subsampling.
+    """
+    import tempfile
+
+    from w2v.scoring import score_model
+    from w2v.state import TrainState
+
+    state = TrainState.load(model)
+    with tempfile.TemporaryDirectory(prefix="w2v-") as workdir:
+        result = score_model(state, list(corpus), workdir, window, max_pairs, seed)
+    if per_line:
+        click.echo("".join("\t".join(f"{bits:.4f}" for bits in row) + "\n" for row in result.sentence_bits), nl=False)
+    elif as_json:
+        import json
+
+        first, *others = (s.to_dict() for s in result.scores)
+        click.echo(json.dumps({**first, "other_losses": others}, indent=2))
+    else:
+        for s in result.scores:
+            click.echo(
+                f"{s.loss}: {s.bits_per_word:.4f} bits per word (perplexity {s.perplexity:,.1f}) on {s.pairs:,} "
+                f"predictions; unigram {s.unigram_bits_per_word:.4f}; {s.oov_tokens:,} tokens out of vocabulary"
+            )
+            if s.mean_log_z is not None:
+                click.echo(
+                    f"{s.loss}: softmax(s) {s.bits_per_word_plain:.4f} bits, Z = 1 {s.bits_per_word_z1:.4f} bits; "
+                    f"log Z mean {s.mean_log_z:.3f}, sd {s.std_log_z:.3f}"
+                )
+
+
 # --- more tools: vocab, classes, phrases ---------------------------------------------
 
 

@@ -470,3 +470,22 @@ def train_batch_kernel(dim):
     if dim not in _BATCH_KERNELS:
         _BATCH_KERNELS[dim] = make_train_batch(dim)
     return _BATCH_KERNELS[dim]
+
+
+@jit_kernel
+def path_log_probs(hidden, targets, syn1, path_nodes, path_labels, path_offsets, out):
+    """Hierarchical softmax's ``log p(o | h) = sum_{n in path(o)} log sigma(+-(u_n . h))``
+    for each row ``h = hidden[b]`` ((B, D) float32) and target ``o = targets[b]``,
+    into ``out[b]`` (float64, nats): the dot products and the logistic in float64,
+    ``log sigma(z) = -(max(-z, 0) + log(1 + exp(-|z|)))``. For ``w2v score``."""
+    for b in range(targets.shape[0]):
+        target, h = targets[b], hidden[b]
+        total = 0.0
+        for j in range(path_offsets[target], path_offsets[target + 1]):
+            u = syn1[path_nodes[j]]
+            f = 0.0
+            for k in range(h.shape[0]):
+                f += np.float64(h[k]) * np.float64(u[k])
+            z = f if path_labels[j] > 0.5 else -f
+            total -= max(-z, 0.0) + np.log1p(np.exp(-abs(z)))
+        out[b] = total
