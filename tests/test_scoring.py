@@ -128,3 +128,20 @@ def test_cli_score_refuses_a_vectors_file(tmp_path, capsys):
     assert done.value.code == 1
     err = capsys.readouterr().err
     assert err.startswith("w2v: error: ") and err.count("\n") == 1
+
+
+def test_heldout_is_scored_after_each_epoch(tmp_path):
+    """``heldout``: the first loss's bits per word after each epoch, in the report and
+    as on_epoch_end's third argument; a two-argument callback still works."""
+    seen, old_style = [], []
+    held = tmp_path / "held.txt"
+    held.write_text("\n".join(" ".join(s) for s in HELD_OUT) + "\n")
+    settings = dict(hs=True, negative=0, dim=6, window=2, min_count=1, sample=0, epochs=2, threads=1, seed=3)
+    vectors = w2v.train(SENTENCES, heldout=str(held), heldout_pairs=None, save_model=str(tmp_path / "m.npz"),
+                        on_epoch_end=lambda e, loss, bits: seen.append((e, bits)), **settings)  # fmt: skip
+    assert [e for e, _ in seen] == [0, 1] and vectors.report.epoch_heldout == [bits for _, bits in seen]
+    final = score_model(TrainState.load(str(tmp_path / "m.npz")), str(held), str(tmp_path)).scores[0]
+    assert seen[1][1] == pytest.approx(final.bits_per_word, rel=1e-9)  # the last epoch's weights are the model's
+    w2v.train(SENTENCES, heldout=str(held), on_epoch_end=lambda e, loss: old_style.append(e), **settings)
+    assert old_style == [0, 1]
+    assert all(np.isnan(w2v.train(SENTENCES, **settings).report.epoch_heldout))

@@ -130,7 +130,16 @@ GIVEN = (click.core.ParameterSource.COMMANDLINE, click.core.ParameterSource.ENVI
 DEFAULT = click.core.ParameterSource.DEFAULT
 LONG_RUN_OPTIONS = ("checkpoint", "checkpoint_every", "resume", "save_model", "init_model", "update_vocab")
 EXTRA_OPTIONS = ("phrases", "phrase_threshold", "phrase_passes", "classes", "classes_output")
-PATH_OPTIONS = ("output", "save_vocab", "read_vocab", "classes_output", "checkpoint", "save_model", "init_model")
+PATH_OPTIONS = (
+    "output",
+    "save_vocab",
+    "read_vocab",
+    "classes_output",
+    "checkpoint",
+    "save_model",
+    "init_model",
+    "heldout",
+)
 
 
 def apply_checkpoint(ctx: click.Context, _param, folder: str | None) -> str | None:
@@ -276,6 +285,19 @@ def rerun_recipe(ctx: click.Context) -> dict:
 )
 @click.option("--init-model", type=click.Path(), default=None, help="Start from a saved model and train it on CORPUS.")
 @click.option(
+    "--heldout",
+    type=click.Path(dir_okay=False),
+    default=None,
+    help="Score this corpus after each epoch: held-out bits per word (as w2v score).",
+)
+@click.option(
+    "--heldout-pairs",
+    type=click.IntRange(min=1),
+    default=100_000,
+    show_default=True,
+    help="--heldout: predictions scored (a uniform sample).",
+)
+@click.option(
     "--update-vocab", is_flag=True, default=False, help="--init-model: add CORPUS's new words (min-count applies)."
 )
 @click.option("-q", "--quiet", is_flag=True, default=False, help="No progress bar, no summary.")
@@ -297,7 +319,12 @@ def train(corpus, output, fmt, quiet, cbow_sum, save_vocab, read_vocab, **settin
     check_train_options(ctx, list(corpus), output, save_vocab, read_vocab, long_run, extras, cbow_sum, settings)
     notes = {"command": rerun_recipe(ctx)}
     source = phrased_corpus(list(corpus), extras, settings, quiet)
-    seed = settings["seed"]
+    seed, heldout = (
+        settings["seed"],
+        {"heldout": settings.pop("heldout"), "heldout_pairs": settings.pop("heldout_pairs")},
+    )
+    if heldout["heldout"] is not None and not quiet:
+        heldout["on_epoch_end"] = print_epoch
     if long_run["resume"] or long_run["init_model"]:  # settings not given (nor preset) come from the model
         settings = {k: v for k, v in settings.items() if ctx.get_parameter_source(k) != DEFAULT}
         if ctx.get_parameter_source("cbow_sum") != DEFAULT:
@@ -310,6 +337,7 @@ def train(corpus, output, fmt, quiet, cbow_sum, save_vocab, read_vocab, **settin
             read_vocab=read_vocab,
             save_vocab=save_vocab,
             progress=not quiet,
+            **heldout,
             notes=notes,
             **long_run,
             **settings,
@@ -327,6 +355,13 @@ def train(corpus, output, fmt, quiet, cbow_sum, save_vocab, read_vocab, **settin
             f"{output}",
             err=True,
         )
+
+
+def print_epoch(epoch: int, loss: float, heldout: float) -> None:
+    """The line ``w2v train --heldout`` prints after each epoch, above the progress bar."""
+    from tqdm import tqdm
+
+    tqdm.write(f"w2v: epoch {epoch + 1}: loss {loss:.4f}, held-out {heldout:.4f} bits per word", file=sys.stderr)
 
 
 def check_train_options(ctx, corpus, output, save_vocab, read_vocab, long_run, extras, cbow_sum, settings) -> None:

@@ -14,6 +14,7 @@ class TrainReport:
     train_seconds: float  # the epochs alone (kernel loading included)
     epoch_loss: list[float] = field(default_factory=list)
     prepare_seconds: float = 0.0  # counting, vocabulary, encoding the corpus to ids
+    epoch_heldout: list[float] = field(default_factory=list)  # held-out bits per word after each epoch (nan: none)
 
     @property
     def words_per_second(self) -> float:

@@ -34,7 +34,7 @@ from dataclasses import asdict, dataclass
 import numpy as np
 
 from w2v.errors import CorpusError, FormatError
-from w2v.idstream import IdStream, encode_corpus
+from w2v.idstream import Encoded, IdStream, encode_corpus
 from w2v.state import TrainState
 
 BLOCK_VALUES = 1 << 22  # scores held at once (float64: 32 MiB) when scoring against the whole vocabulary
@@ -273,24 +273,30 @@ def score_model(
     """Score ``state``'s model on ``corpus`` (a path, URL, list of them, or tokenised
     sentences), reading it into ``workdir``. ``window``: the pairs' reach (default the
     model's); ``max_pairs``: score a uniform sample of that many predictions."""
-    losses = [loss for loss, on in (("hs", state.config.hs), ("ns", bool(state.config.negative))) if on]
-    if not losses or state.syn0.shape[0] == 0:
-        raise FormatError("the model has no output weights to score with")
     encoded = encode_corpus(corpus, state.config, workdir, lambda _words, _counts: state.vocab)
     try:
-        window = window or state.config.window
-        total = count_predictions(encoded.stream, state, window)
-        if total == 0:
-            raise CorpusError("nothing to score: no word of the corpus has an in-vocabulary neighbour")
-        return accumulate(encoded.stream, state, window, Sample(total, max_pairs, seed), losses, encoded)
+        return score_encoded(state, encoded, window, max_pairs, seed)
     finally:
         encoded.stream.close()
 
 
-def accumulate(
-    stream: IdStream, state: TrainState, window: int, sample: Sample, losses: list[str], encoded
+def score_encoded(
+    state: TrainState, encoded: Encoded, window: int | None = None, max_pairs: int | None = None, seed: int = 1
 ) -> ScoreResult:
+    """``score_model`` on a corpus already encoded with ``state``'s vocabulary."""
+    losses = [loss for loss, on in (("hs", state.config.hs), ("ns", bool(state.config.negative))) if on]
+    if not losses or state.syn0.shape[0] == 0:
+        raise FormatError("the model has no output weights to score with")
+    window = window or state.config.window
+    total = count_predictions(encoded.stream, state, window)
+    if total == 0:
+        raise CorpusError("nothing to score: no word of the corpus has an in-vocabulary neighbour")
+    return accumulate(encoded, state, window, Sample(total, max_pairs, seed), losses)
+
+
+def accumulate(encoded: Encoded, state: TrainState, window: int, sample: Sample, losses: list[str]) -> ScoreResult:
     """Sum every loss's log-probabilities over the sampled predictions (``score_model``)."""
+    stream = encoded.stream
     log_unigram = np.log(state.vocab.counts / state.vocab.total)
     noise = NoiseScorer(state) if "ns" in losses else None
     totals = {loss: Totals(0, {}, {}) for loss in losses}

@@ -19,7 +19,7 @@ import numpy as np
 from w2v.config import TRAIN_FIELDS, TrainConfig
 from w2v.errors import ConfigError, CorpusError
 from w2v.formats import decode_word
-from w2v.idstream import Encoded, VocabChooser, encode_corpus
+from w2v.idstream import Encoded, IdStream, VocabChooser, encode_corpus
 from w2v.report import TrainReport
 from w2v.state import TrainState, checkpoint_path
 from w2v.vectors import Vectors
@@ -53,6 +53,7 @@ def select_vocab(config: TrainConfig, read_vocab: str | None) -> VocabChooser:
     return choose
 
 
+HELDOUT_PAIRS = 100_000  # predictions scored on the held-out corpus after each epoch
 STRUCTURE = ("model", "dim", "hs", "negative", "ns_exponent", "cbow_mean")  # fixed by a model's weights
 
 
@@ -70,6 +71,8 @@ def train(
     init_model: str | None = None,
     update_vocab: bool = False,
     save_model: str | None = None,
+    heldout=None,
+    heldout_pairs: int | None = HELDOUT_PAIRS,
     notes: dict | None = None,
     **settings,
 ) -> Vectors:
@@ -98,6 +101,10 @@ def train(
     from a model file's weights and vocabulary (its ``STRUCTURE`` settings apply)
     and train on ``corpus``; ``update_vocab`` adds the corpus' words seen at least
     ``min_count`` times. ``notes``: a JSON-able dict stored in checkpoints.
+    ``heldout``: a corpus (as ``corpus``) to score after each epoch (``w2v.scoring``:
+    bits per predicted word of the model's first loss, on a sample of
+    ``heldout_pairs`` predictions, all if None), in ``report.epoch_heldout`` and
+    given to ``on_epoch_end`` as a third argument when it takes one.
     """
     start = time.perf_counter()
     config, base, choose = plan_run(settings, read_vocab, resume, init_model, update_vocab)
@@ -107,33 +114,58 @@ def train(
         make_checkpoint_folder(checkpoint)
     every = None if checkpoint_every is None else checkpoint_every * 60.0
     hooks = Hooks(progress, on_epoch_end, on_progress, checkpoint_seconds=every)
+    outputs = Outputs(checkpoint, save_vocab, save_model, heldout, heldout_pairs)
     with tempfile.TemporaryDirectory(prefix="w2v-") as workdir:
         encoded = encode_corpus(corpus, config, workdir, choose)
         return_free_memory()
         prepare_seconds = time.perf_counter() - start
         try:
-            run = Run.start(config, encoded, base, resume, notes or {})
-            train_start = time.perf_counter()
-            losses = run.train(hooks, checkpoint)
-            train_seconds = time.perf_counter() - train_start
-            if save_vocab is not None:  # after training: a failed run leaves an old file untouched
-                encoded.vocab.save(save_vocab)
-            if save_model is not None:
-                run.state().save(save_model)
+            report, syn0 = run_training(Run.start(config, encoded, base, resume, notes or {}), hooks, outputs, workdir)
         finally:
             encoded.stream.close()
-    syn0, trained_words = run.model.syn0, encoded.stream.words * config.epochs - run.words_at_start
-    del run  # the output weights go before the words are decoded
+    report.prepare_seconds, report.seconds = prepare_seconds, time.perf_counter() - start
+    return Vectors([decode_word(w) for w in encoded.vocab.words], syn0, report)
+
+
+@dataclass
+class Outputs:
+    """What a run writes besides its vectors, and what it scores between epochs."""
+
+    checkpoint: str | None  # folder
+    save_vocab: str | None
+    save_model: str | None
+    heldout: object  # a corpus, or None
+    heldout_pairs: int | None
+
+
+def run_training(run: "Run", hooks: Hooks, outputs: Outputs, workdir: str) -> tuple[TrainReport, np.ndarray]:
+    """Train ``run``'s epochs left and write ``outputs``; the report (its epochs and
+    timings) and the trained ``syn0``. The run, and its output weights, are freed on return."""
+    encoded, held = run.encoded, None
+    try:
+        if outputs.heldout is not None:
+            scorer, held = run.heldout_scorer(outputs.heldout, outputs.heldout_pairs, os.path.join(workdir, "heldout"))
+            hooks.heldout = scorer
+        train_start = time.perf_counter()
+        losses = run.train(hooks, outputs.checkpoint)
+        train_seconds = time.perf_counter() - train_start
+        if outputs.save_vocab is not None:  # after training: a failed run leaves an old file untouched
+            encoded.vocab.save(outputs.save_vocab)
+        if outputs.save_model is not None:
+            run.state().save(outputs.save_model)
+    finally:
+        if held is not None:
+            held.close()
     report = TrainReport(
         vocab_size=len(encoded.vocab),
         corpus_words=encoded.corpus_words,
-        train_words=trained_words,
-        seconds=time.perf_counter() - start,
+        train_words=encoded.stream.words * run.config.epochs - run.words_at_start,
+        seconds=0.0,
         train_seconds=train_seconds,
         epoch_loss=losses,
-        prepare_seconds=prepare_seconds,
+        epoch_heldout=run.progress.heldout.tolist(),
     )
-    return Vectors([decode_word(w) for w in encoded.vocab.words], syn0, report)
+    return report, run.model.syn0
 
 
 @dataclass
@@ -167,6 +199,17 @@ class Run:
         if checkpoint is not None:
             hooks = dataclasses.replace(hooks, checkpoint=lambda _: self.state().save(checkpoint_path(checkpoint)))
         return run_epochs(self.model, self.encoded.stream, self.config, self.progress, hooks)
+
+    def heldout_scorer(self, corpus, pairs: int | None, workdir: str) -> tuple[Callable[[], float], IdStream]:
+        """A function giving the held-out bits per word of the weights as they are
+        (``scoring.score_encoded``) on ``corpus``, encoded once into ``workdir``, and
+        the stream it reads, for the caller to close."""
+        from w2v.scoring import score_encoded
+
+        os.makedirs(workdir)
+        encoded = encode_corpus(corpus, self.config, workdir, lambda _words, _counts: self.encoded.vocab)
+        scorer = lambda: score_encoded(self.state(), encoded, None, pairs, self.config.seed).scores[0].bits_per_word  # noqa: E731
+        return scorer, encoded.stream
 
     def state(self) -> TrainState:
         """The whole state, for a checkpoint or model file."""

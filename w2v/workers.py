@@ -12,6 +12,7 @@ gives byte-identical results for one seed; several threads give the same
 random draws, interleaved.
 """
 
+import inspect
 import math
 import signal
 import sys
@@ -63,6 +64,7 @@ class Progress:
         self.examples = np.zeros((threads, epochs), dtype=np.int64)
         self.batches = np.zeros((threads, epochs), dtype=np.int64)
         self.words = np.zeros(threads, dtype=np.int64)
+        self.heldout = np.full(epochs, np.nan)  # held-out bits per word after each epoch (``Hooks.heldout``)
         self.jobs_done = 0
         if resumed is not None:  # a checkpoint's state: row 0 holds what it did
             self.jobs_done = resumed.jobs_done
@@ -174,7 +176,9 @@ class Hooks:
     """What the caller of ``run_epochs`` sees and does while it runs.
 
     - ``show_progress``: a progress bar on stderr;
-    - ``on_epoch_end(epoch, mean_loss)`` after each epoch;
+    - ``on_epoch_end(epoch, mean_loss)`` after each epoch, or
+      ``on_epoch_end(epoch, mean_loss, heldout)`` if it takes a third argument
+      (held-out bits per word, nan without ``heldout``);
     - ``on_progress(words_done, total_words, alpha, loss)`` about every 0.2 s and at the end;
     - ``checkpoint(progress)`` between segments (see ``run_epochs``), every
       ``checkpoint_seconds`` if given.
@@ -185,6 +189,18 @@ class Hooks:
     on_progress: Callable[[int, int, float, float], None] | None = None
     checkpoint: Callable[[Progress], None] | None = None
     checkpoint_seconds: float | None = None
+    heldout: Callable[[], float] | None = None  # scores the weights between epochs (bits per word)
+
+
+def call_epoch_end(callback: Callable, epoch: int, progress: Progress) -> None:
+    """``callback(epoch, mean_loss, heldout)``, or ``callback(epoch, mean_loss)`` for a
+    callback that takes two arguments (``Hooks.on_epoch_end``)."""
+    arguments: tuple = (epoch, progress.epoch_loss(epoch), float(progress.heldout[epoch]))
+    try:
+        inspect.signature(callback).bind(*arguments)
+    except (TypeError, ValueError):  # takes two arguments, or has no signature to read
+        arguments = arguments[:2]
+    callback(*arguments)
 
 
 def run_epochs(model: Model, stream: IdStream, config: TrainConfig, progress: Progress, hooks: Hooks) -> list[float]:
@@ -233,6 +249,8 @@ class EpochRunner:
                     first = self.progress.jobs_done
                     self.run_segment(JobQueue(first, (first // batches + 1) * batches))
                     self.model.check_finite(max((self.progress.jobs_done - 1) // batches + 1, 1), self.start_alpha)
+                    if hooks.heldout is not None and self.progress.jobs_done % batches == 0:
+                        self.progress.heldout[self.progress.jobs_done // batches - 1] = hooks.heldout()
                     if hooks.checkpoint is not None:
                         hooks.checkpoint(self.progress)
                         self.saved = time.monotonic()
@@ -293,7 +311,7 @@ class EpochRunner:
         progress, epochs, hooks = self.progress, self.config.epochs, self.hooks
         while self.reported < epochs and progress.batches[:, self.reported].sum() == len(self.stream):
             if hooks.on_epoch_end is not None:
-                hooks.on_epoch_end(self.reported, progress.epoch_loss(self.reported))
+                call_epoch_end(hooks.on_epoch_end, self.reported, progress)
             self.reported += 1
         done = int(progress.words.sum())
         lr = self.alpha(done)
