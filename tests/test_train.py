@@ -141,7 +141,8 @@ def test_model_build_shapes(hs, negative):
     vocab = Vocab([b"a", b"b", b"c", b"d"], np.array([9, 5, 3, 1]))
     config = TrainConfig(dim=6, hs=hs, negative=negative, sample=1e-3, threads=1).resolved()
     model = Model.build(vocab, config)
-    syn1, syn1neg, nodes, labels, offsets, alias_prob, alias_idx = model.tables
+    syn1, syn1neg, nodes, labels, offsets, alias_prob, alias_idx, log_q = model.tables
+    assert log_q.shape == (4,) and log_q.dtype == np.float32
     assert len(nodes) == len(labels) and labels.dtype == np.float32 and set(labels.tolist()) <= {0.0, 1.0}
     assert model.syn0.shape == (4, 6) and model.syn0.dtype == np.float32
     assert syn1.shape == ((3, 6) if hs else (0, 6)) and not syn1.any()
@@ -165,7 +166,7 @@ def test_each_batch_gets_the_rate_of_its_position(tmp_path, monkeypatch):
     vocab, stream = encoded.vocab, encoded.stream
     calls, threads, kinds = [], [], []
 
-    def fake_kernel(tokens, syn0, tables, keep_prob, window, negative, cbow, cbow_mean, alpha, seed):
+    def fake_kernel(tokens, syn0, tables, keep_prob, window, negative, cbow, cbow_mean, alpha, seed, kind, beta):
         calls.append((len(tokens), int((tokens >= 0).sum()), alpha, int(seed), window, negative, cbow, cbow_mean))
         threads.append(threading.current_thread())
         kinds.append(tuple(numba.typeof(arg) for arg in (tokens, alpha, seed)))  # the kernel's signature

@@ -198,6 +198,23 @@ def rerun_recipe(ctx: click.Context) -> dict:
     help="Hierarchical softmax (alone it turns negative sampling off).",
 )
 @click.option(
+    "--tree",
+    type=click.Choice(["huffman", "balanced"]),
+    default="huffman",
+    show_default=True,
+    help="--hs: a Huffman tree, or a balanced one with the words in frequency order.",
+)
+@click.option("--nce", type=click.IntRange(min=0), default=0, help="NCE with K noise words (self-normalised).")
+@click.option(
+    "--sampled-softmax", type=click.IntRange(min=0), default=0, help="Importance-sampled softmax with K candidates."
+)
+@click.option(
+    "--softmax", is_flag=True, default=False, help="The full softmax over the vocabulary (small vocabularies)."
+)
+@click.option(
+    "--self-norm", type=click.FloatRange(min=0), default=0.0, help="--softmax: add BETA * (log Z)^2 to the loss."
+)
+@click.option(
     "--ns-exponent",
     type=float,
     default=0.75,

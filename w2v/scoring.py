@@ -45,7 +45,7 @@ LOG2E = 1.0 / math.log(2.0)
 class Score:
     """The held-out figures of one loss of a model (bits per predicted word)."""
 
-    loss: str  # "hs" or "ns"
+    loss: str  # "hs", or the word output vectors': "ns", "nce", "sampled_softmax", "softmax"
     pairs: int  # predictions scored
     oov_tokens: int  # corpus tokens outside the vocabulary, dropped
     bits_per_word: float  # the loss's own distribution (negative sampling: the implied one)
@@ -131,7 +131,7 @@ def path_log_probs(hidden: np.ndarray, targets: np.ndarray, state: TrainState, t
     from w2v.kernels import path_log_probs as kernel  # Numba: imported when a model is scored
     from w2v.weights import path_tables
 
-    nodes, labels, offsets = path_tables(state.vocab, True)
+    nodes, labels, offsets = path_tables(state.vocab, state.config)
     out = np.empty(len(targets))
     hidden = np.ascontiguousarray(hidden, dtype=np.float32)
     bounds = np.linspace(0, len(targets), threads + 1).astype(np.int64)
@@ -181,13 +181,15 @@ class NoiseScorer:
             self.cache[:, missing] = log_normalisers(self.syn0[missing], self.out, self.log_q)
         return self.cache[0, block.inputs], self.cache[1, block.inputs]
 
-    def normalised(self, block: Predictions) -> dict[str, np.ndarray]:
-        """Per prediction (nats): the implied (``own``), ``plain`` and ``z1``
-        log-probabilities and ``log_z``."""
+    def normalised(self, block: Predictions, implied: bool) -> dict[str, np.ndarray]:
+        """Per prediction (nats): the ``plain`` (softmax(s)) and ``z1`` log-probabilities,
+        ``log_z``, and the loss's own: the distribution negative sampling implies
+        (``implied``), else ``plain``."""
         scores = np.einsum("ij,ij->i", block.hidden, self.out[block.targets]).astype(np.float64)
         log_z, log_z_prior = self.normalisers(block)
-        implied = scores + self.log_q[block.targets] - log_z_prior
-        return {"own": implied, "plain": scores - log_z, "z1": scores, "log_z": log_z}
+        implied_log_p = scores + self.log_q[block.targets] - log_z_prior
+        plain = scores - log_z
+        return {"own": implied_log_p if implied else plain, "plain": plain, "z1": scores, "log_z": log_z}
 
 
 @dataclass
@@ -284,7 +286,7 @@ def score_encoded(
     state: TrainState, encoded: Encoded, window: int | None = None, max_pairs: int | None = None, seed: int = 1
 ) -> ScoreResult:
     """``score_model`` on a corpus already encoded with ``state``'s vocabulary."""
-    losses = [loss for loss, on in (("hs", state.config.hs), ("ns", bool(state.config.negative))) if on]
+    losses = (["hs"] if state.config.hs else []) + ([state.config.output_loss] if state.config.output_loss else [])
     if not losses or state.syn0.shape[0] == 0:
         raise FormatError("the model has no output weights to score with")
     window = window or state.config.window
@@ -298,7 +300,7 @@ def accumulate(encoded: Encoded, state: TrainState, window: int, sample: Sample,
     """Sum every loss's log-probabilities over the sampled predictions (``score_model``)."""
     stream = encoded.stream
     log_unigram = np.log(state.vocab.counts / state.vocab.total)
-    noise = NoiseScorer(state) if "ns" in losses else None
+    noise = NoiseScorer(state) if losses[-1] != "hs" else None
     totals = {loss: Totals(0, {}, {}) for loss in losses}
     sentences = int(sum(int((ids < 0).sum()) for ids, _ in batches_of(stream)))
     sentence_logs = np.zeros((sentences + 1, len(losses)))
@@ -307,7 +309,7 @@ def accumulate(encoded: Encoded, state: TrainState, window: int, sample: Sample,
             if loss == "hs":
                 values = {"own": path_log_probs(block.hidden, block.targets, state)}
             else:
-                values = noise.normalised(block) if noise is not None else {}
+                values = noise.normalised(block, implied=loss == "ns") if noise is not None else {}
             values["unigram"] = log_unigram[block.targets]
             totals[loss].count += len(block.targets)
             totals[loss].add(values)
@@ -321,7 +323,7 @@ def summary(loss: str, totals: Totals, oov: int) -> Score:
     """The ``Score`` of one loss from its totals."""
     bits = totals.bits("own")
     score = Score(loss, totals.count, oov, bits, 2.0**bits, totals.bits("unigram"))
-    if loss == "ns":
+    if loss != "hs":
         mean = totals.sums["log_z"] / totals.count
         score.mean_log_z = mean
         score.std_log_z = math.sqrt(max(totals.squares["log_z"] / totals.count - mean * mean, 0.0))

@@ -38,7 +38,8 @@ from w2v.vocab import Vocab
 from w2v.weights import weight_shapes
 
 FORMAT = "w2v-model"
-VERSION = 1
+VERSION = 2  # 2: the losses' settings (tree, nce, sampled_softmax, softmax, self_norm) in ``config``
+READABLE_VERSIONS = (1, 2)  # version 1 files hold no loss settings beyond hs and negative: their defaults apply
 CHECKPOINT_FILE = "checkpoint.npz"
 ARRAYS = ("syn0", "syn1", "syn1neg", "vocab_words", "vocab_offsets", "vocab_counts", "epoch_loss", "epoch_examples")
 
@@ -165,8 +166,11 @@ def parse_meta(path: str, raw: np.ndarray) -> dict:
         meta = None
     if not isinstance(meta, dict) or meta.get("format") != FORMAT:
         raise FormatError(f"{path} is not a w2v model file")
-    if meta.get("version") != VERSION:
-        raise FormatError(f"{path}: model file version {meta.get('version')} is not supported (this is {VERSION})")
+    if meta.get("version") not in READABLE_VERSIONS:
+        raise FormatError(
+            f"{path}: model file version {meta.get('version')} is not supported "
+            f"(this w2v reads versions {', '.join(map(str, READABLE_VERSIONS))})"
+        )
     return meta
 
 

@@ -54,7 +54,8 @@ def select_vocab(config: TrainConfig, read_vocab: str | None) -> VocabChooser:
 
 
 HELDOUT_PAIRS = 100_000  # predictions scored on the held-out corpus after each epoch
-STRUCTURE = ("model", "dim", "hs", "negative", "ns_exponent", "cbow_mean")  # fixed by a model's weights
+# fixed by a model's weights: continued training keeps them
+STRUCTURE = ("model", "dim", "hs", "tree", "negative", "nce", "sampled_softmax", "softmax", "ns_exponent", "cbow_mean")
 
 
 def train(

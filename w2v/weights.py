@@ -25,12 +25,13 @@ class Tables(NamedTuple):
     (``kernels.make_train_batch``). N is the total length of the Huffman paths."""
 
     syn1: np.ndarray  # (V - 1, D) or (0, D) float32: tree nodes (hierarchical softmax)
-    syn1neg: np.ndarray  # (V, D) or (0, D) float32: output vectors (negative sampling)
+    syn1neg: np.ndarray  # (V, D) or (0, D) float32: word output vectors (NS, NCE, sampled or full softmax)
     path_nodes: np.ndarray  # (N,) int32: each word's path of syn1 rows from the root
     path_labels: np.ndarray  # (N,) float32: the label of each node on the path, 1 - its Huffman code bit
     path_offsets: np.ndarray  # (V + 1,) int64: word w's path is [path_offsets[w], path_offsets[w + 1])
     alias_prob: np.ndarray  # (V,) uint32: alias-method thresholds in [0, 2**24] (noise words)
     alias_idx: np.ndarray  # (V,) int32: the alias of each column
+    log_q: np.ndarray  # (V,) float32: log q(w), q the noise distribution (NCE's and sampled softmax's offsets)
 
 
 def weight_shapes(size: int, config: TrainConfig) -> dict[str, tuple[int, int]]:
@@ -38,7 +39,7 @@ def weight_shapes(size: int, config: TrainConfig) -> dict[str, tuple[int, int]]:
     return {
         "syn0": (size, config.dim),
         "syn1": (max(size - 1, 1) if config.hs else 0, config.dim),
-        "syn1neg": (size if config.negative else 0, config.dim),
+        "syn1neg": (size if config.output_loss else 0, config.dim),
     }
 
 
@@ -72,7 +73,7 @@ def carry_weights(
     syn0, syn1, syn1neg = fresh_weights(len(vocab), config)
     base_syn0, base_syn1, base_syn1neg = base_weights
     syn0[known] = base_syn0[rows[known]]
-    if config.negative:
+    if config.output_loss:
         syn1neg[known] = base_syn1neg[rows[known]]
     if config.hs:
         shared = min(len(syn1), len(base_syn1))
@@ -95,8 +96,9 @@ class Model:
         """The model over ``vocab`` with ``weights`` = (syn0, syn1, syn1neg) (float32,
         shaped as ``weight_shapes`` says), or fresh ones (``fresh_weights``)."""
         syn0, syn1, syn1neg = weights if weights is not None else fresh_weights(len(vocab), config)
-        nodes, labels, offsets = path_tables(vocab, config.hs)
-        tables = Tables(syn1, syn1neg, nodes, labels, offsets, *vocab.alias_table(config.ns_exponent))
+        nodes, labels, offsets = path_tables(vocab, config)
+        log_q = np.log(vocab.noise_distribution(config.ns_exponent)).astype(np.float32)
+        tables = Tables(syn1, syn1neg, nodes, labels, offsets, *vocab.alias_table(config.ns_exponent), log_q)
         return cls(syn0, tables, vocab.keep_probabilities(config.sample))
 
     def check_finite(self, epoch: int, alpha: float) -> None:
@@ -110,8 +112,8 @@ class Model:
                 )
 
 
-def path_tables(vocab: Vocab, hs: bool) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """``Tables``' path nodes, labels and offsets: the Huffman tree's with ``hs``,
-    else empty paths for every word."""
-    codes, nodes, offsets = vocab.huffman() if hs else Vocab.no_paths(len(vocab))
+def path_tables(vocab: Vocab, config: TrainConfig) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """``Tables``' path nodes, labels and offsets: those of ``config.tree`` with
+    ``config.hs``, else empty paths for every word."""
+    codes, nodes, offsets = vocab.tree(config.tree) if config.hs else Vocab.no_paths(len(vocab))
     return nodes, (1 - codes).astype(np.float32), offsets

@@ -220,13 +220,17 @@ class EpochRunner:
     """One ``run_epochs`` call: the workers' loop, the segments and the reports."""
 
     def __init__(self, model: Model, stream: IdStream, config: TrainConfig, progress: Progress, hooks: Hooks):
-        from w2v.kernels import train_batch_kernel  # Numba: imported by the first run, not by ``import w2v``
+        from w2v.kernels import (
+            LOSS_KINDS,
+            train_batch_kernel,
+        )  # Numba: imported by the first run, not by ``import w2v``
 
         assert config.threads is not None and config.alpha is not None and config.min_alpha is not None  # resolved
         self.model, self.stream, self.config, self.progress, self.hooks = model, stream, config, progress, hooks
         self.start_alpha, self.min_alpha = config.alpha, config.min_alpha
         self.kernel = train_batch_kernel(config.dim)
-        self.flags = (config.window, config.negative, config.model == "cbow", config.cbow_mean)
+        self.flags = (config.window, config.samples, config.model == "cbow", config.cbow_mean)
+        self.loss = (LOSS_KINDS[config.output_loss], config.self_norm)
         self.total = stream.words * config.epochs
         self.words_before = stream_offsets(stream)
         self.errors: list[BaseException] = []
@@ -274,7 +278,7 @@ class EpochRunner:
         if len(self.stream) and stack_bytes(self.config.dim) <= SMALL_STACK:
             tokens, model = np.empty(0, dtype=np.int32), self.model
             seed = batch_seed(self.config.seed, 0)
-            self.kernel(tokens, model.syn0, model.tables, model.keep_prob, *self.flags, self.alpha(0), seed)
+            self.kernel(tokens, model.syn0, model.tables, model.keep_prob, *self.flags, self.alpha(0), seed, *self.loss)
 
     def train_job(self, thread: int, job: int, buffer: np.ndarray) -> None:
         """Train batch ``job`` (of all epochs' batches) in worker ``thread``, with
@@ -284,7 +288,9 @@ class EpochRunner:
         alpha = self.alpha(epoch * stream.words + self.words_before[batch])
         tokens = stream.batch(batch, buffer)
         seed = batch_seed(self.config.seed, job)
-        loss, examples = self.kernel(tokens, model.syn0, model.tables, model.keep_prob, *self.flags, alpha, seed)
+        loss, examples = self.kernel(
+            tokens, model.syn0, model.tables, model.keep_prob, *self.flags, alpha, seed, *self.loss
+        )
         if not math.isfinite(loss):
             raise DivergedError(
                 f"training diverged in epoch {epoch + 1} (the loss became {loss}): "
