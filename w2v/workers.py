@@ -204,7 +204,7 @@ class EpochRunner:
                 while self.progress.jobs_done < batches * self.config.epochs:
                     first = self.progress.jobs_done
                     self.run_segment(JobQueue(first, (first // batches + 1) * batches))
-                    self.model.check_finite(max((self.progress.jobs_done - 1) // batches + 1, 1), self.start_alpha)
+                    self.model.check_diverged(max((self.progress.jobs_done - 1) // batches + 1, 1), self.start_alpha)
                     if hooks.checkpoint is not None:
                         hooks.checkpoint(self.progress)
                         self.saved = time.monotonic()
