@@ -1,6 +1,7 @@
 """Long runs: checkpoints, resume, interruption, saved models and continued training."""
 
 import itertools
+import json
 import os
 import re
 import signal
@@ -315,6 +316,21 @@ def test_model_file_with_a_damaged_vocabulary(saved_model, tmp_path, name, chang
         TrainState.load(str(path))
 
 
+def rewritten(source, target, change_arrays=None, change_meta=None):
+    """Write to ``target`` the model file ``source`` with its arrays and meta changed in place
+    by ``change_arrays(arrays)`` and ``change_meta(meta)``, as np.savez writes a model."""
+    with np.load(source, allow_pickle=False) as archive:
+        arrays = {key: archive[key] for key in archive.files}
+    meta = json.loads(arrays["meta"].tobytes())
+    if change_meta is not None:
+        change_meta(meta)
+    arrays["meta"] = np.frombuffer(json.dumps(meta).encode(), np.uint8)
+    if change_arrays is not None:
+        change_arrays(arrays)
+    np.savez(target, **arrays)
+    return target
+
+
 def test_other_npz_is_not_a_model(tmp_path):
     path = tmp_path / "other.npz"
     np.savez(path, meta=np.frombuffer(b'{"format": "something"}', np.uint8), syn0=np.zeros(3))
@@ -536,3 +552,31 @@ def test_cli_resumes_a_checkpoint_made_by_the_api(corpus, uninterrupted, tmp_pat
     out = tmp_path / "v.bin"
     assert cli("train", corpus, "--resume", tmp_path, "-o", out, "--threads", "1", "-q").returncode == 0
     np.testing.assert_array_equal(Vectors.load(out).vectors, uninterrupted.vectors)
+
+
+@pytest.fixture
+def finished_checkpoint(tiny_corpus, tmp_path, cli):
+    """A checkpoint folder of a finished one-epoch run of ``w2v train`` (its output removed)."""
+    folder, out = tmp_path / "ck", tmp_path / "v.txt"
+    done = cli("train", tiny_corpus, "-o", out, "--checkpoint", folder, "--epochs", "1", "--dim", "8", "-q")
+    assert done.returncode == 0, done.stderr
+    out.unlink()
+    return folder
+
+
+def test_cli_resume_names_the_files_it_writes(finished_checkpoint, tmp_path, cli):
+    """A checkpoint names its outputs like a script: a resumed run says where it
+    writes before it starts, even with -q, also where a crafted checkpoint points."""
+    folder, elsewhere = finished_checkpoint, tmp_path / "elsewhere.bin"
+
+    def redirect(meta):
+        meta["notes"]["command"].update(output=str(elsewhere), classes=2, classes_output=str(tmp_path / "c.txt"))
+
+    rewritten(checkpoint_path(folder), checkpoint_path(folder), change_meta=redirect)
+    done = cli("train", "--resume", folder, "--save-model", tmp_path / "m.npz", "-q")
+    assert done.returncode == 0, done.stderr
+    assert done.stderr.decode().splitlines() == [
+        f"w2v: resuming {folder}; writing -o {elsewhere}, --save-model {tmp_path / 'm.npz'}, "
+        f"--classes-output {tmp_path / 'c.txt'}, checkpoints in {folder}"
+    ]
+    assert elsewhere.exists() and (tmp_path / "m.npz").exists() and (tmp_path / "c.txt").exists()
