@@ -1,5 +1,6 @@
 """Long runs: checkpoints, resume, interruption, saved models and continued training."""
 
+import io
 import itertools
 import json
 import os
@@ -9,9 +10,11 @@ import subprocess
 import sys
 import threading
 import time
+import zipfile
 
 import numpy as np
 import pytest
+from numpy.lib import format as npformat
 
 import w2v.state
 from w2v import kernels
@@ -331,6 +334,80 @@ def rewritten(source, target, change_arrays=None, change_meta=None):
     return target
 
 
+def poisoned(arrays):
+    arrays["syn0"] = arrays["syn0"].copy()
+    arrays["syn0"][3, 5] = np.nan
+
+
+@pytest.mark.parametrize(
+    ("change_arrays", "change_meta", "message"),
+    [
+        (poisoned, None, r"non-finite weights in syn0"),
+        (lambda a: a.update(epoch_loss=np.array([1.0, np.inf, 0.0])), None, "an epoch's loss"),
+        (lambda a: a.update(epoch_examples=-a["epoch_examples"] - 1), None, "an epoch's loss or example count"),
+        (None, lambda m: m.update(jobs_done=-1), r"jobs_done -1 is not within 0 to 42 batches x 3 epochs"),
+        (None, lambda m: m.update(jobs_done=127), r"jobs_done 127 is not within 0 to 42"),
+        (None, lambda m: m.update(batches=-40, jobs_done=0), r"negative batches\)"),
+    ],
+    ids=["NaN weight", "infinite loss", "negative examples", "negative jobs_done", "jobs_done past the end", "batches"],
+)
+def test_model_file_with_values_no_run_has_is_refused(saved_model, tmp_path, change_arrays, change_meta, message):
+    """A checkpoint is a file people share: NaN weights would resume into NaN vectors
+    (exit 0), a jobs_done out of range would skip or repeat batches."""
+    path = rewritten(saved_model[1], tmp_path / "model.npz", change_arrays, change_meta)
+    with pytest.raises(FormatError, match=rf"model\.npz: damaged model file \({message}"):
+        TrainState.load(str(path))
+
+
+def npy_entry(array, shape=None) -> bytes:
+    """An .npy file of ``array``'s data whose header declares ``shape`` (default: its own)."""
+    out = io.BytesIO()
+    header = {"descr": npformat.dtype_to_descr(array.dtype), "fortran_order": False, "shape": shape or array.shape}
+    npformat.write_array_header_1_0(out, header)
+    return out.getvalue() + array.tobytes()
+
+
+def lying_header(source, target):
+    """``source`` with syn0's header claiming 4.8 GB (10**8 rows) over the data it holds."""
+    with np.load(source, allow_pickle=False) as archive, zipfile.ZipFile(target, "w") as out:
+        for name in archive.files:
+            array = archive[name]
+            out.writestr(f"{name}.npy", npy_entry(array, (10**8, 12) if name == "syn0" else None))
+
+
+@pytest.mark.parametrize(
+    ("make", "message"),
+    [
+        (lambda source, target: np.savez_compressed(target, **np.load(source)), r"meta is compressed"),
+        (lying_header, r"syn0 holds 768 bytes for float32 \(100000000, 12\)"),
+        (
+            lambda source, target: rewritten(source, target, lambda a: a.update(syn0=np.zeros((16, 13), np.float32))),
+            r"syn0 is float32 \(16, 13\) where the settings and the vocabulary's 16 words make float32 \(16, 12\)",
+        ),
+        (
+            lambda source, target: rewritten(source, target, lambda a: a.update(epoch_loss=np.array(["a", "b", "c"]))),
+            r"epoch_loss is <U1 \(3,\) where .* make float64 \(3,\)",
+        ),
+        (
+            lambda source, target: rewritten(source, target, lambda a: a.update(vocab_words=a["vocab_words"][:10])),
+            r"vocab_words is uint8 \(10,\) where .* 16 words make uint8 \(16,\)",
+        ),
+    ],
+    ids=["compressed", "header larger than its data", "shape unlike the settings", "strings", "words too short"],
+)
+def test_model_file_arrays_are_checked_before_any_is_read(saved_model, tmp_path, monkeypatch, make, message):
+    """A small file must not make w2v allocate gigabytes: every array's shape and type
+    come from its .npy header, checked against the settings before any data is read,
+    and an entry must be stored as np.savez stores it, no larger than the file."""
+    path = tmp_path / "model.npz"
+    make(saved_model[1], path)
+    read, read_array = [], npformat.read_array
+    monkeypatch.setattr(npformat, "read_array", lambda entry, **kw: read.append(entry.name) or read_array(entry, **kw))
+    with pytest.raises(FormatError, match=rf"model\.npz: damaged model file \({message}"):
+        TrainState.load(str(path))
+    assert set(read) <= {"meta.npy"}
+
+
 def test_other_npz_is_not_a_model(tmp_path):
     path = tmp_path / "other.npz"
     np.savez(path, meta=np.frombuffer(b'{"format": "something"}', np.uint8), syn0=np.zeros(3))
@@ -580,3 +657,13 @@ def test_cli_resume_names_the_files_it_writes(finished_checkpoint, tmp_path, cli
         f"--classes-output {tmp_path / 'c.txt'}, checkpoints in {folder}"
     ]
     assert elsewhere.exists() and (tmp_path / "m.npz").exists() and (tmp_path / "c.txt").exists()
+
+
+def test_cli_resume_refuses_a_checkpoint_with_nan_weights(finished_checkpoint, tmp_path, cli):
+    rewritten(checkpoint_path(finished_checkpoint), checkpoint_path(finished_checkpoint), poisoned)
+    done = cli("train", "--resume", finished_checkpoint, "-q")
+    assert done.returncode == 1
+    assert done.stderr.decode().splitlines()[-1] == (
+        f"w2v: error: {checkpoint_path(finished_checkpoint)}: damaged model file (non-finite weights in syn0)"
+    )
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["ck"]
