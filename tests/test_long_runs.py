@@ -1,5 +1,6 @@
 """Long runs: checkpoints, resume, interruption, saved models and continued training."""
 
+import fcntl
 import io
 import itertools
 import json
@@ -19,7 +20,7 @@ from numpy.lib import format as npformat
 import w2v.state
 from w2v import kernels
 from w2v.errors import ConfigError, CorpusError, DivergedError, FormatError
-from w2v.state import TrainState, checkpoint_path
+from w2v.state import TrainState, checkpoint_lock, checkpoint_path
 from w2v.train import train
 from w2v.vectors import Vectors
 from w2v.vocab import Vocab
@@ -205,6 +206,55 @@ def test_checkpoints_every_few_ms_change_nothing(corpus, uninterrupted, tmp_path
     assert any(jobs % batches for jobs in saved)  # and mid-epoch, by the clock
     np.testing.assert_array_equal(state.syn0, result.vectors)
     assert [p.name for p in tmp_path.iterdir()] == ["checkpoint.npz"]
+
+
+def test_a_checkpoint_folder_serves_one_run_at_a_time(corpus, tmp_path):
+    """Two runs sharing a --checkpoint folder would overwrite each other's checkpoint:
+    the second fails at once, naming the first's process; the first holds the folder
+    while it runs and leaves nothing but its checkpoint."""
+    folder = tmp_path / "ck"
+    held_by_run = []
+
+    def try_to_take(_epoch, _loss):
+        with pytest.raises(ConfigError) as refused, checkpoint_lock(str(folder)):
+            pass
+        held_by_run.append(str(refused.value))
+
+    settings = {**SETTINGS, "epochs": 1}
+    train(str(corpus), checkpoint=str(folder), on_epoch_end=try_to_take, **settings)
+    busy = f"checkpoint folder {folder} is in use by another run (pid {os.getpid()})"
+    assert held_by_run == [busy]
+    assert [p.name for p in folder.iterdir()] == ["checkpoint.npz"]
+    before = (folder / "checkpoint.npz").read_bytes()
+    with checkpoint_lock(str(folder)):  # another run's, here this process's
+        assert (folder / ".lock").read_text() == f"{os.getpid()}\n"
+        with pytest.raises(ConfigError, match=re.escape(busy)):
+            train(str(corpus), checkpoint=str(folder), **settings)
+        with pytest.raises(ConfigError, match=re.escape(busy)):
+            train(str(corpus), resume=str(folder))
+    assert (folder / "checkpoint.npz").read_bytes() == before
+    assert [p.name for p in folder.iterdir()] == ["checkpoint.npz"]
+
+
+def test_a_lock_file_removed_while_it_is_locked_is_made_anew(tmp_path, monkeypatch):
+    """The run holding the folder ends (removing its lock file) between this run's open
+    and its lock: a lock on the removed file would lock nothing, so it starts over."""
+    flock, calls = fcntl.flock, []
+
+    def late(fd, operation):
+        if not calls:
+            os.unlink(tmp_path / ".lock")  # the holder ends here
+        calls.append(fd)
+        return flock(fd, operation)
+
+    monkeypatch.setattr(fcntl, "flock", late)
+    with checkpoint_lock(str(tmp_path)):
+        assert len(calls) == 2
+        assert (tmp_path / ".lock").read_text() == f"{os.getpid()}\n"
+        monkeypatch.setattr(fcntl, "flock", flock)
+        with pytest.raises(ConfigError, match="in use by another run"), checkpoint_lock(str(tmp_path)):
+            pass
+    assert list(tmp_path.iterdir()) == []
 
 
 def test_failed_checkpoint_write_keeps_the_previous_one(corpus, tmp_path, monkeypatch):
@@ -629,6 +679,18 @@ def test_cli_resumes_a_checkpoint_made_by_the_api(corpus, uninterrupted, tmp_pat
     out = tmp_path / "v.bin"
     assert cli("train", corpus, "--resume", tmp_path, "-o", out, "--threads", "1", "-q").returncode == 0
     np.testing.assert_array_equal(Vectors.load(out).vectors, uninterrupted.vectors)
+
+
+def test_cli_checkpoint_folder_in_use_fails_at_once(tiny_corpus, tmp_path, cli):
+    folder, out = tmp_path / "ck", tmp_path / "v.bin"
+    folder.mkdir()
+    with checkpoint_lock(str(folder)):
+        result = cli("train", tiny_corpus, "-o", out, "--checkpoint", folder, "--epochs", "1", "-q")
+    assert result.returncode == 1
+    assert result.stderr.decode().splitlines() == [
+        f"w2v: error: checkpoint folder {folder} is in use by another run (pid {os.getpid()})"
+    ]
+    assert not out.exists() and list(folder.iterdir()) == []
 
 
 @pytest.fixture
