@@ -1,11 +1,14 @@
 """Every preset in configs/ loads through the CLI's preset loader and trains."""
 
+import dataclasses
 from pathlib import Path
 
 import pytest
 
+import w2v.weights
 from w2v.cli import main
-from w2v.config import load_preset
+from w2v.config import TrainConfig, load_preset
+from w2v.train import train
 
 CONFIGS = Path(__file__).resolve().parents[1] / "configs"
 PRESETS = sorted(CONFIGS.glob("*.toml"))
@@ -43,3 +46,26 @@ def test_preset_keys_are_train_options(preset):
 
     allowed = {p.name for p in train.params} | set(PRESET_ALIASES)
     assert load_preset(str(preset), allowed)
+
+
+@pytest.mark.parametrize(
+    "preset", [*PRESETS, "skipgram", "cbow"], ids=lambda p: p.name if isinstance(p, Path) else f"default-{p}"
+)
+def test_no_false_divergence_alarm_on_real_text(preset, wiki6, monkeypatch):
+    """The presets and the defaults (one epoch on the 6 MB Wikipedia slice) keep every
+    weight row far below the norm that counts as divergence (``weights.MAX_ROW_NORM``)."""
+    if isinstance(preset, Path):
+        settings = load_preset(str(preset), {field.name for field in dataclasses.fields(TrainConfig)})
+    else:
+        settings = {"model": preset}
+    norms = []
+    measure = w2v.weights.largest_row_norm
+
+    def measured(weights):
+        norms.append(measure(weights))
+        return norms[-1]
+
+    monkeypatch.setattr(w2v.weights, "largest_row_norm", measured)
+    train(str(wiki6), **{**settings, "epochs": 1, "threads": 1})
+    assert len(norms) == 3  # syn0, syn1 and syn1neg, checked once
+    assert 1 < max(norms) < w2v.weights.MAX_ROW_NORM / 10

@@ -186,6 +186,14 @@ class ChunkCounter(ProvisionalCounts):
         self._issued = 0
         self._held = 0
 
+    def load_compiled(self) -> None:
+        """Load (or compile) every compiled function now, each called on nothing with
+        the argument types counting passes it (a chunk is ``bytes``, read-only);
+        counting later compiles nothing. Changes nothing."""
+        self.add_chunk(b"")  # scan_chunk
+        self.find([])  # find_words
+        fill_table(self.table, self.hashes, np.flatnonzero(self.counts[: self._issued]))  # the words held
+
     @property
     def issued(self) -> int:
         return self._issued

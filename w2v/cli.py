@@ -317,7 +317,9 @@ def rerun_recipe(ctx: click.Context) -> dict:
 @click.option(
     "--update-vocab", is_flag=True, default=False, help="--init-model: add CORPUS's new words (min-count applies)."
 )
-@click.option("-q", "--quiet", is_flag=True, default=False, help="No progress bar, no summary.")
+@click.option(
+    "-q", "--quiet", is_flag=True, default=False, help="No progress bar, no summary (--resume still names its outputs)."
+)
 def train(corpus, output, fmt, quiet, cbow_sum, save_vocab, read_vocab, **settings):
     """Train word vectors on CORPUS (files, folders, URLs, or - for stdin).
 
@@ -334,6 +336,8 @@ def train(corpus, output, fmt, quiet, cbow_sum, save_vocab, read_vocab, **settin
         long_run.update(init_model=None, update_vocab=False)
         read_vocab = save_vocab = None
     check_train_options(ctx, list(corpus), output, save_vocab, read_vocab, long_run, extras, cbow_sum, settings)
+    if long_run["resume"]:
+        name_resumed_outputs(long_run, output, extras)
     notes = {"command": rerun_recipe(ctx)}
     source = phrased_corpus(list(corpus), extras, settings, quiet)
     seed, heldout = (
@@ -409,6 +413,22 @@ def check_train_options(ctx, corpus, output, save_vocab, read_vocab, long_run, e
             check_writable(path)
     if read_vocab and not os.path.isfile(read_vocab):
         raise W2VError(f"vocabulary file not found: {read_vocab}")
+
+
+def name_resumed_outputs(long_run: dict, output: str, extras: dict) -> None:
+    """``--resume``: one stderr line naming every file the run will write, before it
+    starts, also with ``-q``: a checkpoint names its corpus and outputs as a script
+    would (``rerun_recipe``), and one made elsewhere may point them anywhere."""
+    resume = long_run["resume"]
+    written = [f"-o {output}"]
+    if long_run["save_model"]:
+        written.append(f"--save-model {long_run['save_model']}")
+    if extras["classes"]:
+        written.append(f"--classes-output {extras['classes_output']}")
+    folder = long_run["checkpoint"] or (resume if os.path.isdir(resume) else None)
+    if folder:
+        written.append(f"checkpoints in {folder}")
+    click.echo(f"w2v: resuming {resume}; writing {', '.join(written)}", err=True)
 
 
 def phrased_corpus(corpus: list[str], extras: dict, settings: dict, quiet: bool) -> list[str] | Iterator[list[bytes]]:

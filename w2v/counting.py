@@ -19,6 +19,7 @@ import numpy as np
 from w2v.config import DEFAULT_PRUNE_AT
 from w2v.corpus import SENTENCE_END, TokenBlock, sentence_blocks, source_list
 from w2v.errors import CorpusError
+from w2v.interrupts import signals_held
 
 MAX_PROVISIONAL_IDS = (1 << 31) - 1  # provisional ids are int32
 REDUCE_STEP = 1 << 16  # pruned words deleted per step
@@ -196,9 +197,11 @@ def count_corpus(corpus, prune_at: int = DEFAULT_PRUNE_AT) -> tuple[ProvisionalC
     tokenised sentences (lists of str; ``WordCounter``). Both give a corpus the same ids."""
     sources = source_list(corpus)
     if sources is not None:
-        from w2v.chunkcounter import ChunkCounter  # Numba: imported by the first count, not by ``import w2v``
+        with signals_held():  # Numba loads or compiles the counter here: see ``interrupts``
+            from w2v.chunkcounter import ChunkCounter  # Numba: imported by the first count, not by ``import w2v``
 
-        reader = ChunkCounter(prune_at)
+            reader = ChunkCounter(prune_at)
+            reader.load_compiled()
         return reader, reader.read(sources)
     counter = WordCounter(prune_at)
     return counter, (block_ids(block, counter.add(block.tokens)) for block in sentence_blocks(corpus))

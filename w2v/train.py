@@ -11,7 +11,8 @@ import gc
 import os
 import tempfile
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
+from contextlib import contextmanager
 from dataclasses import dataclass
 
 import numpy as np
@@ -21,7 +22,7 @@ from w2v.errors import ConfigError, CorpusError
 from w2v.formats import decode_word
 from w2v.idstream import Encoded, IdStream, VocabChooser, encode_corpus
 from w2v.report import TrainReport
-from w2v.state import TrainState, checkpoint_path
+from w2v.state import TrainState, checkpoint_lock, checkpoint_path
 from w2v.vectors import Vectors
 from w2v.vocab import Vocab
 from w2v.weights import Model, carry_weights
@@ -94,7 +95,8 @@ def train(
     ``checkpoint``: a folder where the whole training state is saved after each
     epoch, every ``checkpoint_every`` minutes and when interrupted (KeyboardInterrupt
     or another exception in the calling thread), replacing the previous one only
-    once complete. ``resume``: such a folder (or file) to continue from, on the same
+    once complete; one run at a time holds the folder (a second fails at once, with
+    ConfigError). ``resume``: such a folder (or file) to continue from, on the same
     corpus, checkpointing on there; the settings are the checkpoint's (only
     ``threads`` may change) and with one thread the result is byte-identical to an
     uninterrupted run.
@@ -111,12 +113,10 @@ def train(
     config, base, choose = plan_run(settings, read_vocab, resume, init_model, update_vocab)
     if resume is not None and checkpoint is None and os.path.isdir(resume):
         checkpoint = resume  # keep checkpointing where the run was
-    if checkpoint is not None:
-        make_checkpoint_folder(checkpoint)
     every = None if checkpoint_every is None else checkpoint_every * 60.0
     hooks = Hooks(progress, on_epoch_end, on_progress, checkpoint_seconds=every)
     outputs = Outputs(checkpoint, save_vocab, save_model, heldout, heldout_pairs)
-    with tempfile.TemporaryDirectory(prefix="w2v-") as workdir:
+    with checkpoint_folder(checkpoint), tempfile.TemporaryDirectory(prefix="w2v-") as workdir:
         encoded = encode_corpus(corpus, config, workdir, choose)
         return_free_memory()
         prepare_seconds = time.perf_counter() - start
@@ -280,11 +280,18 @@ def check_same_corpus(base: TrainState | None, encoded: Encoded, where: str) -> 
         )
 
 
-def make_checkpoint_folder(folder: str) -> None:
-    """Create the checkpoint folder (and its parents) or fail with one line."""
+@contextmanager
+def checkpoint_folder(folder: str | None) -> Iterator[None]:
+    """Create the checkpoint folder (and its parents) or fail with one line, and hold
+    it for the block (``state.checkpoint_lock``); nothing when ``folder`` is None."""
+    if folder is None:
+        yield
+        return
     try:
         os.makedirs(folder, exist_ok=True)
     except OSError as err:
         raise ConfigError(f"cannot create checkpoint folder {folder}: {err.strerror}") from None
     if not os.access(folder, os.W_OK):
         raise ConfigError(f"checkpoint folder is not writable: {folder}")
+    with checkpoint_lock(folder):
+        yield

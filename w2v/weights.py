@@ -19,6 +19,17 @@ from w2v.config import TrainConfig
 from w2v.errors import DivergedError
 from w2v.vocab import Vocab
 
+# Training has diverged once a row of a weight matrix is longer than this. Rows of
+# trained word2vec models have norms of order 1 to 10 (the largest in runs of the
+# presets and defaults on wiki-en-6mb, 5 to 20 epochs: 25, a rare word's CBOW input
+# vector; tests/test_train.py trains each preset for an epoch): a logit ``u . h`` of
+# 17 puts the sigmoid within 1e-7 of 0 or 1, so an example already fitted takes no
+# step worth the name, and fitting needs no longer rows; only steps that overshoot (a
+# learning rate too high) make them. A norm of 1e3 allows logits of 1e6. Hierarchical
+# softmax needs this check: it skips a node whose |logit| >= 6, so its weights can
+# grow without bound while the loss stays finite.
+MAX_ROW_NORM = 1e3
+
 
 class Tables(NamedTuple):
     """The output weights and lookup tables of one run, as the kernel reads them
@@ -81,6 +92,21 @@ def carry_weights(
     return syn0, syn1, syn1neg
 
 
+def largest_row_norm(weights: np.ndarray) -> float:
+    """The largest Euclidean norm of a row of ``weights`` (N, D) float32, 0 for no
+    row: NaN if a weight is NaN, infinite if one is (or if the squares overflow
+    float32). Allocates N floats, not N * D."""
+    if not weights.size:
+        return 0.0
+    return float(np.sqrt(np.einsum("ij,ij->i", weights, weights).max()))
+
+
+def all_finite(weights: np.ndarray) -> bool:
+    """Whether no weight is NaN or infinite. ``min`` and ``max`` propagate NaN and
+    allocate nothing, where ``np.isfinite(weights).all()`` would take N * D bytes."""
+    return not weights.size or (math.isfinite(weights.min()) and math.isfinite(weights.max()))
+
+
 @dataclass
 class Model:
     """The weights of a run and the tables built for them from its vocabulary and settings."""
@@ -101,15 +127,21 @@ class Model:
         tables = Tables(syn1, syn1neg, nodes, labels, offsets, *vocab.alias_table(config.ns_exponent), log_q)
         return cls(syn0, tables, vocab.keep_probabilities(config.sample))
 
-    def check_finite(self, epoch: int, alpha: float) -> None:
-        """DivergedError if a weight is NaN or infinite. ``min`` and ``max`` propagate
-        NaN and allocate nothing, where ``np.isfinite(w).all()`` would take V * D bytes."""
+    def check_diverged(self, epoch: int, alpha: float) -> None:
+        """DivergedError if a row of ``syn0``, ``syn1`` or ``syn1neg`` has a norm past
+        ``MAX_ROW_NORM``, or a weight is NaN or infinite (its row's norm is then NaN
+        or infinite too). ``epoch`` (from 1) and ``alpha`` go into the message."""
         for name, weights in (("syn0", self.syn0), ("syn1", self.tables.syn1), ("syn1neg", self.tables.syn1neg)):
-            if weights.size and not (math.isfinite(weights.min()) and math.isfinite(weights.max())):
-                raise DivergedError(
-                    f"training diverged in epoch {epoch} (non-finite weights in {name}): "
-                    f"lower the learning rate (--alpha, now {alpha:g})"
-                )
+            norm = largest_row_norm(weights)
+            if norm <= MAX_ROW_NORM:
+                continue
+            if all_finite(weights):
+                what = f"a row of {name} has norm {norm:.3g}, where trained models stay below {MAX_ROW_NORM:g}"
+            else:
+                what = f"non-finite weights in {name}"
+            raise DivergedError(
+                f"training diverged in epoch {epoch} ({what}): lower the learning rate (--alpha, now {alpha:g})"
+            )
 
 
 def path_tables(vocab: Vocab, config: TrainConfig) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
