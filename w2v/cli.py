@@ -13,7 +13,7 @@ from collections.abc import Iterator
 
 import click
 
-from w2v.config import DEFAULT_PRUNE_AT, load_preset
+from w2v.config import DEFAULT_PRUNE_AT, load_preset, preset_names
 from w2v.errors import ConfigError, W2VError
 from w2v.files import binary_name, check_writable, is_special, is_url
 from w2v.state import checkpoint_path
@@ -85,18 +85,19 @@ def main(argv: list[str] | None = None) -> None:
         sys.exit(0)
 
 
-def apply_preset(ctx: click.Context, _param, path: str | None) -> str | None:
-    """``--config FILE.toml``: its settings become defaults, so command-line flags win."""
-    if path is None:
+def apply_preset(ctx: click.Context, _param, preset: str | None) -> str | None:
+    """``--config NAME`` or ``--config FILE.toml``: the preset's settings become defaults,
+    so command-line flags win."""
+    if preset is None:
         return None
     names = {p.name: p.name for p in ctx.command.params if p.name not in ("config", "corpus")}
     names.update(PRESET_ALIASES)
     try:
-        settings = {names[key]: value for key, value in load_preset(path, set(names)).items()}
+        settings = {names[key]: value for key, value in load_preset(preset, set(names)).items()}
     except W2VError as err:
         raise click.BadParameter(str(err), param_hint="--config") from None
     ctx.default_map = {**(ctx.default_map or {}), **settings}
-    return path
+    return preset
 
 
 def output_format(path: str, fmt: str) -> bool:
@@ -170,11 +171,12 @@ def rerun_recipe(ctx: click.Context) -> dict:
 @click.argument("corpus", nargs=-1)
 @click.option(
     "--config",
-    type=click.Path(dir_okay=False),
+    metavar="NAME|FILE",
     callback=apply_preset,
     is_eager=True,
     expose_value=False,
-    help="TOML preset of any options below; flags given here win.",
+    help=f"A preset shipped with w2v ({', '.join(preset_names())}: skip-gram or CBOW, negative sampling or "
+    "hierarchical softmax, for text8-sized corpora) or a TOML file of any options below; flags given here win.",
 )
 @click.option("-o", "--output", default="vectors.bin", show_default=True, help="Vectors file to write.")
 @click.option(
