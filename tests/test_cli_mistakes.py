@@ -226,7 +226,6 @@ CASES = {
         ("similar king -v vecs.bin --limit -1", 2, "--limit"),
     ],
     "eval": [
-        ("eval -v vecs.bin", 2, "--analogies"),
         ("eval -v vecs.bin --analogies missing.txt", 1, "missing.txt"),
         ("eval -v vecs.bin --similarity missing.txt", 1, "missing.txt"),
         ("eval -v vecs.bin --analogies somedir", 2, "--analogies"),

@@ -125,9 +125,20 @@ def test_eval_text_and_json(tmp_path, capsys):
     assert result["similarity"][0]["spearman"] == pytest.approx(0.2051956704, abs=1e-9)
 
 
-def test_eval_usage_and_missing_file(in_tmp, capsys):
-    code, _, err = run(capsys, "eval")
-    assert code == 2 and "--analogies" in err
+def test_eval_without_sets_scores_the_shipped_ones(in_tmp, capsys):
+    from w2v.evaluate import DEFAULT_ANALOGIES, DEFAULT_SIMILARITY
+
+    code, out, err = run(capsys, "eval", "--json")
+    assert (code, err) == (0, "")
+    result = json.loads(out)
+    [analogies], [pairs] = result["analogies"], result["similarity"]
+    assert (analogies["path"], analogies["questions"], len(analogies["sections"])) == (DEFAULT_ANALOGIES, 19544, 14)
+    assert (pairs["path"], pairs["pairs"] + pairs["missing"], pairs["invalid"]) == (DEFAULT_SIMILARITY, 353, 0)
+    code, out, _ = run(capsys, "eval", "--similarity", str(FIXTURES / "pairs.tsv"), "--json")
+    assert code == 0 and json.loads(out)["analogies"] == []  # one set given: only that one
+
+
+def test_eval_missing_file(in_tmp, capsys):
     code, _, err = run(capsys, "eval", "--analogies", "nope.txt")
     assert code == 1 and err == "w2v: error: evaluation file not found: nope.txt\n"
 

@@ -588,9 +588,17 @@ def similar(words, minus, vectors_path, fmt, limit, n, restrict):
 @cli.command("eval", context_settings=CONTEXT)
 @vectors_options
 @click.option(
-    "--analogies", multiple=True, type=click.Path(dir_okay=False), help="Analogy file (': section', 'a b c d')."
+    "--analogies",
+    multiple=True,
+    type=click.Path(dir_okay=False),
+    help="Analogy file (': section', 'a b c d') [none given: the Google set shipped with w2v].",
 )
-@click.option("--similarity", multiple=True, type=click.Path(dir_okay=False), help="Word-pair file ('w1 w2 score').")
+@click.option(
+    "--similarity",
+    multiple=True,
+    type=click.Path(dir_okay=False),
+    help="Word-pair file ('w1 w2 score') [none given: WordSim-353, shipped with w2v].",
+)
 @click.option(
     "--restrict",
     type=click.IntRange(min=1),
@@ -602,13 +610,17 @@ def similar(words, minus, vectors_path, fmt, limit, n, restrict):
 @click.option("--method", type=click.Choice(["add", "cosmul"]), default="add", show_default=True)
 @click.option("--json", "as_json", is_flag=True, default=False, help="Print the results as JSON.")
 def evaluate(vectors_path, fmt, limit, analogies, similarity, restrict, case_sensitive, method, as_json):
-    """Analogy accuracy and word-similarity Spearman rho, as gensim computes them."""
+    """Analogy accuracy and word-similarity Spearman rho, as gensim computes them.
+
+    With neither --analogies nor --similarity, scores the Google analogy set and
+    WordSim-353, which ship with w2v.
+    """
     import json
 
-    from w2v.evaluate import evaluate_analogies, evaluate_similarity
+    from w2v.evaluate import DEFAULT_ANALOGIES, DEFAULT_SIMILARITY, evaluate_analogies, evaluate_similarity
 
     if not analogies and not similarity:
-        raise click.UsageError("give --analogies FILE and/or --similarity FILE")
+        analogies, similarity = (DEFAULT_ANALOGIES,), (DEFAULT_SIMILARITY,)
     for path in (*analogies, *similarity):
         if not os.path.isfile(path):
             raise W2VError(f"evaluation file not found: {path}")
