@@ -113,11 +113,11 @@ def test_eval_text_and_json(tmp_path, capsys):
     lines = out.splitlines()
     assert lines[0].endswith(
         "analogy accuracy 83.33% (5/6); 7 questions, 1 skipped (a word outside the 30,000 most frequent), "
-        "1 invalid lines"
+        "1 invalid line"
     )
     assert lines[1].split() == ["gender", "100.00%", "(3/3)"]
     assert lines[2].split() == ["capitals", "66.67%", "(2/3)"]
-    assert lines[3].endswith("Spearman 0.2052 (Pearson 0.8931) on 5 pairs, 1 missing, 1 invalid lines")
+    assert lines[3].endswith("Spearman 0.2052 (Pearson 0.8931) on 5 pairs, 1 missing, 1 invalid line")
     code, out, _ = run(capsys, *args, "--json", "--restrict", "12")
     result = json.loads(out)
     assert code == 0

@@ -14,7 +14,7 @@ from collections.abc import Iterator
 import click
 
 from w2v.config import DEFAULT_PRUNE_AT, load_preset, preset_names
-from w2v.errors import ConfigError, W2VError
+from w2v.errors import ConfigError, W2VError, plural
 from w2v.files import binary_name, check_writable, is_special, is_url
 from w2v.state import checkpoint_path
 from w2v.train import train as train_vectors
@@ -368,16 +368,18 @@ def train(corpus, output, fmt, quiet, cbow_sum, save_vocab, read_vocab, **settin
     except (KeyboardInterrupt, Terminated) as err:
         raise Stopped(err, long_run["checkpoint"] or long_run["resume"]) from None
     write_start = time.perf_counter()
-    write_trained(vectors, output, fmt, extras, seed, quiet)
+    written = write_trained(vectors, output, fmt, extras, seed)
     if not quiet:
         r = vectors.report
         click.echo(
-            f"w2v: {r.vocab_size:,} words in vocabulary, {r.train_words:,} words trained "
+            f"w2v: {plural(r.vocab_size, 'word')} in vocabulary, {plural(r.train_words, 'word')} trained "
             f"in {r.train_seconds:.1f} s ({r.words_per_second:,.0f} words/s), final loss {r.epoch_loss[-1]:.4f}; "
             f"{r.prepare_seconds:.1f} s reading the corpus, {time.perf_counter() - write_start:.1f} s writing "
             f"{output}",
             err=True,
         )
+        for line in written:
+            click.echo(line, err=True)
 
 
 def print_epoch(epoch: int, loss: float, heldout: float) -> None:
@@ -452,18 +454,20 @@ def phrased_corpus(corpus: list[str], extras: dict, settings: dict, quiet: bool)
     )
     if not quiet:
         found = ", ".join(f"{len(t):,}" for t in table.passes)
-        click.echo(f"w2v: phrases found in {passes} pass(es): {found}", err=True)
+        click.echo(f"w2v: phrases found in {plural(passes, 'pass', 'passes')}: {found}", err=True)
     return phrased_lines(corpus, table)
 
 
-def write_trained(vectors, output: str, fmt: str, extras: dict, seed: int, quiet: bool) -> None:
+def write_trained(vectors, output: str, fmt: str, extras: dict, seed: int) -> list[str]:
     """Write the vectors to ``output`` and, with ``--classes K``, cluster them first and
-    write the classes too. The vectors file is renamed into place last: when
-    clustering or writing the classes fails, an old one is not replaced."""
+    write the classes too; return the lines that say what else was written, for after
+    the training summary. The vectors file is renamed into place last: when clustering
+    or writing the classes fails, an old one is not replaced."""
     from w2v.files import atomic_output
     from w2v.formats import write_vectors
 
     k, classes_output = extras["classes"], extras["classes_output"]
+    written = []
     if k:
         from w2v.classes import kmeans, write_classes
 
@@ -473,8 +477,10 @@ def write_trained(vectors, output: str, fmt: str, extras: dict, seed: int, quiet
         out.flush()  # a device (/dev/full) fails here, before the classes are written
         if k:
             write_classes(classes_output, vectors.words, labels)
-            if not quiet:
-                click.echo(f"w2v: {len(vectors):,} words in {k:,} classes; wrote {classes_output}", err=True)
+            written.append(
+                f"w2v: {plural(len(vectors), 'word')} in {plural(k, 'class', 'classes')}; wrote {classes_output}"
+            )
+    return written
 
 
 # --- using the vectors: analogy, similar, eval, convert --------------------------------
@@ -568,7 +574,7 @@ def analogy(words, vectors_path, fmt, limit, n, method, restrict):
         echo_neighbours(found)
         click.echo()
     if failed and not interactive:
-        raise W2VError(f"{failed} of {asked} analogies could not be answered")
+        raise W2VError(f"{failed:,} of {plural(asked, 'analogy', 'analogies')} could not be answered")
 
 
 @cli.command(context_settings=CONTEXT)
@@ -641,15 +647,15 @@ def evaluate(vectors_path, fmt, limit, analogies, similarity, restrict, case_sen
     for r in results_a:
         click.echo(
             f"{r.path}: analogy accuracy {100 * r.accuracy:.2f}% ({r.correct:,}/{r.answered:,}); "
-            f"{r.questions:,} questions, {r.skipped:,} skipped (a word outside the {r.restrict:,} most frequent)"
-            + (f", {r.invalid:,} invalid lines" if r.invalid else "")
+            f"{plural(r.questions, 'question')}, {r.skipped:,} skipped (a word outside the {r.restrict:,} most frequent)"
+            + (f", {plural(r.invalid, 'invalid line')}" if r.invalid else "")
         )
         for s in r.sections:
             click.echo(f"  {s.name:<32} {100 * s.accuracy:6.2f}%  ({s.correct:,}/{s.answered:,})")
     for r in results_s:
         click.echo(
-            f"{r.path}: Spearman {r.spearman:.4f} (Pearson {r.pearson:.4f}) on {r.pairs:,} pairs, {r.missing:,} missing"
-            + (f", {r.invalid:,} invalid lines" if r.invalid else "")
+            f"{r.path}: Spearman {r.spearman:.4f} (Pearson {r.pearson:.4f}) on {plural(r.pairs, 'pair')}, "
+            f"{r.missing:,} missing" + (f", {plural(r.invalid, 'invalid line')}" if r.invalid else "")
         )
 
 
@@ -688,7 +694,10 @@ def convert(source, dest, from_fmt, to_fmt, limit, quiet):
     else:
         vectors.save(dest, binary=to_fmt == "binary")
     if not quiet:
-        click.echo(f"w2v: wrote {len(vectors):,} vectors of {vectors.dim} values to {dest}{extra} ({to_fmt})", err=True)
+        click.echo(
+            f"w2v: wrote {plural(len(vectors), 'vector')} of {plural(vectors.dim, 'value')} to {dest}{extra} ({to_fmt})",
+            err=True,
+        )
 
 
 @cli.command(context_settings=CONTEXT)
@@ -775,14 +784,14 @@ def vocab(corpus, output, min_count, max_vocab, prune_at):
     chosen.save(output)
     total = counter.tokens
     click.echo(
-        f"{len(chosen):,} words (min-count {min_count}"
+        f"{plural(len(chosen), 'word')} (min-count {min_count}"
         + (f", max-vocab {max_vocab:,}" if max_vocab else "")
-        + f") cover {chosen.total:,} of {total:,} tokens ({100 * chosen.total / total:.2f}%); "
-        f"{len(live):,} distinct words counted; wrote {output}"
+        + f") cover {chosen.total:,} of {plural(total, 'token')} ({100 * chosen.total / total:.2f}%); "
+        f"{plural(len(live), 'distinct word')} counted; wrote {output}"
     )
     if counter.min_reduce > 1:
         click.echo(
-            f"note: counting pruned words seen at most {counter.min_reduce - 1} times (--prune-at {prune_at:,}); "
+            f"note: counting pruned words seen at most {plural(counter.min_reduce - 1, 'time')} (--prune-at {prune_at:,}); "
             "their counts are not included"
         )
     click.echo("min-count\twords\ttokens\tcoverage")
@@ -828,7 +837,8 @@ def classes(vectors_path, fmt, limit, k, output, init, iterations, seed, order, 
     write_classes(output, vectors.words, found.labels, order=order)
     if not quiet:
         click.echo(
-            f"w2v: {len(vectors):,} words in {k:,} classes after {found.iterations} iterations "
+            f"w2v: {plural(len(vectors), 'word')} in {plural(k, 'class', 'classes')} after "
+            f"{plural(found.iterations, 'iteration')} "
             f"(mean cosine to centroid {found.mean_similarity:.4f}); wrote {output}",
             err=True,
         )
@@ -923,9 +933,9 @@ def phrases(
             table.save(save_phrases)
         written = write_phrased(sources, table, output)
     if not quiet:
-        found = "; ".join(f"pass {p}: {len(t):,} phrases" for p, t in enumerate(table.passes, 1))
+        found = "; ".join(f"pass {p}: {plural(len(t), 'phrase')}" for p, t in enumerate(table.passes, 1))
         click.echo(
-            f"w2v: {found}; {written.lines:,} lines, {written.tokens_in:,} tokens in, "
+            f"w2v: {found}; {plural(written.lines, 'line')}, {plural(written.tokens_in, 'token')} in, "
             f"{written.tokens_out:,} out; wrote {output}" + (f" and {save_phrases}" if save_phrases else ""),
             err=True,
         )
