@@ -175,3 +175,25 @@ def test_broken_pipe_is_quiet(tmp_path):
     w2v.stdout.close()
     _, err = w2v.communicate(timeout=120)
     assert b"Traceback" not in err and w2v.returncode == 0
+
+
+def test_convert_to_projector_tsv(tmp_path, capsys):
+    words = ["king", "queen", "caf\udce9"]  # the last: a word whose bytes are not UTF-8
+    matrix = np.array([[1.5, -2.0, 0.25, 1e-7], [0, 1, 2, 3], [-1, -1, -1, 123456789]], dtype=np.float32)
+    Vectors(words, matrix).save(tmp_path / "v.bin")
+    code, _, err = run(capsys, "convert", str(tmp_path / "v.bin"), str(tmp_path / "emb"), "--to", "projector")
+    vectors_tsv, metadata_tsv = tmp_path / "emb_vectors.tsv", tmp_path / "emb_metadata.tsv"
+    assert code == 0 and err == f"w2v: wrote 3 vectors of 4 values to {vectors_tsv} and {metadata_tsv} (projector)\n"
+    loaded = np.loadtxt(vectors_tsv, delimiter="\t", dtype=np.float32)
+    assert loaded.shape == (3, 4)
+    np.testing.assert_allclose(loaded, matrix, rtol=1e-5)
+    assert all(line.count(b"\t") == 3 for line in vectors_tsv.read_bytes().splitlines())
+    assert metadata_tsv.read_bytes() == b"king\nqueen\ncaf\xe9\n"  # one column: no header row
+
+
+def test_convert_to_projector_checks_both_outputs_first(tmp_path, capsys):
+    Vectors(["a", "b"], np.eye(2, dtype=np.float32)).save(tmp_path / "v.bin")
+    (tmp_path / "emb_metadata.tsv").mkdir()
+    code, _, err = run(capsys, "convert", str(tmp_path / "v.bin"), str(tmp_path / "emb"), "--to", "projector")
+    assert (code, err) == (1, f"w2v: error: output path is a folder: {tmp_path / 'emb_metadata.tsv'}\n")
+    assert not (tmp_path / "emb_vectors.tsv").exists()

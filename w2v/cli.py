@@ -673,24 +673,30 @@ def evaluate(vectors_path, fmt, limit, analogies, similarity, restrict, case_sen
 @click.option(
     "--to",
     "to_fmt",
-    type=click.Choice(["auto", "binary", "text", "npy"]),
+    type=click.Choice(["auto", "binary", "text", "npy", "projector"]),
     default="auto",
     show_default=True,
-    help="DEST format; auto: binary for .bin, npy (+ .vocab.txt) for .npy, else text.",
+    help="DEST format; auto: binary for .bin, npy (+ .vocab.txt) for .npy, else text. projector: "
+    "DEST_vectors.tsv and DEST_metadata.tsv for TensorBoard's Embedding Projector.",
 )
 @click.option("--limit", type=click.IntRange(min=1), default=None, help="Keep only the N first (most frequent) words.")
 @click.option("-q", "--quiet", is_flag=True, default=False, help="No summary line.")
 def convert(source, dest, from_fmt, to_fmt, limit, quiet):
-    """Convert vectors between word2vec text, binary and .npy + vocabulary."""
+    """Convert vectors between word2vec text, binary and .npy + vocabulary, or write
+    them for TensorBoard's Embedding Projector (--to projector: DEST is a prefix)."""
     from w2v.vectors import Vectors
 
     if to_fmt == "auto":
         to_fmt = "npy" if dest.endswith(".npy") else "binary" if binary_name(dest) else "text"
-    check_writable(dest)
+    for path in (f"{dest}_vectors.tsv", f"{dest}_metadata.tsv") if to_fmt == "projector" else (dest,):
+        check_writable(path)
     vectors = Vectors.load(source, binary=None if from_fmt == "auto" else from_fmt == "binary", limit=limit)
     extra = ""
     if to_fmt == "npy":
         extra = f" and {vectors.save_npy(dest)}"
+    elif to_fmt == "projector":
+        dest, metadata = vectors.save_projector(dest)
+        extra = f" and {metadata}"
     else:
         vectors.save(dest, binary=to_fmt == "binary")
     if not quiet:

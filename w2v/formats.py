@@ -92,6 +92,21 @@ def save_npy(path: str | os.PathLike, words: Sequence[str], vectors: np.ndarray)
     return vocab
 
 
+def save_projector(prefix: str, words: Sequence[str], vectors: np.ndarray) -> tuple[str, str]:
+    """Write the two TSV files TensorBoard's Embedding Projector loads, and return their
+    paths: ``PREFIX_vectors.tsv``, one line of D tab-separated values (``%.6g``) per
+    word, and ``PREFIX_metadata.tsv``, the words one a line (a single column: no header
+    row). Both are written beside their names and renamed, the words first."""
+    paths = (f"{prefix}_vectors.tsv", f"{prefix}_metadata.tsv")
+    row_format = "\t".join(["%.6g"] * vectors.shape[1]).encode() + b"\n"
+    with atomic_output(paths[0]) as out, atomic_output(paths[1]) as words_out:
+        words_out.write(b"".join(encode_word(w) + b"\n" for w in words))
+        for start in range(0, len(vectors), WRITE_ROWS):
+            block = np.asarray(vectors[start : start + WRITE_ROWS], dtype=np.float32).tolist()
+            out.write(b"".join(row_format % tuple(row) for row in block))
+    return paths
+
+
 def npy_vocab_path(path: str) -> str:
     """The vocabulary file beside an ``.npy`` export: ``X.npy`` -> ``X.vocab.txt``."""
     stem = path[:-4] if path.endswith(".npy") else path
