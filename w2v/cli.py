@@ -16,6 +16,7 @@ import click
 from w2v.config import DEFAULT_PRUNE_AT, load_preset, preset_names
 from w2v.errors import ConfigError, W2VError, plural
 from w2v.files import binary_name, check_writable, is_special, is_url
+from w2v.plots import METHODS as PLOT_METHODS
 from w2v.state import checkpoint_path
 from w2v.train import train as train_vectors
 
@@ -130,12 +131,13 @@ PRESET_ALIASES = {"format": "fmt", "size": "dim", "iter": "epochs"}  # preset ke
 GIVEN = (click.core.ParameterSource.COMMANDLINE, click.core.ParameterSource.ENVIRONMENT)
 DEFAULT = click.core.ParameterSource.DEFAULT
 LONG_RUN_OPTIONS = ("checkpoint", "checkpoint_every", "resume", "save_model", "init_model", "update_vocab")
-EXTRA_OPTIONS = ("phrases", "phrase_threshold", "phrase_passes", "classes", "classes_output")
+EXTRA_OPTIONS = ("phrases", "phrase_threshold", "phrase_passes", "classes", "classes_output", "plot")
 PATH_OPTIONS = (
     "output",
     "save_vocab",
     "read_vocab",
     "classes_output",
+    "plot",
     "checkpoint",
     "save_model",
     "init_model",
@@ -277,6 +279,12 @@ def rerun_recipe(ctx: click.Context) -> dict:
     "--classes-output", default="classes.txt", show_default=True, help="--classes: file of 'word class' lines."
 )
 @click.option(
+    "--plot",
+    type=click.Path(dir_okay=False),
+    default=None,
+    help="Also draw the loss per epoch into this picture (.png, .svg, .pdf; needs matplotlib).",
+)
+@click.option(
     "--checkpoint",
     type=click.Path(file_okay=False),
     default=None,
@@ -400,9 +408,13 @@ def check_train_options(ctx, corpus, output, save_vocab, read_vocab, long_run, e
     if long_run["checkpoint_every"] and not (long_run["checkpoint"] or long_run["resume"]):
         raise click.UsageError("--checkpoint-every needs --checkpoint FOLDER")
     check_distinct_outputs(
-        {"-o": output, "--save-vocab": save_vocab, "--save-model": long_run["save_model"]}
+        {"-o": output, "--save-vocab": save_vocab, "--save-model": long_run["save_model"], "--plot": extras["plot"]}
         | ({"--classes-output": extras["classes_output"]} if extras["classes"] else {})
     )
+    if extras["plot"]:
+        from w2v.plots import picture_format
+
+        picture_format(extras["plot"])  # matplotlib and the picture's format, before training
     if cbow_sum and settings["model"] != "cbow" and not long_run["init_model"]:
         reject_unused(("cbow_sum",), "with --model skipgram")
     if long_run["init_model"]:  # the model's vocabulary is kept; --update-vocab only adds words
@@ -412,7 +424,12 @@ def check_train_options(ctx, corpus, output, save_vocab, read_vocab, long_run, e
     if not extras["classes"]:
         reject_unused(("classes_output",), "without --classes K")
     check_writable(output)
-    for path in (save_vocab, long_run["save_model"], extras["classes_output"] if extras["classes"] else None):
+    for path in (
+        save_vocab,
+        long_run["save_model"],
+        extras["classes_output"] if extras["classes"] else None,
+        extras["plot"],
+    ):
         if path is not None:
             check_writable(path)
     if read_vocab and not os.path.isfile(read_vocab):
@@ -460,8 +477,8 @@ def phrased_corpus(corpus: list[str], extras: dict, settings: dict, quiet: bool)
 
 def write_trained(vectors, output: str, fmt: str, extras: dict, seed: int) -> list[str]:
     """Write the vectors to ``output`` and, with ``--classes K``, cluster them first and
-    write the classes too; return the lines that say what else was written, for after
-    the training summary. The vectors file is renamed into place last: when clustering
+    write the classes too, then with ``--plot FILE`` draw the loss per epoch; return the
+    lines that say what else was written, for after the training summary. The vectors file is renamed into place last: when clustering
     or writing the classes fails, an old one is not replaced."""
     from w2v.files import atomic_output
     from w2v.formats import write_vectors
@@ -480,6 +497,11 @@ def write_trained(vectors, output: str, fmt: str, extras: dict, seed: int) -> li
             written.append(
                 f"w2v: {plural(len(vectors), 'word')} in {plural(k, 'class', 'classes')}; wrote {classes_output}"
             )
+    if extras["plot"]:  # after the vectors are in place: a picture is not worth losing them for
+        from w2v.plots import plot_loss
+
+        plot_loss(extras["plot"], vectors.report.epoch_loss)
+        written.append(f"w2v: loss of {plural(len(vectors.report.epoch_loss), 'epoch')} drawn; wrote {extras['plot']}")
     return written
 
 
@@ -752,6 +774,71 @@ def score(model, corpus, window, max_pairs, seed, as_json, per_line):
                     f"{s.loss}: softmax(s) {s.bits_per_word_plain:.4f} bits, Z = 1 {s.bits_per_word_z1:.4f} bits; "
                     f"log Z mean {s.mean_log_z:.3f}, sd {s.std_log_z:.3f}"
                 )
+
+
+MISSING_SHOWN = 10  # words not in the vocabulary named in plot's note; the rest are counted
+
+
+@cli.command(context_settings=CONTEXT)
+@click.argument("words", nargs=-1)
+@vectors_options
+@click.option(
+    "--words-file",
+    type=click.Path(dir_okay=False),
+    default=None,
+    help="Also plot these words: one a line (the first field; a 'word count' vocabulary works).",
+)
+@click.option("-o", "--output", default="map.png", show_default=True, help="Picture to write (.png, .svg, .pdf, ...).")
+@click.option(
+    "--method",
+    type=click.Choice(PLOT_METHODS),
+    default="pca",
+    show_default=True,
+    help="pca: numpy; tsne needs scikit-learn, umap needs umap-learn.",
+)
+@click.option("--seed", type=int, default=1, show_default=True, help="Random seed of t-SNE and UMAP.")
+@click.option("-q", "--quiet", is_flag=True, default=False, help="No summary line.")
+def plot(words, vectors_path, fmt, limit, words_file, output, method, seed, quiet):
+    """Draw WORDS as labelled points on a 2-D map of their vectors.
+
+    The map is the first two principal components of the words' unit vectors
+    (--method pca): words used alike land close together. Words not in the
+    vocabulary are left out, with a note. Needs matplotlib: pip install 'w2v[plot]'.
+    """
+    from w2v.plots import check_method, picture_format, plot_words, project
+    from w2v.vectors import display_word
+
+    chosen = list(dict.fromkeys([*words, *(read_word_list(words_file) if words_file else [])]))
+    if not chosen:
+        raise click.UsageError("give the WORDS to plot, or --words-file FILE")
+    picture_format(output)  # matplotlib and the picture's format, before any work
+    check_method(method)
+    check_writable(output)
+    vectors = load_for_query(vectors_path, fmt, limit)
+    known = [w for w in chosen if w in vectors]
+    missing = [display_word(w) for w in chosen if w not in vectors]
+    if missing:
+        more = f" and {len(missing) - MISSING_SHOWN:,} more" if len(missing) > MISSING_SHOWN else ""
+        named = ", ".join(missing[:MISSING_SHOWN]) + more
+        click.echo(f"w2v: {plural(len(missing), 'word')} not in the vocabulary, left out: {named}", err=True)
+    if len(known) < 2:
+        raise W2VError(f"a map needs at least 2 words in the vocabulary, not {len(known)}")
+    projection = project(vectors.vectors[[vectors.index(w) for w in known]], method, seed)
+    title = f"{os.path.basename(vectors_path)}: {plural(len(known), 'word')}, {projection.method} of unit vectors"
+    plot_words(output, known, projection, title)
+    if not quiet:
+        click.echo(f"w2v: {plural(len(known), 'word')} on a {projection.method} map; wrote {output}", err=True)
+
+
+def read_word_list(path: str) -> list[str]:
+    """The first field of each non-blank line of ``path``, as the vocabulary spells words."""
+    from w2v.formats import decode_word
+
+    try:
+        with open(path, "rb") as handle:
+            return [decode_word(line.split()[0]) for line in handle if line.strip()]
+    except OSError as err:
+        raise W2VError(f"cannot read the words file {path}: {err.strerror}") from None
 
 
 # --- more tools: vocab, classes, phrases ---------------------------------------------
