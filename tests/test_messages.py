@@ -77,10 +77,13 @@ def test_library_messages_with_counts_of_one():
         kmeans(np.ones((1, 3), dtype=np.float32), 2)
 
 
-def test_text_record_with_one_value(tmp_path):
+def test_vector_files_damaged_by_one(tmp_path):
     (tmp_path / "v.txt").write_bytes(b"1 3\nword 0.5\n")
     with pytest.raises(FormatError, match=r"has 1 value; the header says 3 a record"):
         Vectors.load(tmp_path / "v.txt", binary=False)
+    (tmp_path / "v.bin").write_bytes(b"1 1\nx")
+    with pytest.raises(FormatError, match=r"promises 1 record of 1 value \(binary\), but the file holds only 1 byte"):
+        Vectors.load(tmp_path / "v.bin", binary=True)
 
 
 def test_train_prints_phrases_then_summary_then_classes(tiny_corpus, tmp_path, capsys):

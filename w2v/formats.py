@@ -220,7 +220,7 @@ def _check_size(fin, path: str, fmt: str, count: int, dim: int, n: int) -> None:
     if size < least:
         raise FormatError(
             f"{path}: truncated: the header promises {plural(count, 'record')} of {plural(dim, 'value')} "
-            f"({fmt}), but only {size:,} bytes follow it"
+            f"({fmt}), but the file holds only {plural(size, 'byte')} after it"
         )
 
 
