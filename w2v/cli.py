@@ -817,12 +817,13 @@ def plot(words, vectors_path, fmt, limit, words_file, output, method, seed, quie
     vectors = load_for_query(vectors_path, fmt, limit)
     known = [w for w in chosen if w in vectors]
     missing = [display_word(w) for w in chosen if w not in vectors]
-    if missing:
-        more = f" and {len(missing) - MISSING_SHOWN:,} more" if len(missing) > MISSING_SHOWN else ""
-        named = ", ".join(missing[:MISSING_SHOWN]) + more
-        click.echo(f"w2v: {plural(len(missing), 'word')} not in the vocabulary, left out: {named}", err=True)
+    more = f" and {len(missing) - MISSING_SHOWN:,} more" if len(missing) > MISSING_SHOWN else ""
+    named = ", ".join(missing[:MISSING_SHOWN]) + more
     if len(known) < 2:
-        raise W2VError(f"a map needs at least 2 words in the vocabulary, not {len(known)}")
+        absent = f" ({named} not in it)" if missing else ""
+        raise W2VError(f"a map needs at least 2 words in the vocabulary, not {len(known)}{absent}")
+    if missing:
+        click.echo(f"w2v: {plural(len(missing), 'word')} not in the vocabulary, left out: {named}", err=True)
     projection = project(vectors.vectors[[vectors.index(w) for w in known]], method, seed)
     title = f"{os.path.basename(vectors_path)}: {plural(len(known), 'word')}, {projection.method} of unit vectors"
     plot_words(output, known, projection, title)
