@@ -179,11 +179,14 @@ def test_loss_plot_from_train(tiny_corpus, tmp_path, capsys):
     pytest.importorskip("matplotlib")
     out, picture = tmp_path / "v.bin", tmp_path / "loss.png"
     args = ["train", tiny_corpus, "-o", out, "--min-count", "1", "--dim", "8", "--epochs", "3", "--threads", "1"]
-    code, _, err = run(capsys, *args, "--plot", picture)
-    lines = [line for line in err.splitlines() if line.startswith("w2v: ")]
+    code, _, err = run(capsys, *args, "--plot", picture, "-q")
+    assert (code, err) == (0, "")
+    assert png_size(picture) == (1050, 675)  # 7 x 4.5 inches at 150 dpi
+    code, _, err = run(capsys, *args, "--plot", picture, "--heldout", tiny_corpus, "--heldout-pairs", "500")
+    lines = [line for line in err.splitlines() if line.startswith("w2v: ") and not line.startswith("w2v: epoch")]
     assert code == 0 and " in vocabulary, " in lines[0]
     assert lines[1] == f"w2v: loss of 3 epochs drawn; wrote {picture}"
-    assert png_size(picture) == (1050, 675)  # 7 x 4.5 inches at 150 dpi
+    assert png_size(picture) == (1050, 1050)  # a second panel: the held-out bits per word
     code, _, err = run(capsys, *args, "--plot", out)
     assert code == 2 and err.endswith(f"-o and --plot name the same file: {out}\n")
 
@@ -201,5 +204,8 @@ def test_loss_plot_of_many_epochs_and_of_one(tmp_path):
 
     plot_loss(str(tmp_path / "one.png"), [0.7])
     plot_loss(str(tmp_path / "many.pdf"), list(np.linspace(3, 2, 60)))
-    assert png_size(tmp_path / "one.png") == (1050, 675)
+    plot_loss(str(tmp_path / "none-held-out.png"), [3.0, 2.5], [float("nan")] * 2)  # train without --heldout
+    plot_loss(str(tmp_path / "held-out.png"), [3.0, 2.5], [9.5, 9.1])
+    assert png_size(tmp_path / "one.png") == png_size(tmp_path / "none-held-out.png") == (1050, 675)
+    assert png_size(tmp_path / "held-out.png") == (1050, 1050)
     assert (tmp_path / "many.pdf").read_bytes().startswith(b"%PDF")

@@ -500,7 +500,7 @@ def write_trained(vectors, output: str, fmt: str, extras: dict, seed: int) -> li
     if extras["plot"]:  # after the vectors are in place: a picture is not worth losing them for
         from w2v.plots import plot_loss
 
-        plot_loss(extras["plot"], vectors.report.epoch_loss)
+        plot_loss(extras["plot"], vectors.report.epoch_loss, vectors.report.epoch_heldout)
         written.append(f"w2v: loss of {plural(len(vectors.report.epoch_loss), 'epoch')} drawn; wrote {extras['plot']}")
     return written
 

@@ -201,22 +201,40 @@ def overlap_area(a: Sequence[float], b: Sequence[float]) -> float:
     return max(width, 0.0) * max(height, 0.0)
 
 
-def plot_loss(path: str, epoch_loss: Sequence[float], title: str = "Training loss per epoch") -> None:
-    """Draw the mean loss of each epoch (``epoch_loss[i]``: epoch i + 1, nats per
-    example) and write the picture to ``path`` (.png, .svg, .pdf ...)."""
+def plot_loss(
+    path: str, epoch_loss: Sequence[float], epoch_heldout: Sequence[float] = (), title: str = "Loss per epoch"
+) -> None:
+    """Draw the mean training loss of each epoch (``epoch_loss[i]``: epoch i + 1, nats
+    per example) and, below it where ``epoch_heldout`` holds finite values (``train
+    --heldout``), the held-out bits per word; write the picture to ``path`` (.png,
+    .svg, .pdf ...)."""
     from matplotlib.ticker import MaxNLocator
 
-    figure = new_figure((7, 4.5))
-    ax = figure.subplots()
+    heldout = np.asarray(epoch_heldout, dtype=np.float64)
+    panels = 2 if np.isfinite(heldout).any() else 1
+    figure = new_figure((7, 4.5 if panels == 1 else 7))
+    axes = figure.subplots(panels, 1, sharex=True, squeeze=False)[:, 0]
     epochs = np.arange(1, len(epoch_loss) + 1)
-    ax.plot(epochs, epoch_loss, marker="o" if len(epochs) <= LABELLED_EPOCHS else None, color="tab:blue")
-    if len(epochs) <= LABELLED_EPOCHS:
-        for epoch, loss in zip(epochs, epoch_loss, strict=True):
-            ax.annotate(f"{loss:.4f}", (epoch, loss), xytext=(0, 6), textcoords="offset points", ha="center", size=8)
-    ax.xaxis.set_major_locator(MaxNLocator(integer=True))
-    ax.set_xlabel("epoch")
-    ax.set_ylabel("mean loss per example (nats)")
-    ax.set_title(title)
+    draw_series(axes[0], epochs, epoch_loss, "tab:blue", "training loss (nats per example)")
+    if panels == 2:
+        draw_series(axes[1], epochs, heldout, "tab:orange", "held-out (bits per word)")
+    axes[0].set_title(title)
+    axes[-1].set_xlabel("epoch")
+    axes[-1].xaxis.set_major_locator(MaxNLocator(integer=True))
+    save_figure(figure, path)
+
+
+def draw_series(ax, epochs: np.ndarray, values: Sequence[float] | np.ndarray, color: str, label: str) -> None:
+    """One value per epoch as a line on ``ax``, named ``label`` on the y axis; up to
+    ``LABELLED_EPOCHS`` epochs each value is also written above its point."""
+    few = len(epochs) <= LABELLED_EPOCHS
+    ax.plot(epochs, values, marker="o" if few else None, color=color)
+    if few:
+        for epoch, value in zip(epochs, values, strict=True):
+            if np.isfinite(value):
+                ax.annotate(
+                    f"{value:.4f}", (epoch, value), xytext=(0, 6), textcoords="offset points", ha="center", size=8
+                )
+    ax.set_ylabel(label)
     ax.grid(True, alpha=0.3)
     ax.margins(x=0.08, y=0.15)
-    save_figure(figure, path)
