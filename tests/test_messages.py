@@ -96,3 +96,13 @@ def test_train_prints_phrases_then_summary_then_classes(tiny_corpus, tmp_path, c
     assert lines[0].startswith("w2v: phrases found in 1 pass: ")
     assert " in vocabulary, " in lines[1] and lines[1].endswith(f"writing {tmp_path / 'v.bin'}")
     assert lines[2] == f"w2v: {lines[1].split()[1]} words in 1 class; wrote {tmp_path / 'classes.txt'}"
+
+
+def test_score_one_token_out_of_vocabulary(tiny_corpus, tmp_path, capsys):
+    import w2v
+
+    model = tmp_path / "m.npz"
+    w2v.train(str(tiny_corpus), min_count=1, dim=8, epochs=1, threads=1, save_model=str(model))
+    (tmp_path / "held.txt").write_text("the cat sat on the zebra\n")
+    code, out, _ = run(capsys, "score", model, tmp_path / "held.txt")
+    assert code == 0 and "; 1 token out of vocabulary" in out

@@ -766,8 +766,9 @@ def score(model, corpus, window, max_pairs, seed, as_json, per_line):
     else:
         for s in result.scores:
             click.echo(
-                f"{s.loss}: {s.bits_per_word:.4f} bits per word (perplexity {s.perplexity:,.1f}) on {s.pairs:,} "
-                f"predictions; unigram {s.unigram_bits_per_word:.4f}; {s.oov_tokens:,} tokens out of vocabulary"
+                f"{s.loss}: {s.bits_per_word:.4f} bits per word (perplexity {s.perplexity:,.1f}) on "
+                f"{plural(s.pairs, 'prediction')}; unigram {s.unigram_bits_per_word:.4f}; "
+                f"{plural(s.oov_tokens, 'token')} out of vocabulary"
             )
             if s.mean_log_z is not None:
                 click.echo(
