@@ -8,6 +8,7 @@ The commands run in-process through ``main`` (fast); a few run as ``python -m w2
 to check a real process prints the same single line.
 """
 
+import importlib.util
 import os
 import shlex
 import tempfile
@@ -177,6 +178,9 @@ CASES = {
         (f"{TRAIN} --dim", 2, "--dim"),
         (f"{TRAIN} --config missing.toml", 2, "missing.toml"),
         (f"{TRAIN} --config somedir", 2, "--config"),
+        (f"{TRAIN} --config ./somedir", 2, "--config"),
+        (f"{TRAIN} --config cbow-nss", 2, "no preset named 'cbow-nss'"),
+        (f"{TRAIN} --plot out.bin", 2, "-o and --plot name the same file"),
         (f"{TRAIN} --config syntax.toml", 2, "syntax.toml"),
         (f"{TRAIN} --config unknown.toml", 2, "flavour"),
         (f"{TRAIN} --config list.toml", 2, "dim"),
@@ -226,7 +230,6 @@ CASES = {
         ("similar king -v vecs.bin --limit -1", 2, "--limit"),
     ],
     "eval": [
-        ("eval -v vecs.bin", 2, "--analogies"),
         ("eval -v vecs.bin --analogies missing.txt", 1, "missing.txt"),
         ("eval -v vecs.bin --similarity missing.txt", 1, "missing.txt"),
         ("eval -v vecs.bin --analogies somedir", 2, "--analogies"),
@@ -266,6 +269,7 @@ CASES = {
         ("convert vecs.bin out.txt --from xml", 2, "--from"),
         ("convert vecs.bin out.txt --from text", 1, "vecs.bin"),
         ("convert vecs.bin out.txt --limit 0", 2, "--limit"),
+        ("convert vecs.bin nowhere/emb --to projector", 1, "nowhere"),
         ("convert vecs.bin blocked.npy", 1, "blocked.vocab.txt"),  # blocked.npy stays as it was
     ],
     "vocab": [
@@ -329,6 +333,12 @@ CASES = {
         ("phrases corpus.txt -o phrased.txt --delimiter ''", 1, "delimiter"),
         ("phrases corpus.txt -o phrased.txt --delimiter ' '", 1, "delimiter"),
     ],
+    "plot": [
+        ("plot -v vecs.bin", 2, "WORDS"),
+        ("plot -v vecs.bin man woman --limit 0", 2, "--limit"),
+        ("plot -v vecs.bin man woman --method mds", 2, "--method"),
+        ("plot -v vecs.bin --words-file somedir", 2, "--words-file"),
+    ],
     "w2v": [
         ("frobnicate", 2, "frobnicate"),
         ("--bogus", 2, "--bogus"),
@@ -347,6 +357,20 @@ if HAS_DEV_FULL:  # every output, when writing it fails (disk full) after the wo
     CASES["phrases"] += [
         ("phrases corpus.txt -o /dev/full", 1, "/dev/full"),
         ("phrases corpus.txt -o phrased.txt --save-phrases /dev/full", 1, "/dev/full"),
+    ]
+
+if importlib.util.find_spec("matplotlib"):  # mistakes found after matplotlib is (the plot extra)
+    CASES["plot"] += [
+        ("plot -v missing.bin man woman", 1, "missing.bin"),
+        ("plot -v vecs.bin man woman -o map.xyz", 1, "map.xyz"),
+        ("plot -v vecs.bin man woman -o somedir", 1, "somedir"),
+        ("plot -v vecs.bin man woman -o nowhere/map.png", 1, "nowhere"),
+        ("plot -v vecs.bin man woman --words-file missing.txt", 1, "missing.txt"),
+        ("plot -v vecs.bin man nobody", 1, "nobody"),
+    ]
+    CASES["train"] += [
+        (f"{TRAIN} --plot loss.xyz", 1, "loss.xyz"),
+        (f"{TRAIN} --plot nowhere/loss.png", 1, "nowhere"),
     ]
 
 PARAMS = [
@@ -459,7 +483,7 @@ def test_unwritable_checkpoint_folder(ws, capsys, folder):
     ("line", "code"),  # 2: click checks the options of type click.Path
     [
         (f"train secret -o out.bin {FAST}", 1),
-        (f"{TRAIN} --config secret", 2),
+        (f"{TRAIN} --config ./secret", 2),
         (f"{TRAIN} --read-vocab secret", 2),
         ("similar king -v secret", 1),
         ("convert secret out.txt", 1),

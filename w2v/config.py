@@ -5,6 +5,7 @@ import math
 import os
 import tomllib
 from dataclasses import dataclass
+from pathlib import Path
 
 from w2v.errors import ConfigError
 
@@ -13,6 +14,7 @@ TREES = ("huffman", "balanced")
 MAX_COUNT = 2**31 - 1  # dim, window, negative and epochs: larger values overflow the kernels' integers
 MAX_THREADS = 1024  # more threads only wait for the others (and a million would take minutes to start)
 DEFAULT_PRUNE_AT = 10_000_000  # distinct words held while counting (word2vec.c: 21M)
+PRESETS = Path(__file__).parent / "presets"  # the presets shipped with w2v, NAME.toml
 
 
 @dataclass(frozen=True)
@@ -139,18 +141,40 @@ class TrainConfig:
 TRAIN_FIELDS = {field.name for field in dataclasses.fields(TrainConfig)}
 
 
-def load_preset(path: str, allowed: set[str]) -> dict:
-    """Read a TOML preset into a dict of settings (dashes in keys become underscores).
+def preset_names() -> list[str]:
+    """The names of the presets shipped with w2v (``--config NAME``), sorted."""
+    return sorted(path.stem for path in PRESETS.glob("*.toml"))
+
+
+def preset_path(name_or_path: str) -> str:
+    """The file ``--config`` means: a shipped preset for a bare name (no path separator,
+    no ``.toml``: ``cbow-ns``), else the path as given. ConfigError for an unknown name."""
+    separators = (os.sep, os.altsep or os.sep)
+    if name_or_path.endswith(".toml") or any(sep in name_or_path for sep in separators):
+        return name_or_path
+    path = PRESETS / f"{name_or_path}.toml"
+    if not path.is_file():
+        raise ConfigError(f"no preset named {name_or_path!r}: use one of {', '.join(preset_names())}, or a FILE.toml")
+    return str(path)
+
+
+def load_preset(name_or_path: str, allowed: set[str]) -> dict:
+    """Read a TOML preset, a shipped one by name or a file (``preset_path``), into a dict
+    of settings (dashes in keys become underscores).
 
     Keys may sit at the top level or under a ``[train]`` table. Raises ConfigError
-    for an unreadable or invalid file, for a key not in ``allowed`` and for a value
-    that is not a number, a string or a boolean (a list, a table, a date).
+    for an unknown name, an unreadable or invalid file, for a key not in ``allowed``
+    and for a value that is not a number, a string or a boolean (a list, a table, a date).
     """
+    path = preset_path(name_or_path)
     try:
         with open(path, "rb") as handle:
             data = tomllib.load(handle)
     except OSError as err:
-        raise ConfigError(f"cannot read preset {path}: {err.strerror}") from None
+        stem = Path(path).stem  # a missing x/cbow-ns.toml: the user means the shipped preset
+        shipped = stem in preset_names() and not os.path.exists(path)
+        hint = f" (the preset shipped with w2v: --config {stem})" if shipped else ""
+        raise ConfigError(f"cannot read preset {path}: {err.strerror}{hint}") from None
     except tomllib.TOMLDecodeError as err:
         raise ConfigError(f"invalid TOML in preset {path}: {err}") from None
     table = data.get("train", data) if isinstance(data.get("train"), dict) else data

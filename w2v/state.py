@@ -168,7 +168,7 @@ def describe_progress(jobs_done: int, batches: int, epochs: int) -> str:
     fields (so a checkpoint can be described without reading its weights)."""
     total = batches * epochs
     if jobs_done >= total:
-        return f"all {epochs} epochs done"
+        return "its one epoch done" if epochs == 1 else f"all {epochs} epochs done"
     return f"epoch {jobs_done // max(batches, 1) + 1} of {epochs}, {100 * jobs_done / max(total, 1):.0f}% done"
 
 

@@ -18,7 +18,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from w2v.config import TRAIN_FIELDS, TrainConfig
-from w2v.errors import ConfigError, CorpusError
+from w2v.errors import ConfigError, CorpusError, plural
 from w2v.formats import decode_word
 from w2v.idstream import Encoded, IdStream, VocabChooser, encode_corpus
 from w2v.report import TrainReport
@@ -275,7 +275,7 @@ def check_same_corpus(base: TrainState | None, encoded: Encoded, where: str) -> 
         base.corpus_digest,
     ):
         raise CorpusError(
-            f"the corpus is not the one checkpointed in {where} ({encoded.stream.words:,} words in vocabulary "
+            f"the corpus is not the one checkpointed in {where} ({plural(encoded.stream.words, 'word')} in vocabulary "
             f"where it had {base.stream_words:,}, or different text): resume needs the same corpus"
         )
 

@@ -8,7 +8,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from w2v.errors import CorpusError, FormatError
+from w2v.errors import CorpusError, FormatError, plural
 from w2v.files import write_atomic
 
 MAX_CODE_LENGTH = 40  # word2vec.c's MAX_CODE_LENGTH
@@ -53,8 +53,8 @@ class Vocab:
         if len(vocab) == 0:
             most = int(np.max(counts, initial=0))
             raise CorpusError(
-                f"the vocabulary is empty: no word occurs at least {min_count:,} times "
-                f"(min_count; the most frequent occurs {most:,} times)"
+                f"the vocabulary is empty: no word occurs at least {plural(min_count, 'time')} "
+                f"(min_count; the most frequent occurs {plural(most, 'time')})"
             )
         return vocab
 
