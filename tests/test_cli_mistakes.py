@@ -9,7 +9,10 @@ to check a real process prints the same single line.
 """
 
 import os
+import resource
 import shlex
+import subprocess
+import sys
 import tempfile
 from pathlib import Path
 
@@ -396,6 +399,42 @@ def test_a_real_process_prints_the_same_single_line(ws, cli, line, code, culprit
     before = snapshot(ws)
     done = cli(*shlex.split(line), cwd=ws)
     assert_one_error_line(done.returncode, done.stdout.decode(), done.stderr.decode(), code, culprit)
+    assert snapshot(ws) == before
+
+
+def run_with_file_size_limit(folder: Path, argv: list[str], limit: int, **env) -> subprocess.CompletedProcess:
+    """``python -m w2v ARGV`` in ``folder`` with writes past ``limit`` bytes of a file failing
+    (RLIMIT_FSIZE; Python ignores SIGXFSZ, so they fail with EFBIG), as on a full disk."""
+    return subprocess.run(
+        [sys.executable, "-m", "w2v", *argv],
+        cwd=folder,
+        capture_output=True,
+        env={**os.environ, **env},
+        preexec_fn=lambda: resource.setrlimit(resource.RLIMIT_FSIZE, (limit, limit)),
+        timeout=300,
+    )
+
+
+def test_a_full_tmpdir_while_encoding_is_one_line(ws):
+    """The encoded corpus is written to $TMPDIR (3,280 bytes of ids here): when that fails,
+    one line says where and why, and the temporary folder is removed."""
+    (ws / "tmp").mkdir()
+    before = snapshot(ws)
+    done = run_with_file_size_limit(ws, shlex.split(TRAIN), 2000, TMPDIR=str(ws / "tmp"))
+    err = done.stderr.decode()
+    assert_one_error_line(done.returncode, done.stdout.decode(), err, 1, "cannot write the encoded corpus in")
+    assert f"in {ws / 'tmp' / 'w2v-'}" in err and err.endswith(" ($TMPDIR): File too large\n")
+    assert snapshot(ws) == before
+
+
+def test_a_full_disk_names_the_file_that_failed(ws):
+    """``convert vecs.bin full/x.npy`` on a full disk names x.npy and the reason (the 368-byte
+    matrix fails at 200 bytes; its 40-byte vocabulary would not)."""
+    (ws / "full").mkdir()
+    before = snapshot(ws)
+    done = run_with_file_size_limit(ws, ["convert", "vecs.bin", "full/x.npy"], 200)
+    err = done.stderr.decode()
+    assert_one_error_line(done.returncode, done.stdout.decode(), err, 1, "cannot write full/x.npy: File too large")
     assert snapshot(ws) == before
 
 

@@ -83,12 +83,17 @@ def write_vectors(out, words: Sequence[str], vectors: np.ndarray, binary: bool) 
 def save_npy(path: str | os.PathLike, words: Sequence[str], vectors: np.ndarray) -> str:
     """Write ``vectors`` (V, D) as ``path`` (``.npy``, float32) and ``words``, one a line,
     beside it as ``<stem>.vocab.txt``; returns the vocabulary's path. Both are written
-    beside their names and renamed, the vocabulary first: if it fails, neither is replaced."""
+    beside their names and renamed, the vocabulary first: if it fails, neither is replaced.
+    A failure names the file that failed."""
     path = os.fspath(path)
     vocab = npy_vocab_path(path)
-    with atomic_output(path) as out, atomic_output(vocab) as words_out:
-        np.save(out, np.ascontiguousarray(vectors, dtype=np.float32))
-        words_out.write(b"".join(encode_word(w) + b"\n" for w in words))
+    matrix = np.ascontiguousarray(vectors, dtype=np.float32)
+    with atomic_output(path) as out:
+        np.lib.format.write_array_header_1_0(out, np.lib.format.header_data_from_array_1_0(matrix))
+        out.write(matrix.data)  # not np.save: its tofile reports a full disk without the reason
+        out.flush()  # the matrix's write errors show here, before the vocabulary is renamed
+        with atomic_output(vocab) as words_out:
+            words_out.write(b"".join(encode_word(w) + b"\n" for w in words))
     return vocab
 
 
