@@ -11,6 +11,7 @@ to check a real process prints the same single line.
 import os
 import resource
 import shlex
+import struct
 import subprocess
 import sys
 import tempfile
@@ -30,6 +31,20 @@ OUTPUTS = ["out.bin", "out.txt", "out.npy", "vocab.txt", "classes.txt", "phrased
 FAST = "--epochs 1 --dim 8 --min-count 1 --threads 1 -q"
 TRAIN = f"train corpus.txt -o out.bin {FAST}"  # a later flag wins over the same one here
 HAS_DEV_FULL = os.path.exists("/dev/full")  # writes to it fail with ENOSPC, even for root
+
+
+def npy_bytes(header: str, body: bytes = bytes(240)) -> bytes:
+    """An ``.npy`` file (format 1.0) with the header dict ``header``, as written, and ``body``."""
+    text = header.encode("latin1")
+    text += b" " * (-(10 + len(text) + 1) % 64) + b"\n"
+    return b"\x93NUMPY\x01\x00" + struct.pack("<H", len(text)) + text + body
+
+
+BAD_NPY = {  # name: a damaged header; every one with a .vocab.txt of 6 words beside it
+    "deep": "[" * 300,
+    "huge": "{'descr': '<f4', 'fortran_order': False, 'shape': (6, 99999999999999999999999), }",
+    "garbled": "{'descr': '<f4', 'fortran_order': False, 'shape': (6, 10), }\x00",
+}
 
 
 def permissions_enforced() -> bool:
@@ -63,6 +78,11 @@ def ws(tmp_path, tiny_corpus, monkeypatch) -> Path:
     Vectors(WORDS, matrix).save(tmp_path / "vecs.txt", binary=False)
     np.save(tmp_path / "lone.npy", matrix)  # no lone.vocab.txt beside it
     (tmp_path / "fake.npy").write_text("not numpy\n")
+    np.save(tmp_path / "strings.npy", np.full((len(WORDS), 10), "abc"))
+    for name, header in {**BAD_NPY, "strings": None}.items():
+        if header is not None:
+            (tmp_path / f"{name}.npy").write_bytes(npy_bytes(header))
+        (tmp_path / f"{name}.vocab.txt").write_text("".join(f"{w}\n" for w in WORDS))
     (tmp_path / "notvectors.txt").write_text("these words are no vectors\n")
     (tmp_path / "notvocab.txt").write_text("the cat sat\n")
     (tmp_path / "questions.txt").write_text(": royals\nman woman king queen\n")
@@ -224,6 +244,8 @@ CASES = {
         ("similar king -v notvectors.txt", 1, "notvectors.txt"),
         ("similar king -v fake.npy", 1, "fake.npy"),
         ("similar king -v lone.npy", 1, "lone.vocab.txt"),
+        ("similar king -v strings.npy", 1, "strings.npy: the matrix holds <U3 values"),
+        *[(f"similar king -v {name}.npy", 1, f"{name}.npy: not a readable .npy matrix") for name in BAD_NPY],
         ("similar king -v vecs.bin -n 0", 2, "--top"),
         ("similar king -v vecs.bin --restrict 0", 2, "--restrict"),
         ("similar king -v vecs.bin --limit -1", 2, "--limit"),
@@ -270,6 +292,7 @@ CASES = {
         ("convert vecs.bin out.txt --from text", 1, "vecs.bin"),
         ("convert vecs.bin out.txt --limit 0", 2, "--limit"),
         ("convert vecs.bin blocked.npy", 1, "blocked.vocab.txt"),  # blocked.npy stays as it was
+        ("convert strings.npy out.txt", 1, "strings.npy"),
     ],
     "vocab": [
         ("vocab -o vocab.txt", 2, "CORPUS"),

@@ -365,7 +365,8 @@ def _text_value_error(path, parts, first) -> None:
 
 def _load_npy(path: str, limit: int | None) -> tuple[list[str], np.ndarray]:
     """The words and matrix of an ``.npy`` export (read through a memory map, so that
-    ``limit`` rows are all that is copied)."""
+    ``limit`` rows are all that is copied). FormatError for a damaged header or a
+    matrix that does not hold numbers."""
     vocab = npy_vocab_path(path)
     try:
         matrix = np.load(path, mmap_mode="r", allow_pickle=False)
@@ -373,8 +374,12 @@ def _load_npy(path: str, limit: int | None) -> tuple[list[str], np.ndarray]:
             words = [decode_word(line.rstrip(b"\r\n")) for line in fin]
     except FileNotFoundError as err:
         raise W2VError(f"file not found: {err.filename}") from None
-    except (OSError, ValueError) as err:
-        raise FormatError(f"{path}: not a readable .npy matrix: {err}") from None
+    except OSError as err:
+        raise FormatError(f"{path}: not a readable .npy matrix: {err.strerror or err}") from None
+    except Exception as err:  # numpy's header parser raises many types (SyntaxError, OverflowError ...)
+        raise FormatError(f"{path}: not a readable .npy matrix: {str(err).splitlines()[0][:200]}") from None
+    if matrix.dtype.kind not in "fiu":
+        raise FormatError(f"{path}: the matrix holds {matrix.dtype} values, not real numbers")
     if matrix.ndim != 2 or matrix.shape[0] != len(words):
         raise FormatError(f"{path}: matrix of shape {matrix.shape} but {len(words):,} words in {vocab}")
     n = len(words) if limit is None else min(limit, len(words))
