@@ -83,6 +83,7 @@ def ws(tmp_path, tiny_corpus, monkeypatch) -> Path:
         if header is not None:
             (tmp_path / f"{name}.npy").write_bytes(npy_bytes(header))
         (tmp_path / f"{name}.vocab.txt").write_text("".join(f"{w}\n" for w in WORDS))
+    (tmp_path / "pruned.txt").write_text("a b c\n")  # --prune-at 2 prunes all three
     (tmp_path / "notvectors.txt").write_text("these words are no vectors\n")
     (tmp_path / "notvocab.txt").write_text("the cat sat\n")
     (tmp_path / "questions.txt").write_text(": royals\nman woman king queen\n")
@@ -215,6 +216,7 @@ CASES = {
         (f"train - -o out.bin {FAST} --phrases", 1, "standard input"),
         (f"{TRAIN} --phrases --phrase-passes 0", 2, "--phrase-passes"),
         (f"{TRAIN} --phrases --phrase-threshold nan", 1, "threshold"),
+        (f"train pruned.txt -o out.bin {FAST} --prune-at 2", 1, "every word was pruned while counting"),
     ],
     "analogy": [
         ("analogy man woman -v vecs.bin", 2, "three words"),
@@ -308,6 +310,7 @@ CASES = {
         ("vocab corpus.txt -o vocab.txt --max-vocab 0", 2, "--max-vocab"),
         ("vocab corpus.txt -o vocab.txt --prune-at 0", 2, "--prune-at"),
         ("vocab corpus.txt -o vocab.txt --min-count x", 2, "--min-count"),
+        ("vocab pruned.txt -o vocab.txt --min-count 1 --prune-at 2", 1, "raise --prune-at"),
     ],
     "classes": [
         ("classes -v vecs.bin -o classes.txt", 2, "--classes"),
