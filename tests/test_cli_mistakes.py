@@ -464,6 +464,47 @@ def test_a_full_disk_names_the_file_that_failed(ws):
     assert snapshot(ws) == before
 
 
+URLS = {"s3://bucket/corpus.txt": "s3", "https://example.com/c.txt": "http", "gs://b/c.txt": "gcs"}
+URLS |= {"azure://c/c.txt": "azure", "sftp://host/c.txt": "ssh", "webhdfs://host/c.txt": "http"}
+URL_COMMANDS = [f"train {{url}} -o out.bin {FAST}", "vocab {url} -o vocab.txt", "similar king -v {url}"]
+
+
+def missing_transport(scheme: str) -> ImportError:
+    """What smart_open raises for a URL whose transport's packages are not installed."""
+    return ImportError(
+        f"You are trying to use the {scheme} functionality of smart_open\nbut you do not have the correct "
+        f"{scheme} dependencies installed. Try:\n\n    pip install smart_open[{scheme}]\n\n"
+    )
+
+
+@pytest.mark.parametrize("command", URL_COMMANDS)
+@pytest.mark.parametrize(("url", "extra"), URLS.items())
+def test_a_url_whose_transport_is_not_installed(ws, capsys, monkeypatch, url, extra, command):
+    """One line naming the extra to install, not smart_open's five (no URL is fetched)."""
+    smart_open = pytest.importorskip("smart_open")
+
+    def without_transport(uri, *args, **kwargs):
+        raise missing_transport(extra)
+
+    monkeypatch.setattr(smart_open, "open", without_transport)
+    before = snapshot(ws)
+    line = f"reading {url.split(':')[0]}:// URLs needs smart_open's {extra} support: pip install 'w2v[{extra}]'"
+    assert_one_error_line(*run(capsys, shlex.split(command.format(url=url))), 1, line)
+    assert snapshot(ws) == before
+
+
+def test_smart_open_raises_import_error_for_a_missing_transport(ws, capsys, monkeypatch):
+    """The assumption above, on the installed smart_open: a transport registered as missing
+    its packages (as smart_open registers one whose imports fail) raises ImportError."""
+    transport = pytest.importorskip("smart_open.transport")
+    if not hasattr(transport, "_ERRORS") or "s3" not in transport._REGISTRY:
+        pytest.skip("this smart_open keeps its transports otherwise")
+    monkeypatch.delitem(transport._REGISTRY, "s3")
+    monkeypatch.setitem(transport._ERRORS, "s3", "s3")
+    line = "reading s3:// URLs needs smart_open's s3 support: pip install 'w2v[s3]'"
+    assert_one_error_line(*run(capsys, ["similar", "king", "-v", "s3://bucket/v.bin"]), 1, line)
+
+
 # ---- permissions: root ignores them, so these are skipped as root -----------------------
 
 UNWRITABLE = [

@@ -54,14 +54,38 @@ def open_file(file: str | BinaryIO, mode: Literal["rb", "wb"], extension: str | 
     return open(file, mode) if isinstance(file, str) else file
 
 
+# URL schemes and the extra of w2v (pyproject.toml) that installs smart_open's support for them
+URL_EXTRAS = {
+    **dict.fromkeys(("http", "https", "webhdfs"), "http"),
+    **dict.fromkeys(("s3", "s3a", "s3n", "s3u"), "s3"),
+    "gs": "gcs",
+    "azure": "azure",
+    **dict.fromkeys(("ssh", "scp", "sftp"), "ssh"),
+}
+
+
 def open_input(path: str) -> BinaryIO:
     """``path`` opened for binary reading: a URL (``scheme://``) through smart_open,
-    a local file through ``open_file``, decompressed as its extension says."""
+    a local file through ``open_file``, decompressed as its extension says. A URL
+    whose transport smart_open lacks the packages for is a W2VError naming the extra
+    to install (``pip install 'w2v[s3]'``)."""
     if is_url(path):
         import smart_open  # only for URLs: it costs 0.15-0.2 s and 26 MB to import
 
-        return smart_open.open(path, "rb")
+        try:
+            return smart_open.open(path, "rb")
+        except ImportError as err:  # smart_open's message: five lines, naming its own extra
+            raise missing_transport(path, err) from None
     return open_file(path, "rb", compression_of(path))
+
+
+def missing_transport(url: str, err: ImportError) -> W2VError:
+    """The one-line error for a URL whose smart_open transport lacks its packages."""
+    scheme = url.split("://", 1)[0].lower()
+    extra = URL_EXTRAS.get(scheme)
+    if extra is None:
+        return W2VError(f"reading {scheme}:// URLs needs a package that is missing: {str(err).splitlines()[0]}")
+    return W2VError(f"reading {scheme}:// URLs needs smart_open's {extra} support: pip install 'w2v[{extra}]'")
 
 
 def zstd():
