@@ -2,6 +2,7 @@
 
 import io
 import json
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -146,6 +147,33 @@ def test_convert_roundtrip(in_tmp, capsys):
     assert code == 0 and Vectors.load(in_tmp / "back.txt").words == ROYAL.words[:4]
     code, _, _ = run(capsys, "convert", "vectors.bin", "t.vec", "--to", "binary")
     assert code == 0 and (in_tmp / "t.vec").read_bytes() == (in_tmp / "vectors.bin").read_bytes()
+
+
+TITLE = "\x1b]0;pwned\x07"  # an escape sequence that sets a terminal's title
+UNPRINTABLE = re.compile("[\x00-\x08\x0b-\x1f\x7f-\x9f]")  # control characters but tab and newline
+
+
+def test_control_characters_in_words_are_printed_escaped(tmp_path, monkeypatch, capsys):
+    """Words from a vectors file (here an .npy export, whose words may hold any byte but a
+    newline) or from stdin are printed with C0, DEL and C1 control characters as \\xHH."""
+    monkeypatch.chdir(tmp_path)
+    hostile = [f"x{TITLE}", "c1\x9b31m", "tab\tword", "del\x7f"]
+    Vectors(ROYAL.words + hostile, np.vstack([ROYAL.vectors, np.ones((4, 3), np.float32)])).save_npy("v.npy")
+    (tmp_path / "q.txt").write_text(f": sec{TITLE}\nking man woman queen\n")
+    runs = {
+        "similar": run(capsys, "similar", "king", "-n", "10", "-v", "v.npy"),
+        "analogy": run(capsys, "analogy", "king", "man", "woman", "-n", "10", "-v", "v.npy"),
+        "stdin": run(capsys, "analogy", "-v", "v.npy", stdin=f"{hostile[0]} king man\n", monkeypatch=monkeypatch),
+        "unknown": run(capsys, "similar", f"x{TITLE}y", "-v", "v.npy"),  # suggests x{TITLE}
+        "eval": run(capsys, "eval", "-v", "v.npy", "--analogies", "q.txt"),
+    }
+    for name, (_code, out, err) in runs.items():
+        assert not UNPRINTABLE.search(out + err), (name, out, err)
+    escaped = ["x\\x1b]0;pwned\\x07", "c1\\x9b31m", "tab\\x09word", "del\\x7f"]
+    assert set(escaped) <= {line.split("\t")[0] for line in runs["similar"][1].splitlines()}
+    assert runs["stdin"][1].startswith(f"# {escaped[0]} - king + man\n")
+    assert "did you mean: x\\x1b]0;pwned\\x07" in runs["unknown"][2]
+    assert "sec\\x1b]0;pwned\\x07" in runs["eval"][1]
 
 
 def test_broken_pipe_is_quiet(tmp_path):

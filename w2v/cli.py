@@ -18,13 +18,14 @@ from w2v.errors import ConfigError, W2VError
 from w2v.files import binary_name, check_writable, is_special, is_url
 from w2v.state import checkpoint_path
 from w2v.train import train as train_vectors
+from w2v.vectors import display_word
 
 CONTEXT = {"help_option_names": ["-h", "--help"], "max_content_width": 100}
 
 
 def fail(message: str, code: int = 1):
-    """Print one error line and exit."""
-    click.echo(f"w2v: error: {message}", err=True)
+    """Print one error line (control characters escaped: it may quote a file) and exit."""
+    click.echo(f"w2v: error: {display_word(message)}", err=True)
     sys.exit(code)
 
 
@@ -511,8 +512,6 @@ def load_for_query(path: str, fmt: str, limit: int | None):
 
 
 def echo_neighbours(found) -> None:
-    from w2v.vectors import display_word
-
     click.echo("".join(f"{display_word(word)}\t{score:.4f}\n" for word, score in found), nl=False)
 
 
@@ -560,9 +559,9 @@ def analogy(words, vectors_path, fmt, limit, n, method, restrict):
             found = vectors.analogy(*query, n=n, method=method, restrict=restrict)
         except W2VError as err:  # an unknown word too (UnknownWordError)
             failed += 1
-            click.echo(f"w2v: error: {err}", err=True)
+            click.echo(f"w2v: error: {display_word(str(err))}", err=True)
             continue
-        click.echo(f"# {' - '.join(query[:2])} + {query[2]}")
+        click.echo(f"# {' - '.join(map(display_word, query[:2]))} + {display_word(query[2])}")
         echo_neighbours(found)
         click.echo()
     if failed and not interactive:
@@ -631,7 +630,7 @@ def evaluate(vectors_path, fmt, limit, analogies, similarity, restrict, case_sen
             + (f", {r.invalid:,} invalid lines" if r.invalid else "")
         )
         for s in r.sections:
-            click.echo(f"  {s.name:<32} {100 * s.accuracy:6.2f}%  ({s.correct:,}/{s.answered:,})")
+            click.echo(f"  {display_word(s.name):<32} {100 * s.accuracy:6.2f}%  ({s.correct:,}/{s.answered:,})")
     for r in results_s:
         click.echo(
             f"{r.path}: Spearman {r.spearman:.4f} (Pearson {r.pearson:.4f}) on {r.pairs:,} pairs, {r.missing:,} missing"
