@@ -2,6 +2,8 @@
 
 Every user mistake ends as one ``w2v: error: ...`` line on stderr and a non-zero
 exit (1 for bad input, 2 for bad usage, 130/143 when interrupted), never a traceback.
+A closed output pipe (``w2v vocab ... | head -2``) ends any command quietly with
+exit 141, as a Unix tool killed by SIGPIPE.
 """
 
 import os
@@ -10,6 +12,7 @@ import sys
 import threading
 import time
 from collections.abc import Iterator
+from contextlib import contextmanager
 
 import click
 
@@ -29,7 +32,48 @@ def fail(message: str, code: int = 1):
     sys.exit(code)
 
 
-@click.group(context_settings=CONTEXT)
+CLOSED_PIPE_EXIT = 128 + 13  # a shell's status for a command killed by SIGPIPE
+
+
+class OutputClosed(Exception):
+    """Standard output or error was a pipe whose reader went away (``w2v vocab | head -2``)."""
+
+
+@contextmanager
+def closed_pipe_raised() -> Iterator[None]:
+    """BrokenPipeError as ``OutputClosed``, which click lets through to ``main`` (click
+    itself exits 1, silently, on EPIPE)."""
+    try:
+        yield
+    except BrokenPipeError:
+        raise OutputClosed from None
+
+
+class Commands(click.Group):
+    """The ``w2v`` group: ``closed_pipe_raised`` around what prints, the help and
+    version included."""
+
+    def make_context(self, *args, **kwargs):
+        with closed_pipe_raised():
+            return super().make_context(*args, **kwargs)
+
+    def invoke(self, ctx):
+        with closed_pipe_raised():
+            return super().invoke(ctx)
+
+
+def silence_stdout() -> None:
+    """Point standard output at /dev/null, so that the flush at exit does not meet the
+    closed pipe again (the Python documentation's recipe for SIGPIPE)."""
+    try:
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+        os.close(devnull)
+    except (OSError, ValueError, AttributeError):  # no descriptor behind sys.stdout (captured, closed)
+        pass
+
+
+@click.group(cls=Commands, context_settings=CONTEXT)
 @click.version_option(package_name="w2v", prog_name="w2v")
 def cli() -> None:
     """word2vec: train word vectors (skip-gram/CBOW, HS/NS) and query them."""
@@ -64,6 +108,11 @@ def main(argv: list[str] | None = None) -> None:
         signal.signal(signal.SIGTERM, terminate)
     try:
         cli.main(args=argv, prog_name="w2v", standalone_mode=False)
+        if sys.stdout is not None:  # None when started with stdout closed (>&-)
+            sys.stdout.flush()  # what is still buffered meets a closed pipe here, not at exit
+    except (OutputClosed, BrokenPipeError):
+        silence_stdout()
+        sys.exit(CLOSED_PIPE_EXIT)
     except click.exceptions.Abort:
         fail("interrupted", 130)
     except getattr(click.exceptions, "NoArgsIsHelpError", ()) as err:  # plain ``w2v`` (click 8.2+): the help
@@ -81,9 +130,6 @@ def main(argv: list[str] | None = None) -> None:
         fail(str(err), err.code)
     except MemoryError as err:  # numpy's message names the array's shape, e.g. (words, --dim)
         fail(f"out of memory{f': {err}' if str(err) else ''}")
-    except BrokenPipeError:
-        sys.stderr.close()  # output piped into head: not an error
-        sys.exit(0)
 
 
 def apply_preset(ctx: click.Context, _param, path: str | None) -> str | None:
