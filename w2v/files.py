@@ -187,7 +187,7 @@ def check_writable(path: str) -> None:
     the work that would write it."""
     if not path:
         raise W2VError("empty output path ''")
-    folder = os.path.dirname(os.path.realpath(path))  # a symlink's target is what is replaced
+    folder = os.path.dirname(os.path.realpath(output_target(path)))  # a symlink's target is what is replaced
     if os.path.isdir(path):
         raise W2VError(f"output path is a folder: {path}")
     if not os.path.isdir(folder):
