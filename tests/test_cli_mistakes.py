@@ -8,6 +8,7 @@ The commands run in-process through ``main`` (fast); a few run as ``python -m w2
 to check a real process prints the same single line.
 """
 
+import json
 import os
 import resource
 import shlex
@@ -462,6 +463,22 @@ def test_a_full_disk_names_the_file_that_failed(ws):
     err = done.stderr.decode()
     assert_one_error_line(done.returncode, done.stdout.decode(), err, 1, "cannot write full/x.npy: File too large")
     assert snapshot(ws) == before
+
+
+def test_a_resumed_runs_outputs_are_named_with_control_characters_escaped(ws, capsys):
+    """A checkpoint names the outputs its run writes; one made elsewhere can hold any bytes
+    there, and the line naming them must not drive the terminal."""
+    assert run(capsys, shlex.split(f"{TRAIN} --checkpoint ck"))[0] == 0
+    path = ws / "ck" / "checkpoint.npz"
+    with np.load(path) as archive:
+        arrays = dict(archive)
+    meta = json.loads(arrays["meta"].tobytes())
+    meta["notes"]["command"]["output"] = str(ws / "out\x1b]0;pwned\x07.bin")
+    arrays["meta"] = np.frombuffer(json.dumps(meta).encode(), dtype=np.uint8)
+    np.savez(path, **arrays)
+    code, _, err = run(capsys, ["train", "--resume", "ck", "-q"])
+    assert code == 0 and err.startswith("w2v: resuming ck; writing -o ") and "out\\x1b]0;pwned\\x07.bin" in err
+    assert "\x1b" not in err and "\x07" not in err
 
 
 URLS = {"s3://bucket/corpus.txt": "s3", "https://example.com/c.txt": "http", "gs://b/c.txt": "gcs"}

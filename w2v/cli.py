@@ -475,7 +475,7 @@ def name_resumed_outputs(long_run: dict, output: str, extras: dict) -> None:
     folder = long_run["checkpoint"] or (resume if os.path.isdir(resume) else None)
     if folder:
         written.append(f"checkpoints in {folder}")
-    click.echo(f"w2v: resuming {resume}; writing {', '.join(written)}", err=True)
+    click.echo(display_word(f"w2v: resuming {resume}; writing {', '.join(written)}"), err=True)  # paths from a file
 
 
 def phrased_corpus(corpus: list[str], extras: dict, settings: dict, quiet: bool) -> list[str] | Iterator[list[bytes]]:
