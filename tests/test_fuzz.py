@@ -5,8 +5,8 @@ corpus, ``FormatError`` for a vectors file), never another exception, a hang, or
 grows with the garbage. "Correct" is checked against small reference parsers written here from
 the documented formats, not just "no exception".
 
-Budget: each of the five ``@given`` properties runs ``FUZZ_EXAMPLES`` examples (default 300,
-1,500 in all, about 15 s for the whole file on a 2-core machine), derandomized (the same
+Budget: each of the six ``@given`` properties runs ``FUZZ_EXAMPLES`` examples (default 300,
+1,800 in all, about 15 s for the whole file on a 2-core machine), derandomized (the same
 examples on every run: CI cannot go red at random), with no example database.
 ``W2V_FUZZ_EXAMPLES=2000 python -m pytest -q tests/test_fuzz.py`` runs a bigger budget with fresh
 random examples (about 1 minute). The 50 MB inputs and huge headers are plain tests, measured by
@@ -21,6 +21,7 @@ import lzma
 import os
 import re
 import signal
+import struct
 import time
 import zlib
 from itertools import pairwise
@@ -394,6 +395,59 @@ def test_arbitrary_bytes_as_vectors(scratch, header, body, binary):
     path = scratch / "any.vec"
     path.write_bytes(header + body)
     check_load(path, binary, None)
+
+
+NPY_GOOD_DESCRS = ["<f4", ">f8", "<f2", "<i4", "|u1"]
+NPY_BAD = {  # one part of an .npy export damaged at a time
+    "descr": ["|b1", "<c8", "<U3", "|S2", "|O", "<M8[s]", "|V4", "xyz", "", 3, [("a", "<f4")]],
+    "shape": ["(3,)", "(3, 2, 1)", "()", "'ab'", "(3, 99999999999999999999)", "(3, 2.5)", "(-1, 2)", "[3, 2]"],
+    "fortran_order": ["3", "'x'", "None"],
+}
+
+
+def npy_bytes(header: bytes, body: bytes) -> bytes:
+    """An ``.npy`` file (format 1.0) whose header dict is ``header`` as written (padded)."""
+    header += b" " * (-(10 + len(header) + 1) % 64) + b"\n"
+    return b"\x93NUMPY\x01\x00" + struct.pack("<H", len(header)) + header + body
+
+
+@FUZZ
+@given(draw=st.data())
+def test_arbitrary_npy_exports(scratch, draw):
+    """An ``.npy`` export with one part damaged (or none): a header field, the header's text,
+    the body, the words beside it. The matrix numpy reads, as float32, or a FormatError."""
+    damaged = draw.draw(st.sampled_from([None, "descr", "shape", "fortran_order", "header", "body", "words"]))
+    rows, cols = draw.draw(st.integers(0, 4)), draw.draw(st.integers(0, 4))
+    fields = {
+        "descr": draw.draw(st.sampled_from(NPY_GOOD_DESCRS)),
+        "fortran_order": draw.draw(st.sampled_from(["False", "True"])),
+        "shape": repr((rows, cols)),
+    }
+    if damaged in NPY_BAD:
+        fields[damaged] = draw.draw(st.sampled_from(NPY_BAD[damaged]))
+    header = (
+        f"{{'descr': {fields['descr']!r}, 'fortran_order': {fields['fortran_order']}, 'shape': {fields['shape']}, }}"
+    )
+    if damaged == "header":
+        noise = draw.draw(st.text(st.characters(max_codepoint=255), max_size=80))
+        header = draw.draw(st.sampled_from([noise, header[: len(noise)], "[" * len(noise) + header, ""]))
+    body = draw.draw(st.binary(max_size=100)) if damaged == "body" else bytes(8 * rows * cols)
+    words = draw.draw(st.integers(0, 5)) if damaged == "words" else rows
+    limit = draw.draw(st.sampled_from([None, 1]))
+    path = scratch / "x.npy"
+    path.write_bytes(npy_bytes(header.encode("latin1"), body) if header else body)
+    (scratch / "x.vocab.txt").write_text("".join(f"w{i}\n" for i in range(words)))
+    try:
+        got = Vectors.load(path, limit=limit)
+    except FormatError as err:
+        assert_one_line(err, path)
+        event(f"FormatError ({damaged} damaged)")
+        return
+    expected = np.load(path, allow_pickle=False)
+    n = words if limit is None else min(limit, words)
+    assert got.words == [f"w{i}" for i in range(n)] and got.vectors.dtype == np.float32
+    np.testing.assert_array_equal(got.vectors, expected[:n].astype(np.float32))
+    event(f"read ({damaged} damaged)")
 
 
 def format_error(path, **load_args) -> FormatError:

@@ -2,6 +2,8 @@
 
 Every user mistake ends as one ``w2v: error: ...`` line on stderr and a non-zero
 exit (1 for bad input, 2 for bad usage, 130/143 when interrupted), never a traceback.
+A closed output pipe (``w2v vocab ... | head -2``) ends any command quietly with
+exit 141, as a Unix tool killed by SIGPIPE.
 """
 
 import os
@@ -10,6 +12,7 @@ import sys
 import threading
 import time
 from collections.abc import Iterator
+from contextlib import contextmanager
 
 import click
 
@@ -19,17 +22,59 @@ from w2v.files import binary_name, check_writable, is_special, is_url
 from w2v.plots import METHODS as PLOT_METHODS
 from w2v.state import checkpoint_path
 from w2v.train import train as train_vectors
+from w2v.vectors import display_word
 
 CONTEXT = {"help_option_names": ["-h", "--help"], "max_content_width": 100}
 
 
 def fail(message: str, code: int = 1):
-    """Print one error line and exit."""
-    click.echo(f"w2v: error: {message}", err=True)
+    """Print one error line (control characters escaped: it may quote a file) and exit."""
+    click.echo(f"w2v: error: {display_word(message)}", err=True)
     sys.exit(code)
 
 
-@click.group(context_settings=CONTEXT)
+CLOSED_PIPE_EXIT = 128 + 13  # a shell's status for a command killed by SIGPIPE
+
+
+class OutputClosed(Exception):
+    """Standard output or error was a pipe whose reader went away (``w2v vocab | head -2``)."""
+
+
+@contextmanager
+def closed_pipe_raised() -> Iterator[None]:
+    """BrokenPipeError as ``OutputClosed``, which click lets through to ``main`` (click
+    itself exits 1, silently, on EPIPE)."""
+    try:
+        yield
+    except BrokenPipeError:
+        raise OutputClosed from None
+
+
+class Commands(click.Group):
+    """The ``w2v`` group: ``closed_pipe_raised`` around what prints, the help and
+    version included."""
+
+    def make_context(self, *args, **kwargs):
+        with closed_pipe_raised():
+            return super().make_context(*args, **kwargs)
+
+    def invoke(self, ctx):
+        with closed_pipe_raised():
+            return super().invoke(ctx)
+
+
+def silence_stdout() -> None:
+    """Point standard output at /dev/null, so that the flush at exit does not meet the
+    closed pipe again (the Python documentation's recipe for SIGPIPE)."""
+    try:
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+        os.close(devnull)
+    except (OSError, ValueError, AttributeError):  # no descriptor behind sys.stdout (captured, closed)
+        pass
+
+
+@click.group(cls=Commands, context_settings=CONTEXT)
 @click.version_option(package_name="w2v", prog_name="w2v")
 def cli() -> None:
     """word2vec: train word vectors (skip-gram/CBOW, HS/NS) and query them."""
@@ -64,6 +109,11 @@ def main(argv: list[str] | None = None) -> None:
         signal.signal(signal.SIGTERM, terminate)
     try:
         cli.main(args=argv, prog_name="w2v", standalone_mode=False)
+        if sys.stdout is not None:  # None when started with stdout closed (>&-)
+            sys.stdout.flush()  # what is still buffered meets a closed pipe here, not at exit
+    except (OutputClosed, BrokenPipeError):
+        silence_stdout()
+        sys.exit(CLOSED_PIPE_EXIT)
     except click.exceptions.Abort:
         fail("interrupted", 130)
     except getattr(click.exceptions, "NoArgsIsHelpError", ()) as err:  # plain ``w2v`` (click 8.2+): the help
@@ -81,9 +131,6 @@ def main(argv: list[str] | None = None) -> None:
         fail(str(err), err.code)
     except MemoryError as err:  # numpy's message names the array's shape, e.g. (words, --dim)
         fail(f"out of memory{f': {err}' if str(err) else ''}")
-    except BrokenPipeError:
-        sys.stderr.close()  # output piped into head: not an error
-        sys.exit(0)
 
 
 def apply_preset(ctx: click.Context, _param, preset: str | None) -> str | None:
@@ -449,7 +496,7 @@ def name_resumed_outputs(long_run: dict, output: str, extras: dict) -> None:
     folder = long_run["checkpoint"] or (resume if os.path.isdir(resume) else None)
     if folder:
         written.append(f"checkpoints in {folder}")
-    click.echo(f"w2v: resuming {resume}; writing {', '.join(written)}", err=True)
+    click.echo(display_word(f"w2v: resuming {resume}; writing {', '.join(written)}"), err=True)  # paths from a file
 
 
 def phrased_corpus(corpus: list[str], extras: dict, settings: dict, quiet: bool) -> list[str] | Iterator[list[bytes]]:
@@ -541,8 +588,6 @@ def load_for_query(path: str, fmt: str, limit: int | None):
 
 
 def echo_neighbours(found) -> None:
-    from w2v.vectors import display_word
-
     click.echo("".join(f"{display_word(word)}\t{score:.4f}\n" for word, score in found), nl=False)
 
 
@@ -590,9 +635,9 @@ def analogy(words, vectors_path, fmt, limit, n, method, restrict):
             found = vectors.analogy(*query, n=n, method=method, restrict=restrict)
         except W2VError as err:  # an unknown word too (UnknownWordError)
             failed += 1
-            click.echo(f"w2v: error: {err}", err=True)
+            click.echo(f"w2v: error: {display_word(str(err))}", err=True)
             continue
-        click.echo(f"# {' - '.join(query[:2])} + {query[2]}")
+        click.echo(f"# {' - '.join(map(display_word, query[:2]))} + {display_word(query[2])}")
         echo_neighbours(found)
         click.echo()
     if failed and not interactive:
@@ -673,7 +718,7 @@ def evaluate(vectors_path, fmt, limit, analogies, similarity, restrict, case_sen
             + (f", {plural(r.invalid, 'invalid line')}" if r.invalid else "")
         )
         for s in r.sections:
-            click.echo(f"  {s.name:<32} {100 * s.accuracy:6.2f}%  ({s.correct:,}/{s.answered:,})")
+            click.echo(f"  {display_word(s.name):<32} {100 * s.accuracy:6.2f}%  ({s.correct:,}/{s.answered:,})")
     for r in results_s:
         click.echo(
             f"{r.path}: Spearman {r.spearman:.4f} (Pearson {r.pearson:.4f}) on {plural(r.pairs, 'pair')}, "

@@ -218,6 +218,11 @@ def count_words(corpus, prune_at: int = DEFAULT_PRUNE_AT) -> ProvisionalCounts:
 
 
 def check_not_empty(counter: ProvisionalCounts) -> None:
-    """CorpusError if ``counter`` counted no token."""
+    """CorpusError if ``counter`` counted no token, or pruned every word it counted."""
     if counter.tokens == 0:
         raise CorpusError("the corpus is empty: it holds no words")
+    if counter.held == 0:
+        raise CorpusError(
+            f"every word was pruned while counting (prune_at={counter.prune_at:,}: past that many distinct "
+            "words, the rarest are dropped): raise --prune-at"
+        )

@@ -83,12 +83,17 @@ def write_vectors(out, words: Sequence[str], vectors: np.ndarray, binary: bool) 
 def save_npy(path: str | os.PathLike, words: Sequence[str], vectors: np.ndarray) -> str:
     """Write ``vectors`` (V, D) as ``path`` (``.npy``, float32) and ``words``, one a line,
     beside it as ``<stem>.vocab.txt``; returns the vocabulary's path. Both are written
-    beside their names and renamed, the vocabulary first: if it fails, neither is replaced."""
+    beside their names and renamed, the vocabulary first: if it fails, neither is replaced.
+    A failure names the file that failed."""
     path = os.fspath(path)
     vocab = npy_vocab_path(path)
-    with atomic_output(path) as out, atomic_output(vocab) as words_out:
-        np.save(out, np.ascontiguousarray(vectors, dtype=np.float32))
-        words_out.write(b"".join(encode_word(w) + b"\n" for w in words))
+    matrix = np.ascontiguousarray(vectors, dtype=np.float32)
+    with atomic_output(path) as out:
+        np.lib.format.write_array_header_1_0(out, np.lib.format.header_data_from_array_1_0(matrix))
+        out.write(matrix.data)  # not np.save: its tofile reports a full disk without the reason
+        out.flush()  # the matrix's write errors show here, before the vocabulary is renamed
+        with atomic_output(vocab) as words_out:
+            words_out.write(b"".join(encode_word(w) + b"\n" for w in words))
     return vocab
 
 
@@ -376,7 +381,8 @@ def _text_value_error(path, parts, first) -> None:
 
 def _load_npy(path: str, limit: int | None) -> tuple[list[str], np.ndarray]:
     """The words and matrix of an ``.npy`` export (read through a memory map, so that
-    ``limit`` rows are all that is copied)."""
+    ``limit`` rows are all that is copied). FormatError for a damaged header or a
+    matrix that does not hold numbers."""
     vocab = npy_vocab_path(path)
     try:
         matrix = np.load(path, mmap_mode="r", allow_pickle=False)
@@ -384,8 +390,12 @@ def _load_npy(path: str, limit: int | None) -> tuple[list[str], np.ndarray]:
             words = [decode_word(line.rstrip(b"\r\n")) for line in fin]
     except FileNotFoundError as err:
         raise W2VError(f"file not found: {err.filename}") from None
-    except (OSError, ValueError) as err:
-        raise FormatError(f"{path}: not a readable .npy matrix: {err}") from None
+    except OSError as err:
+        raise FormatError(f"{path}: not a readable .npy matrix: {err.strerror or err}") from None
+    except Exception as err:  # numpy's header parser raises many types (SyntaxError, OverflowError ...)
+        raise FormatError(f"{path}: not a readable .npy matrix: {str(err).splitlines()[0][:200]}") from None
+    if matrix.dtype.kind not in "fiu":
+        raise FormatError(f"{path}: the matrix holds {matrix.dtype} values, not real numbers")
     if matrix.ndim != 2 or matrix.shape[0] != len(words):
         raise FormatError(f"{path}: matrix of shape {matrix.shape} but {plural(len(words), 'word')} in {vocab}")
     n = len(words) if limit is None else min(limit, len(words))

@@ -8,6 +8,7 @@ through ``w2v.query``. A query word outside the vocabulary raises
 
 import difflib
 import os
+import re
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
@@ -153,12 +154,18 @@ class UnknownWordError(W2VError):
     def __init__(self, word: str, suggestions: Sequence[str] = ()):
         self.word = word
         self.suggestions = list(suggestions)
-        message = f"word not in vocabulary: {display_word(word)!r}"
+        message = f"word not in vocabulary: '{display_word(word)}'"
         if self.suggestions:
             message += " (did you mean: " + ", ".join(display_word(w) for w in self.suggestions) + "?)"
         super().__init__(message)
 
 
+CONTROL_CHARACTERS = re.compile("[\x00-\x1f\x7f-\x9f]")  # C0, DEL and C1
+
+
 def display_word(word: str) -> str:
-    """``word`` printable: bytes that are not UTF-8 become U+FFFD."""
-    return encode_word(word).decode("utf-8", "replace")
+    """``word`` (or any text from a file) safe to print on a terminal: bytes that are not
+    UTF-8 become U+FFFD, and control characters, which could move the cursor, set the
+    window's title or start a terminal's escape sequence, become ``\\xHH``."""
+    shown = encode_word(word).decode("utf-8", "replace")
+    return CONTROL_CHARACTERS.sub(lambda control: f"\\x{ord(control.group()):02x}", shown)
