@@ -212,7 +212,6 @@ CASES = {
         ("analogy man woman king -v vecs.bin --limit 2", 1, "king"),
     ],
     "similar": [
-        ("similar -v vecs.bin", 2, "word"),
         ("similar zebra -v vecs.bin", 1, "zebra"),
         ("similar king --minus zebra -v vecs.bin", 1, "zebra"),
         ("similar king", 1, "vectors.bin"),
@@ -328,6 +327,16 @@ CASES = {
         ("phrases corpus.txt -o phrased.txt --prune-at 0", 2, "--prune-at"),
         ("phrases corpus.txt -o phrased.txt --delimiter ''", 1, "delimiter"),
         ("phrases corpus.txt -o phrased.txt --delimiter ' '", 1, "delimiter"),
+    ],
+    "vector": [
+        ("vector zebra -v vecs.bin", 1, "zebra"),
+        ("vector king -v missing.bin", 1, "missing.bin"),
+        ("vector king -v vecs.bin --limit 0", 2, "--limit"),
+    ],
+    "similarity": [
+        ("similarity king -v vecs.bin", 2, "two words"),
+        ("similarity king zebra -v vecs.bin", 1, "zebra"),
+        ("similarity king queen -v notvectors.txt", 1, "notvectors.txt"),
     ],
     "w2v": [
         ("frobnicate", 2, "frobnicate"),

@@ -9,7 +9,7 @@ import signal
 import sys
 import threading
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 
 import click
 
@@ -510,10 +510,46 @@ def load_for_query(path: str, fmt: str, limit: int | None):
     return Vectors.load(path, binary=None if fmt == "auto" else fmt == "binary", limit=limit)
 
 
-def echo_neighbours(found) -> None:
+def neighbours(found) -> str:
+    """``word<tab>score`` lines of the (word, cosine) pairs ``found``."""
     from w2v.vectors import display_word
 
-    click.echo("".join(f"{display_word(word)}\t{score:.4f}\n" for word, score in found), nl=False)
+    return "".join(f"{display_word(word)}\t{score:.4f}\n" for word, score in found)
+
+
+def answer_stdin(prompt: str, answer: Callable[[list[str]], str | bytes], what: str) -> None:
+    """Answer the queries of standard input, one a line, printing ``answer(words)`` for
+    each; on a terminal, a prompt loop (``prompt`` on stderr; EXIT or end of input to
+    stop). A query ``answer`` fails on (W2VError: an unknown word) is reported and skipped;
+    if any failed and stdin is not a terminal, W2VError at the end counts them."""
+    interactive = sys.stdin.isatty()
+    asked = failed = 0
+    while True:
+        if interactive:
+            click.echo(prompt, nl=False, err=True)
+        line = sys.stdin.readline()
+        if not line:
+            break
+        query = line.split()
+        if not query:
+            continue
+        if interactive and query == ["EXIT"]:
+            break
+        asked += 1
+        try:
+            text = answer(query)
+        except W2VError as err:  # an unknown word too (UnknownWordError)
+            failed += 1
+            click.echo(f"w2v: error: {err}", err=True)
+            continue
+        click.echo(text, nl=False)
+    if failed and not interactive:
+        raise W2VError(f"{failed} of {asked} {what} could not be answered")
+
+
+HEADERS = click.option(
+    "--headers", is_flag=True, default=False, help="Stdin mode: a '# query' line before each answer."
+)
 
 
 @cli.command(context_settings=CONTEXT)
@@ -528,45 +564,27 @@ def echo_neighbours(found) -> None:
     help="3CosAdd, or 3CosMul (Levy & Goldberg 2014).",
 )
 @click.option("--restrict", type=click.IntRange(min=1), default=None, help="Search only the N most frequent words.")
-def analogy(words, vectors_path, fmt, limit, n, method, restrict):
+@HEADERS
+def analogy(words, vectors_path, fmt, limit, n, method, restrict, headers):
     """Words closest to A - B + C (king man woman: queen), with their cosine.
 
-    With no words, reads 'A B C' lines from stdin (a prompt loop on a terminal,
-    EXIT or end of input to stop).
+    With no words, reads 'A B C' lines from stdin and answers each, a blank line
+    after each answer (a prompt loop on a terminal, EXIT or end of input to stop).
     """
     if words and len(words) != 3:
         raise click.UsageError(f"give three words A B C (for A - B + C), not {len(words)}; or none to read stdin")
     vectors = load_for_query(vectors_path, fmt, limit)
     if words:
-        echo_neighbours(vectors.analogy(*words, n=n, method=method, restrict=restrict))
+        click.echo(neighbours(vectors.analogy(*words, n=n, method=method, restrict=restrict)), nl=False)
         return
-    interactive = sys.stdin.isatty()
-    asked = failed = 0
-    while True:
-        if interactive:
-            click.echo("Enter three words (EXIT to break): ", nl=False, err=True)
-        line = sys.stdin.readline()
-        if not line:
-            break
-        query = line.split()
-        if not query:
-            continue
-        if interactive and query == ["EXIT"]:
-            break
-        asked += 1
-        try:
-            if len(query) != 3:
-                raise W2VError(f"need three words A B C, got {len(query)}: {line.strip()}")
-            found = vectors.analogy(*query, n=n, method=method, restrict=restrict)
-        except W2VError as err:  # an unknown word too (UnknownWordError)
-            failed += 1
-            click.echo(f"w2v: error: {err}", err=True)
-            continue
-        click.echo(f"# {' - '.join(query[:2])} + {query[2]}")
-        echo_neighbours(found)
-        click.echo()
-    if failed and not interactive:
-        raise W2VError(f"{failed} of {asked} analogies could not be answered")
+
+    def answer(query: list[str]) -> str:
+        if len(query) != 3:
+            raise W2VError(f"need three words A B C, got {len(query)}: {' '.join(query)}")
+        found = vectors.analogy(*query, n=n, method=method, restrict=restrict)
+        return (f"# {' - '.join(query[:2])} + {query[2]}\n" if headers else "") + neighbours(found) + "\n"
+
+    answer_stdin("Enter three words (EXIT to break): ", answer, "analogies")
 
 
 @cli.command(context_settings=CONTEXT)
@@ -575,12 +593,76 @@ def analogy(words, vectors_path, fmt, limit, n, method, restrict):
 @vectors_options
 @click.option("-n", "--top", "n", type=click.IntRange(min=1), default=10, show_default=True, help="Results to print.")
 @click.option("--restrict", type=click.IntRange(min=1), default=None, help="Search only the N most frequent words.")
-def similar(words, minus, vectors_path, fmt, limit, n, restrict):
-    """Words closest in cosine to the mean of WORDS (minus the --minus words)."""
-    if not words and not minus:
-        raise click.UsageError("give at least one word")
+@HEADERS
+def similar(words, minus, vectors_path, fmt, limit, n, restrict, headers):
+    """Words closest in cosine to the mean of WORDS (minus the --minus words).
+
+    With no words, reads lines of words from stdin and answers each (their mean,
+    minus the --minus words), a blank line after each answer (a prompt loop on a
+    terminal, EXIT or end of input to stop).
+    """
     vectors = load_for_query(vectors_path, fmt, limit)
-    echo_neighbours(vectors.most_similar(list(words), list(minus), n=n, restrict=restrict))
+    if words:
+        click.echo(neighbours(vectors.most_similar(list(words), list(minus), n=n, restrict=restrict)), nl=False)
+        return
+
+    def answer(query: list[str]) -> str:
+        found = vectors.most_similar(query, list(minus), n=n, restrict=restrict)
+        header = f"# {' + '.join(query)}{''.join(f' - {m}' for m in minus)}\n" if headers else ""
+        return header + neighbours(found) + "\n"
+
+    answer_stdin("Enter word or sentence (EXIT to break): ", answer, "queries")
+
+
+@cli.command(context_settings=CONTEXT)
+@click.argument("words", nargs=-1)
+@vectors_options
+def vector(words, vectors_path, fmt, limit):
+    """Print the vectors of WORDS: 'word v1 ... vD' lines (fastText's print-word-vectors).
+
+    With no words, reads words from stdin (any number a line) and prints their
+    vectors. A line (or the arguments) with an unknown word prints nothing for it and
+    is reported on stderr.
+    """
+    from w2v.formats import encode_word, text_records
+
+    vectors = load_for_query(vectors_path, fmt, limit)
+
+    def answer(query) -> bytes:
+        rows = vectors.vectors[[vectors.index(w) for w in query]]
+        return text_records([encode_word(w) for w in query], rows)
+
+    if words:
+        click.echo(answer(words), nl=False)
+        return
+    answer_stdin("Enter words (EXIT to break): ", answer, "lines")
+
+
+@cli.command(context_settings=CONTEXT)
+@click.argument("words", nargs=-1)
+@vectors_options
+def similarity(words, vectors_path, fmt, limit):
+    """Print the cosine similarity of the words A and B.
+
+    With no words, reads 'A B' lines from stdin and prints 'A<tab>B<tab>cosine'
+    for each (a prompt loop on a terminal, EXIT or end of input to stop).
+    """
+    from w2v.vectors import display_word
+
+    if words and len(words) != 2:
+        raise click.UsageError(f"give two words A B, not {len(words)}; or none to read stdin")
+    vectors = load_for_query(vectors_path, fmt, limit)
+    if words:
+        click.echo(f"{vectors.similarity(*words):.4f}")
+        return
+
+    def answer(query: list[str]) -> str:
+        if len(query) != 2:
+            raise W2VError(f"need two words A B, got {len(query)}: {' '.join(query)}")
+        a, b = query
+        return f"{display_word(a)}\t{display_word(b)}\t{vectors.similarity(a, b):.4f}\n"
+
+    answer_stdin("Enter two words (EXIT to break): ", answer, "pairs")
 
 
 @cli.command("eval", context_settings=CONTEXT)
