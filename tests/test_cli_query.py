@@ -66,7 +66,7 @@ def test_analogy_wrong_word_count(in_tmp, capsys):
 def test_analogy_stdin(in_tmp, capsys, monkeypatch):
     stdin = "king man woman\n\nfoo man woman\nking man\nqueen woman man\n"
     code, out, err = run(capsys, "analogy", "-n", "1", stdin=stdin, monkeypatch=monkeypatch)
-    assert out == "# king - man + woman\nqueen\t0.9586\n\n# queen - woman + man\nking\t0.9586\n\n"
+    assert out == "queen\t0.9586\n\nking\t0.9586\n\n"  # no '#' lines unless asked
     assert err.splitlines() == [
         "w2v: error: word not in vocabulary: 'foo'",
         "w2v: error: need three words A B C, got 2: king man",
@@ -75,6 +75,8 @@ def test_analogy_stdin(in_tmp, capsys, monkeypatch):
     assert code == 1
     code, _, err = run(capsys, "analogy", stdin="king man woman\n", monkeypatch=monkeypatch)
     assert (code, err) == (0, "")
+    code, out, _ = run(capsys, "analogy", "-n", "1", "--headers", stdin=stdin, monkeypatch=monkeypatch)
+    assert out == "# king - man + woman\nqueen\t0.9586\n\n# queen - woman + man\nking\t0.9586\n\n"
 
 
 def test_similar(in_tmp, capsys):
@@ -82,8 +84,72 @@ def test_similar(in_tmp, capsys):
     assert code == 0 and out == "prince\t0.9901\nman\t0.7071\n"
     code, out, _ = run(capsys, "similar", "king", "woman", "--minus", "man", "-n", "1")
     assert code == 0 and out == "queen\t0.9586\n"
-    code, _, err = run(capsys, "similar")
-    assert code == 2 and "give at least one word" in err
+
+
+class Terminal(io.StringIO):
+    """Standard input typed on a terminal: the commands prompt on stderr and stop at EXIT."""
+
+    def isatty(self) -> bool:
+        return True
+
+
+def test_similar_stdin(in_tmp, capsys, monkeypatch):
+    """``echo king | w2v similar``: each line is a query (its words' mean), answers
+    separated by a blank line; ``--headers`` adds a '# query' line."""
+    code, out, err = run(capsys, "similar", "-n", "1", stdin="king\n", monkeypatch=monkeypatch)
+    assert (code, out, err) == (0, "prince\t0.9901\n\n", "")
+    stdin = "king\n\nkings\nking woman\n"
+    code, out, err = run(capsys, "similar", "-n", "1", "--headers", stdin=stdin, monkeypatch=monkeypatch)
+    assert out == "# king\nprince\t0.9901\n\n# king + woman\nqueen\t0.8536\n\n"
+    assert err.splitlines() == [
+        "w2v: error: word not in vocabulary: 'kings' (did you mean: king?)",
+        "w2v: error: 1 of 3 queries could not be answered",
+    ]
+    assert code == 1
+    args = ("similar", "-n", "1", "--minus", "man", "--headers")
+    code, out, _ = run(capsys, *args, stdin="king woman\n", monkeypatch=monkeypatch)
+    assert (code, out) == (0, "# king + woman - man\nqueen\t0.9586\n\n")
+    code, out, err = run(capsys, "similar", stdin="", monkeypatch=monkeypatch)
+    assert (code, out, err) == (0, "", "")
+
+
+def test_similar_interactive(in_tmp, capsys, monkeypatch):
+    """On a terminal: distance.c's prompt on stderr before each line, EXIT stops, and a
+    failed query does not fail the session."""
+    monkeypatch.setattr(sys, "stdin", Terminal("king\nfoo\nEXIT\nqueen\n"))
+    code, out, err = run(capsys, "similar", "-n", "1")
+    assert (code, out) == (0, "prince\t0.9901\n\n")
+    prompt = "Enter word or sentence (EXIT to break): "
+    assert err == prompt * 2 + "w2v: error: word not in vocabulary: 'foo'\n" + prompt
+
+
+def test_vector(in_tmp, capsys, monkeypatch):
+    """``w2v vector WORD...``: fastText's print-word-vectors lines, values as the text format's."""
+    code, out, err = run(capsys, "vector", "king", "apple")
+    assert (code, out, err) == (0, "king 1 0 1\napple 0 0 -1\n", "")
+    code, out, err = run(capsys, "vector", stdin="man\nqueen prince\nfoo man\n", monkeypatch=monkeypatch)
+    assert out == "man 1 0 0\nqueen 0 1 1\nprince 1 0.2 1\n"
+    assert err.splitlines() == [
+        "w2v: error: word not in vocabulary: 'foo'",
+        "w2v: error: 1 of 3 lines could not be answered",
+    ]
+    assert code == 1
+    code, out, err = run(capsys, "vector", "king", "kingz")
+    assert (code, out) == (1, "") and err.startswith("w2v: error: word not in vocabulary: 'kingz'")
+
+
+def test_similarity(in_tmp, capsys, monkeypatch):
+    """``w2v similarity A B`` prints the cosine; from stdin, 'A<tab>B<tab>cosine' lines."""
+    code, out, err = run(capsys, "similarity", "king", "prince")
+    assert (code, out, err) == (0, "0.9901\n", "")
+    code, out, err = run(capsys, "similarity", stdin="king queen\nman\nman apple\n", monkeypatch=monkeypatch)
+    assert out == "king\tqueen\t0.5000\nman\tapple\t0.0000\n"
+    assert err.splitlines() == [
+        "w2v: error: need two words A B, got 1: man",
+        "w2v: error: 1 of 3 pairs could not be answered",
+    ]
+    code, _, err = run(capsys, "similarity", "king")
+    assert code == 2 and err.startswith("w2v: error: give two words A B, not 1")
 
 
 def test_missing_default_vectors(tmp_path, monkeypatch, capsys):

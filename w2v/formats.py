@@ -68,16 +68,20 @@ def write_vectors(out, words: Sequence[str], vectors: np.ndarray, binary: bool) 
     """Write the header and records to the binary file object ``out``."""
     count, dim = vectors.shape
     out.write(b"%d %d\n" % (count, dim))
-    row_format = " ".join(["%.6g"] * dim).encode() + b"\n"
     for start in range(0, count, WRITE_ROWS):
         block = np.ascontiguousarray(vectors[start : start + WRITE_ROWS], dtype="<f4")
         names = [encode_word(w) for w in words[start : start + WRITE_ROWS]]
         if binary:
             out.write(b"".join(name + b" " + row.tobytes() + b"\n" for name, row in zip(names, block, strict=True)))
         else:
-            out.write(
-                b"".join(name + b" " + row_format % tuple(row) for name, row in zip(names, block.tolist(), strict=True))
-            )
+            out.write(text_records(names, block))
+
+
+def text_records(names: Sequence[bytes], rows: np.ndarray) -> bytes:
+    """Text-format records, ``word v1 ... vD\\n`` with values as ``%.6g``, of the words
+    ``names`` and their (n, D) float32 ``rows``."""
+    row_format = " ".join(["%.6g"] * rows.shape[1]).encode() + b"\n"
+    return b"".join(name + b" " + row_format % tuple(row) for name, row in zip(names, rows.tolist(), strict=True))
 
 
 def save_npy(path: str | os.PathLike, words: Sequence[str], vectors: np.ndarray) -> str:
