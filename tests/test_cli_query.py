@@ -241,7 +241,9 @@ def test_control_characters_in_words_are_printed_escaped(tmp_path, monkeypatch, 
     runs = {
         "similar": run(capsys, "similar", "king", "-n", "10", "-v", "v.npy"),
         "analogy": run(capsys, "analogy", "king", "man", "woman", "-n", "10", "-v", "v.npy"),
-        "stdin": run(capsys, "analogy", "-v", "v.npy", stdin=f"{hostile[0]} king man\n", monkeypatch=monkeypatch),
+        "stdin": run(
+            capsys, "analogy", "-v", "v.npy", "--headers", stdin=f"{hostile[0]} king man\n", monkeypatch=monkeypatch
+        ),
         "unknown": run(capsys, "similar", f"x{TITLE}y", "-v", "v.npy"),  # suggests x{TITLE}
         "eval": run(capsys, "eval", "-v", "v.npy", "--analogies", "q.txt"),
     }
