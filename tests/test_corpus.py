@@ -14,12 +14,14 @@ from reference import token_blocks
 
 from w2v.corpus import (
     MAX_SENTENCE_TOKENS,
+    MAX_WORD_BYTES,
     SENTENCE_END,
     SentenceCutter,
     TokenBlock,
     expand_sources,
     read_chunks,
     sentence_blocks,
+    sentence_bytes,
 )
 from w2v.counting import block_ids
 from w2v.errors import CorpusError
@@ -78,21 +80,51 @@ def test_read_chunks_end_at_whitespace(tmp_path):
         assert len(chunk) <= 64 + 8
 
 
-def test_token_longer_than_block_is_split_not_lost(tmp_path):
-    """A run without whitespace longer than the block is split into tokens, no byte lost."""
-    path = write(tmp_path, "c.txt", b"ab " + b"x" * 150 + b" cd\n")
-    chunks = list(read_chunks(str(path), 64))
-    assert b"".join(chunks).replace(b" ", b"") == b"ab" + b"x" * 150 + b"cd\n"
-    sentences = sentences_of(path, 64)
-    assert len(sentences) == 1
-    assert b"".join(sentences[0]) == b"ab" + b"x" * 150 + b"cd"
-    assert len(sentences[0]) >= 4
+@pytest.mark.parametrize("block_bytes", [8, 64, 1000])
+def test_a_run_longer_than_max_word_is_one_token_cut_to_it(tmp_path, block_bytes):
+    """A run longer than the longest word is cut to its first ``max_word`` bytes and counted
+    once, the rest dropped (word2vec.c's ReadWord), whether it lies inside a piece or reaches
+    across pieces: as many tokens as bytes.split finds; a piece is at most block + max_word."""
+    data = b"ab " + b"x" * 150 + b" cd\n" + b"y" * 20 + b"\n" + b"z" * 21 + b" " + b"w" * 300
+    path = write(tmp_path, "c.txt", data)
+    chunks = list(read_chunks(str(path), block_bytes, max_word=20))
+    assert max(map(len, chunks)) <= block_bytes + 20 + 1
+    sentences = to_sentences(token_blocks([str(path)], block_bytes, max_word=20))
+    assert sentences == [[b"ab", b"x" * 20, b"cd"], [b"y" * 20], [b"z" * 20, b"w" * 20]]
+    assert sum(map(len, sentences)) == len(data.split())
 
 
-def test_token_longer_than_block_is_split_into_block_sized_tokens(tmp_path):
-    path = write(tmp_path, "c.txt", b"ab " + b"x" * 150 + b" cd\n")
-    tokens = [t for s in sentences_of(path, 64) for t in s]
-    assert max(len(t) for t in tokens) <= 64
+def test_python_sentences_cut_words_at_max_word_bytes():
+    long = "é" * MAX_WORD_BYTES  # 2 bytes a character: cut inside one, as a file's word would be
+    assert sentence_bytes(["a", long, b"b" * (MAX_WORD_BYTES + 1)]) == [
+        b"a",
+        long.encode()[:MAX_WORD_BYTES],
+        b"b" * MAX_WORD_BYTES,
+    ]
+
+
+def test_vocab_train_and_phrases_agree_on_words_longer_than_max_word_bytes(tmp_path, cli):
+    """``w2v vocab``, ``w2v train`` and ``w2v phrases`` read a corpus holding runs of MAX_WORD_BYTES
+    - 1, MAX_WORD_BYTES, + 1 and 2.5 times it as len(text.split()) tokens, the longer ones cut to
+    MAX_WORD_BYTES (so three of the four are one word)."""
+    runs = [b"q" * (MAX_WORD_BYTES + extra) for extra in (-1, 0, 1, 3 * MAX_WORD_BYTES // 2)]
+    text = b"\n".join(b"the cat sat on the mat " + run + b" the end" for run in runs * 2) + b"\n"
+    path = write(tmp_path, "c.txt", text)
+    tokens = len(text.split())
+    done = cli("vocab", path, "-o", tmp_path / "vocab.txt", "--min-count", "1")
+    assert done.returncode == 0, done.stderr.decode()
+    assert f"of {tokens:,} tokens".encode() in done.stdout
+    counts = dict(line.rsplit(b" ", 1) for line in (tmp_path / "vocab.txt").read_bytes().splitlines())
+    assert counts[b"q" * MAX_WORD_BYTES] == b"6" and counts[b"q" * (MAX_WORD_BYTES - 1)] == b"2"
+    assert max(map(len, counts)) == MAX_WORD_BYTES
+    train_vocab = tmp_path / "train-vocab.txt"
+    done = cli("train", path, "-o", tmp_path / "v.txt", "--save-vocab", train_vocab, "--min-count", "1", "--epochs=1")
+    assert done.returncode == 0, done.stderr.decode()
+    assert train_vocab.read_bytes() == (tmp_path / "vocab.txt").read_bytes()
+    done = cli("phrases", path, "-o", tmp_path / "phrased.txt", "--min-count", "1")
+    assert done.returncode == 0, done.stderr.decode()
+    assert f"{tokens:,} tokens in".encode() in done.stderr
+    assert max(map(len, (tmp_path / "phrased.txt").read_bytes().split())) == MAX_WORD_BYTES
 
 
 @pytest.mark.parametrize("block_bytes", [12, 64, 1000])  # >= the longest word

@@ -3,10 +3,11 @@ hashes their words into an open-addressing table and counts them in one Numba
 loop, with ``counting.WordCounter``'s results (ids, sentence ends, counts, pruning).
 
 Words are the bytes between ASCII whitespace (``b" \\t\\n\\r\\x0b\\x0c"``, as
-``bytes.split``), kept in one growing byte array (``arena``); word ``i`` (a
-provisional id) is ``arena[offsets[i]:offsets[i + 1]]`` and its 64-bit FNV-1a
-hash ``hashes[i]``. The table holds provisional ids (int32, ``EMPTY`` for a free
-slot), a power of two in size, probed linearly from ``hash & (size - 1)``.
+``bytes.split``), each cut to its first ``corpus.MAX_WORD_BYTES`` bytes, kept in
+one growing byte array (``arena``); word ``i`` (a provisional id) is
+``arena[offsets[i]:offsets[i + 1]]`` and its 64-bit FNV-1a hash ``hashes[i]``.
+The table holds provisional ids (int32, ``EMPTY`` for a free slot), a power of
+two in size, probed linearly from ``hash & (size - 1)``.
 """
 
 from collections.abc import Iterable, Iterator, Sequence
@@ -15,7 +16,7 @@ import numpy as np
 from numba import njit
 
 from w2v.config import DEFAULT_PRUNE_AT
-from w2v.corpus import BLOCK_BYTES, MAX_SENTENCE_TOKENS, SENTENCE_END, read_chunks
+from w2v.corpus import BLOCK_BYTES, MAX_SENTENCE_TOKENS, MAX_WORD_BYTES, SENTENCE_END, read_chunks
 from w2v.counting import ProvisionalCounts, grown
 
 FNV_OFFSET = np.uint64(0xCBF29CE484222325)  # 64-bit FNV-1a
@@ -72,8 +73,9 @@ def probe(table, hashes, offsets, arena, data, start, end, digest):
 
 
 @njit(nogil=True, cache=True)
-def scan_chunk(chunk, position, out, written, run, max_tokens, table, hashes, offsets, arena, issued, held):
-    """Tokenise ``chunk`` (uint8) from ``position`` on, writing each token's
+def scan_chunk(chunk, position, out, written, run, max_tokens, max_word, table, hashes, offsets, arena, issued, held):
+    """Tokenise ``chunk`` (uint8) from ``position`` on, each token cut to its first
+    ``max_word`` bytes, writing each token's
     provisional id to ``out`` (int32, from ``written`` on) and ``SENTENCE_END``
     after each sentence: at a newline ending a sentence of at least one token,
     and after every ``max_tokens`` tokens of one (``run`` of them are already
@@ -101,8 +103,9 @@ def scan_chunk(chunk, position, out, written, run, max_tokens, table, hashes, of
         end = position
         while end < size and not is_space(chunk[end]):
             end += 1
-        digest = fnv1a(chunk, position, end)
-        slot, word = probe(table, hashes, offsets, arena, chunk, position, end, digest)
+        stop = min(end, position + max_word)  # the word: the run cut to max_word bytes
+        digest = fnv1a(chunk, position, stop)
+        slot, word = probe(table, hashes, offsets, arena, chunk, position, stop, digest)
         if word == EMPTY:
             if held >= limit:
                 return position, written, run, issued, held
@@ -110,8 +113,8 @@ def scan_chunk(chunk, position, out, written, run, max_tokens, table, hashes, of
             table[slot] = word
             hashes[word] = digest
             start = offsets[word]
-            arena[start : start + end - position] = chunk[position:end]
-            offsets[word + 1] = start + end - position
+            arena[start : start + stop - position] = chunk[position:stop]
+            offsets[word + 1] = start + stop - position
             issued += 1
             held += 1
         out[written] = word
@@ -175,9 +178,12 @@ class ChunkCounter(ProvisionalCounts):
     ids (``corpus.BLOCK_BYTES``, 1 MB: 4 MB).
     """
 
-    def __init__(self, prune_at: int = DEFAULT_PRUNE_AT, max_tokens: int = MAX_SENTENCE_TOKENS):
+    def __init__(
+        self, prune_at: int = DEFAULT_PRUNE_AT, max_tokens: int = MAX_SENTENCE_TOKENS, max_word: int = MAX_WORD_BYTES
+    ):
         super().__init__(prune_at)
         self.max_tokens = max_tokens
+        self.max_word = max_word
         self.table = np.full(FIRST_TABLE, EMPTY, dtype=np.int32)
         self.hashes = np.empty(FIRST_TABLE, dtype=np.uint64)  # provisional id -> hash
         self.offsets = np.zeros(FIRST_TABLE + 1, dtype=np.int64)  # provisional id -> start in arena
@@ -208,7 +214,7 @@ class ChunkCounter(ProvisionalCounts):
         yield the provisional ids of each chunk with its sentence ends (int32), as
         ``WordCounter`` would for the same tokens. The end of each source ends a sentence."""
         for source in sources:
-            for chunk in read_chunks(source, block_bytes):
+            for chunk in read_chunks(source, block_bytes, self.max_word):
                 yield self.add_chunk(chunk)
             if self.run:
                 self.run = 0
@@ -226,7 +232,7 @@ class ChunkCounter(ProvisionalCounts):
         position, written, first_new = 0, 0, self._issued
         while True:
             position, written, self.run, self._issued, self._held = scan_chunk(
-                data, position, out, written, self.run, self.max_tokens,
+                data, position, out, written, self.run, self.max_tokens, self.max_word,
                 self.table, self.hashes, self.offsets, self.arena, self._issued, self._held,
             )  # fmt: skip
             if position == len(data):

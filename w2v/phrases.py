@@ -31,7 +31,7 @@ from dataclasses import dataclass, field
 from typing import cast
 
 from w2v.config import DEFAULT_PRUNE_AT
-from w2v.corpus import BLOCK_BYTES, MAX_SENTENCE_TOKENS, read_chunks, sentence_bytes, source_list
+from w2v.corpus import BLOCK_BYTES, MAX_SENTENCE_TOKENS, line_words, read_chunks, sentence_bytes, source_list
 from w2v.counting import WordCounter
 from w2v.errors import ConfigError, CorpusError, FormatError
 from w2v.files import atomic_output, write_atomic
@@ -183,16 +183,17 @@ class PhraseTable:
 
 def pieces_of_sources(sources: Sequence[str], block_bytes: int = BLOCK_BYTES) -> Iterator[Piece]:
     """The lines of ``sources`` as pieces, read in bounded chunks (a line may come in
-    several pieces; the last one has ``line_end`` True). Each source ends a line."""
+    several pieces; the last one has ``line_end`` True), their words cut as
+    ``corpus.line_words`` cuts them. Each source ends a line."""
     for source in sources:
         open_words = False  # the last line is not ended yet and has words
         for chunk in read_chunks(source, block_bytes):
             lines = chunk.split(b"\n")
             for line in lines[:-1]:
-                yield line.split(), True
+                yield line_words(line), True
                 open_words = False
             if lines[-1]:
-                tokens = lines[-1].split()
+                tokens = line_words(lines[-1])
                 open_words = open_words or bool(tokens)
                 yield tokens, False
         if open_words:
