@@ -254,9 +254,9 @@ def test_a_50mb_line_streams_in_bounded_memory(tmp_path, kind):
 
 # --- the vector readers ----------------------------------------------------------------------
 
-WORD_BYTES = [b for b in range(0x21, 0x100) if b != 0x7F]  # no space, no control byte
+WORD_BYTES = [b for b in range(0x100) if b not in b" \t\n\r\x0b\x0c"]  # what a corpus word holds: no whitespace
 WORD = st.one_of(
-    st.text(st.characters(exclude_categories=["Cc", "Cs"], exclude_characters=" "), min_size=1, max_size=6),
+    st.text(st.characters(exclude_categories=["Cs"], exclude_characters=" \t\n\r\x0b\x0c"), min_size=1, max_size=6),
     st.lists(st.sampled_from(WORD_BYTES), min_size=1, max_size=6).map(bytes).map(decode_word),  # not UTF-8
     st.integers(4000, 9000).map(lambda k: "é" * k),  # 8 to 18 KB: longer than a word2vec.c word
 )
@@ -299,13 +299,14 @@ def parse_text(body: bytes, n: int, dim: int, check_end: bool) -> tuple[list[byt
 
 
 def parse_binary(body: bytes, n: int, dim: int, check_end: bool) -> tuple[list[bytes], np.ndarray]:
-    """Reference binary reader: ``n`` records of newlines, a word, a space and ``4*dim`` bytes."""
+    """Reference binary reader: ``n`` records of newlines, a word (1 to READ_WORD_BYTES bytes, no
+    ASCII whitespace), a space and ``4*dim`` bytes."""
     words, rows, pos = [], [], 0
     for _ in range(n):
         while body[pos : pos + 1] == b"\n":
             pos += 1
         space = body.find(b" ", pos)
-        assert space > pos and not re.search(rb"[\x00-\x1f\x7f]", body[pos:space])
+        assert 0 < space - pos <= formats.READ_WORD_BYTES and not re.search(rb"[\t\n\r\x0b\x0c]", body[pos:space])
         words.append(body[pos:space])
         rows.append(body[space + 1 : space + 1 + 4 * dim])
         assert len(rows[-1]) == 4 * dim
