@@ -6,6 +6,7 @@ import lzma
 import os
 import subprocess
 import sys
+import threading
 
 import numpy as np
 import pytest
@@ -19,6 +20,7 @@ from w2v.corpus import (
     SentenceCutter,
     TokenBlock,
     expand_sources,
+    is_stream,
     read_chunks,
     sentence_blocks,
     sentence_bytes,
@@ -26,6 +28,7 @@ from w2v.corpus import (
 from w2v.counting import block_ids
 from w2v.errors import CorpusError
 from w2v.idstream import IdStreamWriter
+from w2v.phrases import learn_phrases
 
 
 def to_sentences(blocks) -> list[list[bytes]]:
@@ -259,6 +262,80 @@ def test_stdin_reads_the_same_tokens(tmp_path):
     )
     done = subprocess.run([sys.executable, "-c", script], input=CONTENT, capture_output=True, timeout=120, check=True)
     assert done.stdout == path.read_bytes()
+
+
+@pytest.fixture
+def fifo(tmp_path):
+    """``feed(data)``: a FIFO that a thread writes ``data`` into once a reader opens it (the
+    writer's open blocks until then: no sleeping)."""
+    path = tmp_path / "fifo"
+    os.mkfifo(path)
+    writers = []
+
+    def feed(data: bytes):
+        writer = threading.Thread(target=path.write_bytes, args=(data,), daemon=True)
+        writer.start()
+        writers.append(writer)
+        return path
+
+    yield feed
+    for writer in writers:
+        if writer.is_alive():  # nothing opened the FIFO: open it so that the writer ends
+            with open(path, "rb") as stream:
+                stream.read()
+        writer.join()
+
+
+def test_a_fifo_is_read_once_as_a_stream(fifo):
+    path = fifo(CONTENT)
+    assert is_stream(str(path)) and expand_sources([path]) == [str(path)]
+    assert sentences_of(path, 100) == [line.split() for line in CONTENT.splitlines()]
+    assert not is_stream(__file__) and not is_stream(os.path.dirname(__file__)) and not is_stream("s3://b/k")
+
+
+def run_on_pipe(data: bytes, *args) -> subprocess.CompletedProcess:
+    """``python -m w2v ARGS``, ``{fd}`` in ARGS standing for the /dev/fd/N of a pipe holding
+    ``data`` (less than a pipe buffer: written and closed before the command starts), as a
+    shell's ``<(command)`` passes it."""
+    read_end, write_end = os.pipe()
+    try:
+        os.write(write_end, data)
+        os.close(write_end)
+        argv = [str(arg).replace("{fd}", f"/dev/fd/{read_end}") for arg in args]
+        command = [sys.executable, "-m", "w2v", *argv]
+        return subprocess.run(command, pass_fds=(read_end,), capture_output=True, timeout=300)
+    finally:
+        os.close(read_end)
+
+
+def test_process_substitution_is_read_as_a_stream(tmp_path, cli):
+    """``w2v vocab <(zcat corpus.gz)`` counts what the file gives; ``w2v train <(...)`` trains."""
+    done = run_on_pipe(CONTENT, "vocab", "{fd}", "-o", tmp_path / "pipe.txt", "--min-count", "1")
+    assert done.returncode == 0, done.stderr.decode()
+    corpus = write(tmp_path, "c.txt", CONTENT)
+    assert cli("vocab", corpus, "-o", tmp_path / "file.txt", "--min-count", "1").returncode == 0
+    assert (tmp_path / "pipe.txt").read_bytes() == (tmp_path / "file.txt").read_bytes()
+    done = run_on_pipe(CONTENT, "train", "{fd}", "-o", tmp_path / "v.txt", "--epochs", "1", "--min-count", "1", "-q")
+    assert done.returncode == 0, done.stderr.decode()
+    assert (tmp_path / "v.txt").read_bytes().startswith(b"11 100\n")  # the words of CONTENT
+
+
+def test_phrases_spool_a_stream_and_train_phrases_refuses_one(tmp_path, cli):
+    """``w2v phrases`` reads its corpus twice: a pipe is copied first; ``train --phrases`` and
+    ``learn_phrases`` refuse one in one line."""
+    done = run_on_pipe(CONTENT, "phrases", "{fd}", "-o", tmp_path / "pipe.txt", "--min-count", "1", "--threshold", "1")
+    assert done.returncode == 0, done.stderr.decode()
+    corpus = write(tmp_path, "c.txt", CONTENT)
+    assert cli("phrases", corpus, "-o", tmp_path / "file.txt", "--min-count", "1", "--threshold", "1").returncode == 0
+    assert (tmp_path / "pipe.txt").read_bytes() == (tmp_path / "file.txt").read_bytes()
+    assert (tmp_path / "pipe.txt").read_bytes().startswith(b"the_quick brown_fox\n")
+    done = run_on_pipe(CONTENT, "train", "{fd}", "-o", tmp_path / "v.bin", "--phrases")
+    message = done.stderr.decode()
+    assert done.returncode == 1 and message.count("\n") == 1, message
+    assert message.startswith("w2v: error: --phrases reads the corpus more than once") and "/dev/fd/" in message
+    os.mkfifo(tmp_path / "fifo")
+    with pytest.raises(CorpusError, match="fifo is a stream"):
+        learn_phrases([str(corpus), str(tmp_path / "fifo")])
 
 
 def test_missing_sources(tmp_path):

@@ -363,10 +363,15 @@ def phrased_corpus(corpus: list[str], extras: dict, settings: dict, quiet: bool)
     (never written); else the corpus as given."""
     if not extras["phrases"]:
         return corpus
+    from w2v.corpus import is_stream
     from w2v.phrases import learn_phrases, phrased_lines
 
-    if "-" in corpus:
-        raise W2VError("--phrases reads the corpus more than once: give files, not - (standard input)")
+    streams = [source for source in corpus if is_stream(source)]
+    if streams:
+        raise W2VError(
+            f"--phrases reads the corpus more than once: give files, not {streams[0]} "
+            "(standard input or a pipe, read only once)"
+        )
     passes = extras["phrase_passes"]
     table = learn_phrases(
         corpus,
@@ -753,7 +758,7 @@ def phrases(
     Each line of the corpus gives one line of output, its words separated by one
     space; 'new york' becomes 'new_york'. --passes 2 builds longer phrases.
     """
-    from w2v.phrases import PhraseTable, check_npmi_threshold, learn_phrases, spooled_stdin, write_phrased
+    from w2v.phrases import PhraseTable, check_npmi_threshold, learn_phrases, spooled_streams, write_phrased
 
     if output != "-":
         check_writable(output)
@@ -771,7 +776,7 @@ def phrases(
             check_npmi_threshold(scoring, threshold)
         except ConfigError as err:  # a usage error, reported before the corpus is read
             raise click.BadParameter(str(err), param_hint="--threshold") from None
-    with spooled_stdin(list(corpus)) as sources:
+    with spooled_streams(list(corpus)) as sources:
         if apply_phrases:
             table = PhraseTable.load(apply_phrases)
         else:

@@ -36,7 +36,9 @@ def expand_sources(sources: Iterable[str | os.PathLike]) -> list[str]:
     """Resolve the user's corpus arguments into a list of readable sources.
 
     A folder becomes its files (recursively, sorted, hidden ones skipped); ``-``
-    is standard input; a URL (``scheme://``) is passed to smart_open as it is.
+    is standard input; a URL (``scheme://``) is passed to smart_open as it is; a
+    path that is neither a file nor a folder (a FIFO, ``/dev/stdin``, the
+    ``/dev/fd/N`` of a shell's ``<(command)``) is a stream, read once (``is_stream``).
     Raises CorpusError for a local path that does not exist or a folder with no files.
     """
     resolved = []
@@ -57,13 +59,22 @@ def expand_sources(sources: Iterable[str | os.PathLike]) -> list[str]:
             if not files:
                 raise CorpusError(f"corpus folder has no files: {text}")
             resolved.extend(files)
-        elif path.is_file():
+        elif path.exists():  # a file, or a stream
             resolved.append(text)
         else:
             raise CorpusError(f"corpus not found: {text}")
     if not resolved:
         raise CorpusError("no corpus given")
     return resolved
+
+
+def is_stream(source: str) -> bool:
+    """Whether ``source`` can be read only once: ``-`` (standard input), or a local path
+    that exists and is neither a regular file nor a folder (a FIFO, a pipe's
+    ``/dev/fd/N``, a character device)."""
+    if source == "-":
+        return True
+    return not is_url(source) and os.path.exists(source) and not os.path.isfile(source) and not os.path.isdir(source)
 
 
 def open_source(source: str):
