@@ -19,11 +19,13 @@ from w2v.corpus import (
     SENTENCE_END,
     SentenceCutter,
     TokenBlock,
+    check_text,
     expand_sources,
     is_stream,
     read_chunks,
     sentence_blocks,
     sentence_bytes,
+    without_outputs,
 )
 from w2v.counting import block_ids
 from w2v.errors import CorpusError
@@ -336,6 +338,86 @@ def test_phrases_spool_a_stream_and_train_phrases_refuses_one(tmp_path, cli):
     os.mkfifo(tmp_path / "fifo")
     with pytest.raises(CorpusError, match="fifo is a stream"):
         learn_phrases([str(corpus), str(tmp_path / "fifo")])
+
+
+TEXT = b"the cat sat on the mat\nthe dog sat on the log\n" * 200
+
+
+@pytest.mark.parametrize(
+    "content,reason",
+    [
+        (gzip.compress(TEXT), "gzip's magic bytes (1f 8b)"),
+        (bz2.compress(TEXT), "bzip2's magic bytes (42 5a 68)"),
+        (lzma.compress(TEXT), "xz's magic bytes (fd 37 7a 58 5a 00)"),
+        (zstandard.ZstdCompressor().compress(TEXT), "zstd's magic bytes (28 b5 2f fd)"),
+        (TEXT.decode().encode("utf-16"), "UTF-16 byte-order mark"),  # little-endian here, with its mark
+        (TEXT.decode().encode("utf-16-be"), "50% of its first megabyte are NUL bytes"),  # no mark
+        (np.random.default_rng(0).bytes(1 << 20), "binary data (43% not valid UTF-8, 11% control bytes)"),
+    ],
+    ids=["gzip", "bzip2", "xz", "zstd", "utf-16", "utf-16-be", "random"],
+)
+def test_check_text_says_why_a_file_is_not_text(tmp_path, content, reason):
+    reason_found = check_text(str(write(tmp_path, "corpus.txt", content)))
+    assert reason_found is not None and reason in reason_found, reason_found
+
+
+@pytest.mark.parametrize(
+    "name,content",
+    [
+        ("text.txt", TEXT),
+        ("nul.txt", b"the cat\x00sat on\x00 the mat dog\n" * 2000),  # 7% NUL: legitimate words
+        ("latin1.txt", "déjà vu à la carte\n".encode("latin-1") * 500),
+        ("cp1251.txt", "привет мир\n".encode("cp1251") * 500),  # 80% not UTF-8, but text
+        ("empty.txt", b""),
+        ("packed.txt.gz", gzip.compress(TEXT)),  # decompressed as its name says
+    ],
+)
+def test_check_text_passes_text(tmp_path, name, content):
+    assert check_text(str(write(tmp_path, name, content))) is None
+
+
+def test_check_text_leaves_streams_unread(fifo):
+    path = fifo(TEXT)
+    assert check_text(str(path)) is None and check_text("-") is None
+    assert sentences_of(path) == [line.split() for line in TEXT.splitlines()]  # all of it still there
+
+
+def test_without_outputs_compares_real_paths(tmp_path):
+    (tmp_path / "ckpt").mkdir()
+    for name in ("a.txt", "out.bin", "ckpt/state.npz", "ckpt2.txt"):
+        write(tmp_path, name, TEXT)
+    os.symlink(tmp_path / "out.bin", tmp_path / "link.bin")
+    sources = expand_sources([tmp_path, "-"])
+    kept, skipped = without_outputs(sources, [str(tmp_path / "link.bin"), str(tmp_path / "ckpt")])
+    assert kept == [str(tmp_path / "a.txt"), str(tmp_path / "ckpt2.txt"), "-"]
+    assert skipped == [str(tmp_path / "ckpt" / "state.npz"), str(tmp_path / "link.bin"), str(tmp_path / "out.bin")]
+
+
+def test_commands_never_read_their_own_outputs_and_warn_about_binary_files(tmp_path, cli):
+    """``w2v train folder/ -o folder/vectors.bin`` run twice: the second run leaves out what it
+    writes (the vectors, the vocabulary, the checkpoint's files) with a note, and counts the same
+    corpus; a compressed file under a plain name gets a warning and is still read."""
+    folder = tmp_path / "corpus"
+    folder.mkdir()
+    write(folder, "a.txt", TEXT)
+    write(folder, "packed.txt", gzip.compress(b"zebra " * 10))
+    args = ["-o", folder / "vectors.bin", "--save-vocab", folder / "vocab.txt", "--checkpoint", folder / "ckpt"]
+    args += ["--min-count", "1", "--epochs", "1", "--dim", "8"]
+    vocabularies, messages = [], []
+    for _ in range(2):
+        done = cli("train", folder, *args, "-q")
+        assert done.returncode == 0, done.stderr.decode()
+        vocabularies.append((folder / "vocab.txt").read_bytes())
+        messages.append(done.stderr.decode().splitlines())
+    warning = f"w2v: warning: {folder / 'packed.txt'}: it starts with gzip's magic bytes (1f 8b): compressed data"
+    assert [line.startswith(warning) for line in messages[0]] == [True]
+    assert sorted(line for line in messages[1] if "note" in line) == [
+        f"w2v: note: not reading {folder / name}: this run writes it"
+        for name in ("ckpt/checkpoint.npz", "vectors.bin", "vocab.txt")
+    ]
+    assert vocabularies[0] == vocabularies[1]
+    done = cli("vocab", folder / "vocab.txt", "-o", folder / "vocab.txt")
+    assert done.returncode == 1 and done.stderr.decode().endswith("every file given is one this run writes\n")
 
 
 def test_missing_sources(tmp_path):

@@ -68,6 +68,68 @@ def expand_sources(sources: Iterable[str | os.PathLike]) -> list[str]:
     return resolved
 
 
+def without_outputs(sources: Iterable[str], outputs: Iterable[str]) -> tuple[list[str], list[str]]:
+    """``sources`` split into those to read and those that are one of a run's ``outputs``
+    (files, or folders such as a checkpoint's, whose files are all outputs), compared by
+    real path, so that a folder corpus holding a run's output is not trained on it."""
+    targets = [os.path.realpath(path) for path in outputs]
+    kept: list[str] = []
+    skipped: list[str] = []
+    for source in sources:
+        real = "" if source == "-" or is_url(source) else os.path.realpath(source)
+        inside = any(real == target or real.startswith(os.path.join(target, "")) for target in targets)
+        (skipped if real and inside else kept).append(source)
+    return kept, skipped
+
+
+TEXT_SAMPLE_BYTES = 1 << 20  # what check_text reads of a source
+COMPRESSION_MAGIC = {  # magic bytes: the format and the extension that has it decompressed
+    b"\x1f\x8b": ("gzip", ".gz"),
+    b"BZh": ("bzip2", ".bz2"),
+    b"\xfd7zXZ\x00": ("xz", ".xz"),
+    b"\x28\xb5\x2f\xfd": ("zstd", ".zst"),
+}
+UTF16_MARKS = (b"\xff\xfe", b"\xfe\xff")
+CONTROL_BYTES = bytes(b for b in range(32) if b not in WHITESPACE) + b"\x7f"
+
+
+def check_text(source: str) -> str | None:
+    """Why ``source`` is clearly not text, from its first ``TEXT_SAMPLE_BYTES`` (decompressed
+    as its name says), or None. Not text: compressed data under a name that does not
+    say so (a compression format's magic bytes); UTF-16 (a byte-order mark, or more than a
+    quarter NUL bytes); binary data (more than a fifth not valid UTF-8 and more than a
+    twentieth control bytes: random bytes have 43% and 11%, while text in any 8-bit
+    encoding has no control bytes and a few are legitimate words). A stream (it would be
+    consumed), a URL, or a file that cannot be read (reading it will say why) is not checked."""
+    if is_url(source) or is_stream(source):
+        return None
+    try:
+        with open_source(source) as stream:
+            sample = stream.read(TEXT_SAMPLE_BYTES)
+    except (CorpusError, ValueError, *stream_errors()):  # type: ignore[misc]  # a tuple built at run time
+        return None
+    size = len(sample)
+    for magic, (name, extension) in COMPRESSION_MAGIC.items():
+        if sample.startswith(magic):
+            return (
+                f"it starts with {name}'s magic bytes ({magic.hex(' ')}): compressed data, "
+                f"read as text unless its name ends in {extension}"
+            )
+    if sample.startswith(UTF16_MARKS):
+        return "it starts with a UTF-16 byte-order mark: words are read as bytes; convert it to UTF-8 first"
+    nuls = sample.count(0)
+    if nuls > size // 4:
+        return f"{100 * nuls / size:.0f}% of its first megabyte are NUL bytes: UTF-16 text or binary data?"
+    invalid = size - len(sample.decode("utf-8", "ignore").encode("utf-8"))
+    control = size - len(sample.translate(None, CONTROL_BYTES))
+    if invalid > size // 5 and control > size // 20:
+        return (
+            f"its first megabyte looks like binary data ({100 * invalid / size:.0f}% not valid UTF-8, "
+            f"{100 * control / size:.0f}% control bytes)"
+        )
+    return None
+
+
 def is_stream(source: str) -> bool:
     """Whether ``source`` can be read only once: ``-`` (standard input), or a local path
     that exists and is neither a regular file nor a folder (a FIFO, a pipe's
