@@ -122,6 +122,25 @@ def test_the_table_grows_within_a_chunk(tmp_path):
     assert counter.counts[:6].tolist() == [2, 1, 1, 2, 1, 1]
 
 
+def test_pruning_bounds_the_store_by_the_words_held(tmp_path):
+    """Pruning moves the words kept to the front of the store: after 200,000 distinct words
+    with prune_at 1,000, read in chunks of 4 KiB (at most 2,048 new words each), the store
+    (hashes, starts, ids, bytes) has not grown past its first size; only the counts grow
+    with the ids issued. The words held are still found under their ids."""
+    path = tmp_path / "c.txt"
+    path.write_bytes(b" ".join(b"the %x" % i for i in range(200_000)))  # "the": id 0, never pruned
+    counter = ChunkCounter(prune_at=1000)
+    for _ in counter.read([str(path)], block_bytes=4096):
+        pass
+    assert counter.issued == 200_001 and counter.held <= 1000 and counter.counts[0] == 200_000
+    sizes = [len(counter.hashes), len(counter.starts), len(counter.ids), len(counter.arena)]
+    assert sizes == [FIRST_TABLE, FIRST_TABLE + 1, FIRST_TABLE, 1 << 20]
+    live = counter.live_ids()
+    assert live[0] == 0 and counter.words_of(live)[0] == b"the"
+    assert list(counter.words_of(live[-2:])) == [b"%x" % i for i in range(199_998, 200_000)]
+    np.testing.assert_array_equal(counter.find([b"the", b"30d3f", b"0"]), [0, live[-1], -1])
+
+
 def test_refuses_more_provisional_ids_than_int32_holds(monkeypatch):
     monkeypatch.setattr("w2v.counting.MAX_PROVISIONAL_IDS", 10)
     counter = ChunkCounter(prune_at=2)
