@@ -34,7 +34,7 @@ from hypothesis import strategies as st
 from reference import token_blocks
 
 import w2v.formats as formats
-from w2v.corpus import BLOCK_BYTES, MAX_SENTENCE_TOKENS, expand_sources
+from w2v.corpus import MAX_SENTENCE_TOKENS, MAX_WORD_BYTES, expand_sources
 from w2v.errors import CorpusError, FormatError
 from w2v.formats import decode_word, detect_format
 from w2v.vectors import Vectors
@@ -161,22 +161,23 @@ CODECS = {".gz": (gzip.compress, gzip.open), ".bz2": (bz2.compress, bz2.open), "
 CODECS[".zst"] = (zstd.compress, zstd.open)
 
 
-def expected_sentences(data: bytes, block_bytes: int, max_tokens: int) -> list[list[bytes]]:
-    """The documented tokenisation: words between ASCII whitespace, a run of more than
-    ``block_bytes`` without whitespace cut into tokens of ``block_bytes``, a sentence per line,
-    cut every ``max_tokens`` tokens."""
+def expected_sentences(data: bytes, max_word: int, max_tokens: int) -> list[list[bytes]]:
+    """The documented tokenisation: words between ASCII whitespace, each cut to its first
+    ``max_word`` bytes, a sentence per line, cut every ``max_tokens`` tokens."""
     sentences = []
     for line in data.split(b"\n"):
-        tokens = [word[k : k + block_bytes] for word in line.split() for k in range(0, len(word), block_bytes)]
+        tokens = [word[:max_word] for word in line.split()]
         sentences += [tokens[k : k + max_tokens] for k in range(0, len(tokens), max_tokens)]
     return sentences
 
 
-def read_sentences(path: str, block_bytes: int, max_tokens: int = MAX_SENTENCE_TOKENS) -> list[list[bytes]]:
+def read_sentences(
+    path: str, block_bytes: int, max_tokens: int = MAX_SENTENCE_TOKENS, max_word: int = MAX_WORD_BYTES
+) -> list[list[bytes]]:
     """The sentences ``token_blocks`` reads from ``path``, checking each block's ends."""
     tokens: list[bytes] = []
     ends: list[int] = []
-    for block in token_blocks(expand_sources([path]), block_bytes, max_tokens):
+    for block in token_blocks(expand_sources([path]), block_bytes, max_tokens, max_word):
         assert block.ends == sorted(set(block.ends))
         assert all(-1 <= end < len(block.tokens) for end in block.ends)  # -1: ends the previous block's
         ends += [len(tokens) + end for end in block.ends]
@@ -188,11 +189,17 @@ def read_sentences(path: str, block_bytes: int, max_tokens: int = MAX_SENTENCE_T
 
 
 @FUZZ
-@given(data=CORPUS_BYTES, block_bytes=st.integers(1, 40), max_tokens=st.sampled_from([1, 2, 3, MAX_SENTENCE_TOKENS]))
-def test_corpus_of_any_bytes(scratch, data, block_bytes, max_tokens):
+@given(
+    data=CORPUS_BYTES,
+    block_bytes=st.integers(1, 40),
+    max_tokens=st.sampled_from([1, 2, 3, MAX_SENTENCE_TOKENS]),
+    max_word=st.integers(1, 50),
+)
+def test_corpus_of_any_bytes(scratch, data, block_bytes, max_tokens, max_word):
     path = scratch / "corpus.txt"
     path.write_bytes(data)
-    assert read_sentences(str(path), block_bytes, max_tokens) == expected_sentences(data, block_bytes, max_tokens)
+    got = read_sentences(str(path), block_bytes, max_tokens, max_word)
+    assert got == expected_sentences(data, max_word, max_tokens)
 
 
 @FUZZ
@@ -207,7 +214,7 @@ def test_compressed_corpus_damaged_or_not(scratch, text, suffix, draw):
     path.write_bytes(blob)
     try:
         with open_compressed(io.BytesIO(blob), "rb") as stream:
-            expected = expected_sentences(stream.read(), 16, MAX_SENTENCE_TOKENS)
+            expected = expected_sentences(stream.read(), MAX_WORD_BYTES, MAX_SENTENCE_TOKENS)
     except Exception:  # the decompressor rejects it: so must the reader, with a CorpusError
         expected = None
     try:
@@ -223,8 +230,8 @@ def test_compressed_corpus_damaged_or_not(scratch, text, suffix, draw):
 
 @pytest.mark.parametrize("kind", ["run", "run.gz", "words"])
 def test_a_50mb_line_streams_in_bounded_memory(tmp_path, kind):
-    """One 50 MB run without whitespace (cut into 1 MiB tokens), or 50 MB of words with no
-    newline (cut into sentences of MAX_SENTENCE_TOKENS): memory stays a few blocks."""
+    """One 50 MB run without whitespace (one token, cut to MAX_WORD_BYTES), or 50 MB of words
+    with no newline (cut into sentences of MAX_SENTENCE_TOKENS): memory stays a few blocks."""
     data = b"abcdefghi " * (FIFTY_MB // 10) if kind == "words" else b"x" * FIFTY_MB
     path = tmp_path / ("c.txt.gz" if kind.endswith(".gz") else "c.txt")
     path.write_bytes(gzip.compress(data, 1) if kind.endswith(".gz") else data)
@@ -242,15 +249,15 @@ def test_a_50mb_line_streams_in_bounded_memory(tmp_path, kind):
     if kind == "words":
         assert (tokens, sentences, longest) == (FIFTY_MB // 10, FIFTY_MB // 10 // MAX_SENTENCE_TOKENS, 9)
     else:
-        assert (tokens, sentences, longest) == (-(-FIFTY_MB // BLOCK_BYTES), 1, BLOCK_BYTES)
+        assert (tokens, sentences, longest) == (1, 1, MAX_WORD_BYTES)
     assert growth < 40, f"peak memory rose {growth} MiB reading a 50 MB line"
 
 
 # --- the vector readers ----------------------------------------------------------------------
 
-WORD_BYTES = [b for b in range(0x21, 0x100) if b != 0x7F]  # no space, no control byte
+WORD_BYTES = [b for b in range(0x100) if b not in b" \t\n\r\x0b\x0c"]  # what a corpus word holds: no whitespace
 WORD = st.one_of(
-    st.text(st.characters(exclude_categories=["Cc", "Cs"], exclude_characters=" "), min_size=1, max_size=6),
+    st.text(st.characters(exclude_categories=["Cs"], exclude_characters=" \t\n\r\x0b\x0c"), min_size=1, max_size=6),
     st.lists(st.sampled_from(WORD_BYTES), min_size=1, max_size=6).map(bytes).map(decode_word),  # not UTF-8
     st.integers(4000, 9000).map(lambda k: "é" * k),  # 8 to 18 KB: longer than a word2vec.c word
 )
@@ -293,13 +300,14 @@ def parse_text(body: bytes, n: int, dim: int, check_end: bool) -> tuple[list[byt
 
 
 def parse_binary(body: bytes, n: int, dim: int, check_end: bool) -> tuple[list[bytes], np.ndarray]:
-    """Reference binary reader: ``n`` records of newlines, a word, a space and ``4*dim`` bytes."""
+    """Reference binary reader: ``n`` records of newlines, a word (1 to READ_WORD_BYTES bytes, no
+    ASCII whitespace), a space and ``4*dim`` bytes."""
     words, rows, pos = [], [], 0
     for _ in range(n):
         while body[pos : pos + 1] == b"\n":
             pos += 1
         space = body.find(b" ", pos)
-        assert space > pos and not re.search(rb"[\x00-\x1f\x7f]", body[pos:space])
+        assert 0 < space - pos <= formats.READ_WORD_BYTES and not re.search(rb"[\t\n\r\x0b\x0c]", body[pos:space])
         words.append(body[pos:space])
         rows.append(body[space + 1 : space + 1 + 4 * dim])
         assert len(rows[-1]) == 4 * dim

@@ -180,6 +180,26 @@ def check_distinct_outputs(paths: dict[str, str | None]) -> None:
         seen[key] = option
 
 
+def corpus_sources(corpus: list[str], outputs: list[str | None]) -> list[str]:
+    """The command's corpus expanded (``corpus.expand_sources``), without the files the
+    command writes (``outputs``: files, or folders such as a checkpoint's; None and ``-``
+    ignored), each left out with a note, and with a warning for each file that is
+    clearly not text (``corpus.check_text``)."""
+    from w2v.corpus import check_text, expand_sources, without_outputs
+
+    written = [path for path in outputs if path and path != "-"]
+    sources, skipped = without_outputs(expand_sources(corpus), written)
+    for source in skipped:
+        click.echo(f"w2v: note: not reading {source}: this run writes it", err=True)
+    if not sources:
+        raise W2VError("no corpus left to read: every file given is one this run writes")
+    for source in sources:
+        reason = check_text(source)
+        if reason:
+            click.echo(f"w2v: warning: {source}: {reason}", err=True)
+    return sources
+
+
 def reject_unused(names: tuple[str, ...], why: str) -> None:
     """Usage error if an option of ``names`` was given on the command line although ``why`` makes it useless."""
     ctx = click.get_current_context()
@@ -411,7 +431,10 @@ def train(corpus, output, fmt, quiet, cbow_sum, save_vocab, read_vocab, **settin
     if long_run["resume"]:
         name_resumed_outputs(long_run, output, extras)
     notes = {"command": rerun_recipe(ctx)}
-    source = phrased_corpus(list(corpus), extras, settings, quiet)
+    classes_output = extras["classes_output"] if extras["classes"] else None
+    checkpoint = long_run["checkpoint"] or long_run["resume"]
+    sources = corpus_sources(list(corpus), [output, save_vocab, long_run["save_model"], classes_output, checkpoint])
+    source = phrased_corpus(sources, extras, settings, quiet)
     seed, heldout = (
         settings["seed"],
         {"heldout": settings.pop("heldout"), "heldout_pairs": settings.pop("heldout_pairs")},
@@ -523,10 +546,15 @@ def phrased_corpus(corpus: list[str], extras: dict, settings: dict, quiet: bool)
     (never written); else the corpus as given."""
     if not extras["phrases"]:
         return corpus
+    from w2v.corpus import is_stream
     from w2v.phrases import learn_phrases, phrased_lines
 
-    if "-" in corpus:
-        raise W2VError("--phrases reads the corpus more than once: give files, not - (standard input)")
+    streams = [source for source in corpus if is_stream(source)]
+    if streams:
+        raise W2VError(
+            f"--phrases reads the corpus more than once: give files, not {streams[0]} "
+            "(standard input or a pipe, read only once)"
+        )
     passes = extras["phrase_passes"]
     table = learn_phrases(
         corpus,
@@ -1020,7 +1048,7 @@ def vocab(corpus, output, min_count, max_vocab, prune_at):
     from w2v.vocab import Vocab, coverage_table
 
     check_writable(output)
-    counter = count_words(list(corpus), prune_at)
+    counter = count_words(corpus_sources(list(corpus), [output]), prune_at)
     live = counter.live_ids()
     counts = counter.counts[live]
     chosen = Vocab.choose(counter.words_of(live), counts, min_count, max_vocab)
@@ -1141,7 +1169,7 @@ def phrases(
     Each line of the corpus gives one line of output, its words separated by one
     space; 'new york' becomes 'new_york'. --passes 2 builds longer phrases.
     """
-    from w2v.phrases import PhraseTable, check_npmi_threshold, learn_phrases, spooled_stdin, write_phrased
+    from w2v.phrases import PhraseTable, check_npmi_threshold, learn_phrases, spooled_streams, write_phrased
 
     if output != "-":
         check_writable(output)
@@ -1159,7 +1187,7 @@ def phrases(
             check_npmi_threshold(scoring, threshold)
         except ConfigError as err:  # a usage error, reported before the corpus is read
             raise click.BadParameter(str(err), param_hint="--threshold") from None
-    with spooled_stdin(list(corpus)) as sources:
+    with spooled_streams(corpus_sources(list(corpus), [output, save_phrases])) as sources:
         if apply_phrases:
             table = PhraseTable.load(apply_phrases)
         else:

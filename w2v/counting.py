@@ -43,6 +43,10 @@ class ProvisionalCounts(ABC):
     word's count is 0 and, seen again, it starts a new count under a new
     provisional id; a live word's count is at least 1.
 
+    Memory: ``counts`` takes 8 bytes per provisional id issued, live or pruned (16 for a
+    moment while it doubles), the one cost that grows with the ids and not with the
+    words held.
+
     Subclasses issue the ids (in order of first sight), say how many they issued
     (``issued``) and how many words they hold (``held``), give the words of ids
     and the ids of words (``words_of``, ``find``), and forget pruned words (``_forget``)."""
