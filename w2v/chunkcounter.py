@@ -224,7 +224,7 @@ class ChunkCounter(ProvisionalCounts):
         counting later compiles nothing. Changes nothing."""
         self.add_chunk(b"")  # scan_chunk
         self.find([])  # find_words
-        fill_table(self.table, self.hashes, np.flatnonzero(self.counts[: self._issued]))  # the words held
+        fill_table(self.table, self.hashes, self._held)  # the words held
 
     @property
     def issued(self) -> int:
