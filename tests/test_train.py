@@ -154,7 +154,7 @@ def test_a_signal_while_the_counter_loads_stops_counting(tiny_corpus, monkeypatc
 def test_counting_compiles_nothing_after_the_counter_loads(wiki6):
     """Every compiled function of the counter gets its one signature when it loads (in
     ``signals_held``): pruning, table growth and lookups compile nothing more."""
-    compiled = (chunkcounter.scan_chunk, chunkcounter.fill_table, chunkcounter.find_words)
+    compiled = (chunkcounter.scan_chunk, chunkcounter.fill_table, chunkcounter.find_words, chunkcounter.compact)
     chunkcounter.ChunkCounter().load_compiled()
     loaded = [list(function.signatures) for function in compiled]
     counter = count_words(str(wiki6), prune_at=40_000)  # prunes and grows the table

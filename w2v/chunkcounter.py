@@ -225,6 +225,7 @@ class ChunkCounter(ProvisionalCounts):
         self.add_chunk(b"")  # scan_chunk
         self.find([])  # find_words
         fill_table(self.table, self.hashes, self._held)  # the words held
+        compact(np.ones(0, dtype=bool), self.hashes, self.starts, self.ids, self.arena)  # keeps starts[0] == 0
 
     @property
     def issued(self) -> int:
