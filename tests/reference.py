@@ -280,3 +280,17 @@ def token_blocks(
             yield cutter.block(lines, last_open=not chunk.endswith(b"\n"))
         if cutter.run:
             yield cutter.block([[]], last_open=False)
+
+
+def numeric_gradient(loss, array, row, eps=1e-6):
+    """Central differences of ``loss()`` w.r.t. array[row] (float64 copy of the array)."""
+    grad = np.zeros(array.shape[1])
+    for k in range(array.shape[1]):
+        saved = array[row, k]
+        array[row, k] = saved + eps
+        plus = loss()
+        array[row, k] = saved - eps
+        minus = loss()
+        array[row, k] = saved
+        grad[k] = (plus - minus) / (2 * eps)
+    return grad

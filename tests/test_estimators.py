@@ -8,6 +8,7 @@ import math
 
 import numpy as np
 import pytest
+from reference import numeric_gradient
 
 import w2v
 from w2v import kernels
@@ -28,19 +29,6 @@ def tables(nce_or_softmax_rows: np.ndarray) -> Tables:
     log_q = np.log(vocab.noise_distribution(0.75)).astype(np.float32)
     empty = np.zeros((0, D), np.float32)
     return Tables(empty, nce_or_softmax_rows, *path_tables(vocab, TrainConfig()), threshold, alias, log_q)
-
-
-def numeric_gradient(loss, array, row, eps=1e-6):
-    grad = np.zeros(array.shape[1])
-    for k in range(array.shape[1]):
-        saved = array[row, k]
-        array[row, k] = saved + eps
-        up = loss()
-        array[row, k] = saved - eps
-        down = loss()
-        array[row, k] = saved
-        grad[k] = (up - down) / (2 * eps)
-    return grad
 
 
 def first_draws(seed: int, samples: int, t: Tables) -> list[int]:

@@ -3,7 +3,7 @@ check of the gradient it descends."""
 
 import numpy as np
 import pytest
-from reference import alias_probabilities, draw_noise, example_loss, lcg
+from reference import alias_probabilities, draw_noise, example_loss, lcg, numeric_gradient
 from reference import train_batch as reference_batch
 
 from w2v import kernels
@@ -186,20 +186,6 @@ def test_alias_reference_distribution_is_the_noise_distribution():
 
 
 # ---- finite differences ---------------------------------------------------------------
-
-
-def numeric_gradient(loss, array, row, eps=1e-6):
-    """Central differences of ``loss()`` w.r.t. array[row] (float64 copy of the array)."""
-    grad = np.zeros(array.shape[1])
-    for k in range(array.shape[1]):
-        saved = array[row, k]
-        array[row, k] = saved + eps
-        plus = loss()
-        array[row, k] = saved - eps
-        minus = loss()
-        array[row, k] = saved
-        grad[k] = (plus - minus) / (2 * eps)
-    return grad
 
 
 def first_example_noise(seed: int, negative: int, target: int, threshold, alias):
