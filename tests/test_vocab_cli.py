@@ -11,7 +11,7 @@ def run_vocab(tmp_path, *args, corpus=CORPUS):
     source = tmp_path / "corpus.txt"
     source.write_text(corpus)
     out = tmp_path / "vocab.txt"
-    result = CliRunner().invoke(w2v_cli, ["vocab", str(source), "-o", str(out), *args])
+    result = CliRunner().invoke(w2v_cli, ["vocab", str(source), "-o", str(out), "-q", *args])
     assert result.exit_code == 0, result.output
     return result.output, out
 

@@ -14,6 +14,7 @@ from collections.abc import Iterator
 import click
 
 from w2v.config import DEFAULT_PRUNE_AT, load_preset
+from w2v.corpus import expand_sources
 from w2v.errors import ConfigError, W2VError
 from w2v.files import binary_name, check_writable, is_special, is_url
 from w2v.state import checkpoint_path
@@ -320,11 +321,12 @@ def train(corpus, output, fmt, quiet, cbow_sum, save_vocab, read_vocab, **settin
     write_trained(vectors, output, fmt, extras, seed, quiet)
     if not quiet:
         r = vectors.report
+        compiling = f"{r.compile_seconds:.1f} s compiling the kernels, " if r.compile_seconds else ""
         click.echo(
             f"w2v: {r.vocab_size:,} words in vocabulary, {r.train_words:,} words trained "
             f"in {r.train_seconds:.1f} s ({r.words_per_second:,.0f} words/s), final loss {r.epoch_loss[-1]:.4f}; "
-            f"{r.prepare_seconds:.1f} s reading the corpus, {time.perf_counter() - write_start:.1f} s writing "
-            f"{output}",
+            f"{r.prepare_seconds:.1f} s reading the corpus, {compiling}{time.perf_counter() - write_start:.1f} s "
+            f"writing {output}",
             err=True,
         )
 
@@ -364,17 +366,20 @@ def phrased_corpus(corpus: list[str], extras: dict, settings: dict, quiet: bool)
     if not extras["phrases"]:
         return corpus
     from w2v.phrases import learn_phrases, phrased_lines
+    from w2v.progress import Steps, reading
 
     if "-" in corpus:
         raise W2VError("--phrases reads the corpus more than once: give files, not - (standard input)")
     passes = extras["phrase_passes"]
-    table = learn_phrases(
-        corpus,
-        min_count=settings["min_count"],
-        threshold=extras["phrase_threshold"],
-        passes=passes,
-        prune_at=settings["prune_at"],
-    )
+    with Steps(not quiet) as steps:
+        table = learn_phrases(
+            corpus,
+            min_count=settings["min_count"],
+            threshold=extras["phrase_threshold"],
+            passes=passes,
+            prune_at=settings["prune_at"],
+            on_read=lambda done, status: reading(steps, f"phrases, pass {done}/{passes}")(status),
+        )
     if not quiet:
         found = ", ".join(f"{len(t):,}" for t in table.passes)
         click.echo(f"w2v: phrases found in {passes} pass(es): {found}", err=True)
@@ -387,12 +392,14 @@ def write_trained(vectors, output: str, fmt: str, extras: dict, seed: int, quiet
     clustering or writing the classes fails, an old one is not replaced."""
     from w2v.files import atomic_output
     from w2v.formats import write_vectors
+    from w2v.progress import Steps
 
     k, classes_output = extras["classes"], extras["classes_output"]
     if k:
         from w2v.classes import kmeans, write_classes
 
-        labels = kmeans(vectors.vectors, k, seed=seed).labels
+        with Steps(not quiet) as steps:
+            labels = kmeans(vectors.vectors, k, seed=seed, on_step=steps).labels
     with atomic_output(output, compress=True) as out:
         write_vectors(out, vectors.words, vectors.vectors, output_format(output, fmt))
         out.flush()  # a device (/dev/full) fails here, before the classes are written
@@ -623,17 +630,21 @@ def convert(source, dest, from_fmt, to_fmt, limit, quiet):
     show_default=True,
     help="Distinct words held while counting; past it the rarest are pruned (word2vec.c ReduceVocab).",
 )
-def vocab(corpus, output, min_count, max_vocab, prune_at):
+@click.option("-q", "--quiet", is_flag=True, default=False, help="No progress bar.")
+def vocab(corpus, output, min_count, max_vocab, prune_at, quiet):
     """Count the words of CORPUS and write the vocabulary (word2vec.c's -save-vocab format).
 
     Prints the vocabulary's size, the tokens it covers, and the coverage at each
     --min-count from 1 to 10, to help choose one.
     """
     from w2v.counting import count_words
+    from w2v.progress import Steps, compiling_noted, reading
     from w2v.vocab import Vocab, coverage_table
 
     check_writable(output)
-    counter = count_words(list(corpus), prune_at)
+    sources = expand_sources(corpus)
+    with compiling_noted(not quiet), Steps(not quiet) as steps:
+        counter = count_words(sources, prune_at, on_read=reading(steps))
     live = counter.live_ids()
     counts = counter.counts[live]
     chosen = Vocab.choose(counter.words_of(live), counts, min_count, max_vocab)
@@ -682,14 +693,16 @@ def vocab(corpus, output, min_count, max_vocab, prune_at):
     show_default=True,
     help="Sort lines by class (as the word2vec demo does), or keep the vectors' word order.",
 )
-@click.option("-q", "--quiet", is_flag=True, default=False, help="No summary line.")
+@click.option("-q", "--quiet", is_flag=True, default=False, help="No progress bar, no summary line.")
 def classes(vectors_path, fmt, limit, k, output, init, iterations, seed, order, quiet):
     """Cluster the words into K classes: k-means on the unit vectors (word2vec.c -classes)."""
     from w2v.classes import kmeans, write_classes
+    from w2v.progress import Steps
 
     check_writable(output)
     vectors = load_for_query(vectors_path, fmt, limit)
-    found = kmeans(vectors.vectors, k, iterations=iterations, seed=seed, init=init)
+    with Steps(not quiet) as steps:
+        found = kmeans(vectors.vectors, k, iterations=iterations, seed=seed, init=init, on_step=steps)
     write_classes(output, vectors.words, found.labels, order=order)
     if not quiet:
         click.echo(
@@ -744,7 +757,7 @@ def classes(vectors_path, fmt, limit, k, output, init, iterations, seed, order, 
     default=None,
     help="Join the phrases of this table (from --save-phrases) instead of detecting them.",
 )
-@click.option("-q", "--quiet", is_flag=True, default=False, help="No summary line.")
+@click.option("-q", "--quiet", is_flag=True, default=False, help="No progress bar, no summary line.")
 def phrases(
     corpus, output, min_count, threshold, scoring, passes, delimiter, prune_at, save_phrases, apply_phrases, quiet
 ):
@@ -754,6 +767,7 @@ def phrases(
     space; 'new york' becomes 'new_york'. --passes 2 builds longer phrases.
     """
     from w2v.phrases import PhraseTable, check_npmi_threshold, learn_phrases, spooled_stdin, write_phrased
+    from w2v.progress import Steps, reading
 
     if output != "-":
         check_writable(output)
@@ -771,7 +785,7 @@ def phrases(
             check_npmi_threshold(scoring, threshold)
         except ConfigError as err:  # a usage error, reported before the corpus is read
             raise click.BadParameter(str(err), param_hint="--threshold") from None
-    with spooled_stdin(list(corpus)) as sources:
+    with spooled_stdin(expand_sources(corpus)) as sources, Steps(not quiet) as steps:
         if apply_phrases:
             table = PhraseTable.load(apply_phrases)
         else:
@@ -783,10 +797,11 @@ def phrases(
                 passes=passes,
                 delimiter=delimiter,
                 prune_at=prune_at,
+                on_read=lambda done, status: reading(steps, f"phrases, pass {done}/{passes}")(status),
             )
         if save_phrases:
             table.save(save_phrases)
-        written = write_phrased(sources, table, output)
+        written = write_phrased(sources, table, output, on_read=reading(steps, "writing"))
     if not quiet:
         found = "; ".join(f"pass {p}: {len(t):,} phrases" for p, t in enumerate(table.passes, 1))
         click.echo(

@@ -91,27 +91,64 @@ def read_chunks(source: str, block_bytes: int = BLOCK_BYTES) -> Iterator[bytes]:
     A run of more than ``block_bytes`` bytes without whitespace is split into
     tokens of at most ``block_bytes`` bytes, so that memory stays bounded.
     """
+    for chunk, _ in chunks_and_offsets(source, block_bytes):
+        yield chunk
+
+
+def chunks_and_offsets(source: str, block_bytes: int = BLOCK_BYTES) -> Iterator[tuple[bytes, int]]:
+    """``read_chunks``' pieces, each with the bytes of ``source`` read so far: of the
+    file as stored (compressed bytes for a compressed file, to compare with its size),
+    or, where that cannot be told (a pipe, a URL), of its content."""
     with open_source(source) as stream:
+        descriptor = seekable_descriptor(stream)
         carry = b""
+        content = 0
         while True:
             try:
                 block = stream.read(block_bytes)
             except (ValueError, *stream_errors()) as err:  # type: ignore[misc]  # a tuple built at run time
                 raise CorpusError(f"cannot read corpus {source}: {err}") from None
+            content += len(block)
+            offset = content if descriptor is None else os.lseek(descriptor, 0, os.SEEK_CUR)
             if not block:
                 if carry:
-                    yield carry
+                    yield carry, offset
                 return
             data = carry + block
             cut = max(data.rfind(c, max(len(carry) - 1, 0)) for c in WHITESPACE)
             first = FIRST_SPACE.search(data)
             run = first.start() if first else len(data)  # the leading run without whitespace
             while run > block_bytes:  # cut it into tokens of block_bytes
-                yield data[:block_bytes] + b" "
+                yield data[:block_bytes] + b" ", offset
                 data, run, cut = data[block_bytes:], run - block_bytes, cut - block_bytes
             carry = data[cut + 1 :]
             if cut >= 0:
-                yield data[: cut + 1]
+                yield data[: cut + 1], offset
+
+
+def seekable_descriptor(stream) -> int | None:
+    """The descriptor of the file under ``stream`` (under its decompressor too), if
+    its position can be asked (``os.lseek``); None for a pipe, a URL."""
+    try:
+        descriptor = stream.fileno()
+        os.lseek(descriptor, 0, os.SEEK_CUR)
+    except (OSError, AttributeError, ValueError):  # io.UnsupportedOperation is both OSError and ValueError
+        return None
+    return descriptor
+
+
+def corpus_bytes(sources: Iterable[str]) -> int | None:
+    """The bytes of ``sources`` as stored (compressed files: their compressed size),
+    or None if one of them is not a local file (standard input, a URL)."""
+    total = 0
+    for source in sources:
+        if source == "-" or is_url(source):
+            return None
+        try:
+            total += os.path.getsize(source)
+        except OSError:
+            return None
+    return total
 
 
 @dataclass

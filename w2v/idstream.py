@@ -15,7 +15,7 @@ import numpy as np
 
 from w2v.config import TrainConfig
 from w2v.corpus import SENTENCE_END
-from w2v.counting import check_not_empty, count_corpus
+from w2v.counting import OnRead, check_not_empty, count_corpus
 from w2v.errors import CorpusError
 from w2v.vocab import Vocab
 
@@ -124,16 +124,19 @@ class Encoded:
     digest: int  # CRC-32 of the id stream: a resumed run checks it reads the same corpus
 
 
-def encode_corpus(corpus, config: TrainConfig, workdir: str, choose: VocabChooser | None = None) -> Encoded:
+def encode_corpus(
+    corpus, config: TrainConfig, workdir: str, choose: VocabChooser | None = None, on_read: OnRead | None = None
+) -> Encoded:
     """One pass over ``corpus`` (``counting.count_corpus``): count words and write
     their provisional ids to ``workdir``; then ``choose(words, counts)`` the
     vocabulary from the counts (words kept after pruning, first-occurrence order;
     by default ``Vocab.choose`` by ``config.min_count`` and ``config.max_vocab``)
     and rewrite the ids as vocabulary ids (words outside it dropped) into an
-    ``IdStream`` of ``config.batch_words`` batches."""
+    ``IdStream`` of ``config.batch_words`` batches. ``on_read(counting.ReadStatus)``
+    follows the reading."""
     if choose is None:
         choose = lambda words, counts: Vocab.choose(words, counts, config.min_count, config.max_vocab)  # noqa: E731
-    counter, blocks = count_corpus(corpus, config.prune_at)
+    counter, blocks = count_corpus(corpus, config.prune_at, on_read)
     provisional_path = os.path.join(workdir, "provisional.i32")
     with open(provisional_path, "wb") as out:
         for ids in blocks:

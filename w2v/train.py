@@ -20,6 +20,7 @@ from w2v.config import TRAIN_FIELDS, TrainConfig
 from w2v.errors import ConfigError, CorpusError
 from w2v.formats import decode_word
 from w2v.idstream import Encoded, VocabChooser, encode_corpus
+from w2v.progress import Steps, compiling_noted, reading
 from w2v.report import TrainReport
 from w2v.state import TrainState, checkpoint_path
 from w2v.vectors import Vectors
@@ -78,6 +79,8 @@ def train(
     ``corpus``: a file path, URL or ``-`` (stdin), a list of those, or an iterable of
     tokenised sentences. ``settings``: any field of ``TrainConfig`` (``model``,
     ``dim``, ``window``, ``negative``, ``hs``, ``sample``, ``epochs``, ...).
+    ``progress``: bars (or, off a terminal, lines) on stderr while the corpus
+    is read and while training, and a note when the kernels are compiled.
     ``on_epoch_end(epoch, mean_loss)`` is called after each epoch.
     ``on_progress(words_done, total_words, alpha, loss)`` is called from the calling
     thread about every 0.2 s during training and once at the end (when
@@ -107,15 +110,15 @@ def train(
         make_checkpoint_folder(checkpoint)
     every = None if checkpoint_every is None else checkpoint_every * 60.0
     hooks = Hooks(progress, on_epoch_end, on_progress, checkpoint_seconds=every)
-    with tempfile.TemporaryDirectory(prefix="w2v-") as workdir:
-        encoded = encode_corpus(corpus, config, workdir, choose)
+    with compiling_noted(progress) as compiling, tempfile.TemporaryDirectory(prefix="w2v-") as workdir:
+        encoded = encode_shown(corpus, config, workdir, choose, progress)
         return_free_memory()
-        prepare_seconds = time.perf_counter() - start
+        prepare_seconds = time.perf_counter() - start - compiling.seconds  # compiling is reported apart
         try:
             run = Run.start(config, encoded, base, resume, notes or {})
-            train_start = time.perf_counter()
+            train_start, compiled = time.perf_counter(), compiling.seconds
             losses = run.train(hooks, checkpoint)
-            train_seconds = time.perf_counter() - train_start
+            train_seconds = time.perf_counter() - train_start - (compiling.seconds - compiled)
             if save_vocab is not None:  # after training: a failed run leaves an old file untouched
                 encoded.vocab.save(save_vocab)
             if save_model is not None:
@@ -132,8 +135,15 @@ def train(
         train_seconds=train_seconds,
         epoch_loss=losses,
         prepare_seconds=prepare_seconds,
+        compile_seconds=compiling.seconds,
     )
     return Vectors([decode_word(w) for w in encoded.vocab.words], syn0, report)
+
+
+def encode_shown(corpus, config: TrainConfig, workdir: str, choose: VocabChooser, show: bool) -> Encoded:
+    """``encode_corpus``, with a bar on stderr while the corpus is read when ``show``."""
+    with Steps(show) as steps:
+        return encode_corpus(corpus, config, workdir, choose, on_read=reading(steps) if show else None)
 
 
 @dataclass
