@@ -112,6 +112,7 @@ def assert_one_error_line(code, out, err, expected_code, culprit):
 CASES = {
     "train": [
         ("train missing.txt -o out.bin", 1, "missing.txt"),
+        ("train missing.txt other.txt -o out.bin", 1, "corpus not found: missing.txt\n"),  # file names, not sentences
         (f"train '' -o out.bin {FAST}", 1, "empty corpus path"),
         (f"train nofiles -o out.bin {FAST}", 1, "nofiles"),
         (f"train empty.txt -o out.bin {FAST}", 1, "corpus is empty"),
@@ -260,6 +261,7 @@ CASES = {
     "vocab": [
         ("vocab -o vocab.txt", 2, "CORPUS"),
         ("vocab missing.txt -o vocab.txt", 1, "missing.txt"),
+        ("vocab missing.txt other.txt -o vocab.txt", 1, "corpus not found: missing.txt\n"),
         ("vocab '' -o vocab.txt", 1, "empty corpus path"),
         ("vocab nofiles -o vocab.txt", 1, "nofiles"),
         ("vocab empty.txt -o vocab.txt", 1, "corpus is empty"),

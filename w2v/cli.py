@@ -358,6 +358,7 @@ def check_train_options(ctx, corpus, output, save_vocab, read_vocab, long_run, e
             check_writable(path)
     if read_vocab and not os.path.isfile(read_vocab):
         raise W2VError(f"vocabulary file not found: {read_vocab}")
+    expand_sources(corpus)  # a missing file: 'corpus not found', before any work
 
 
 def phrased_corpus(corpus: list[str], extras: dict, settings: dict, quiet: bool) -> list[str] | Iterator[list[bytes]]:

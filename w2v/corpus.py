@@ -200,12 +200,27 @@ def sentence_bytes(sentence: Iterable[str | bytes]) -> list[bytes]:
 def source_list(corpus) -> list[str] | None:
     """The sources of a corpus given as a path, URL or ``-``, or a non-empty list of
     them, folders expanded (``expand_sources``); None for any other corpus, which is
-    then an iterable of tokenised sentences."""
+    then an iterable of tokenised sentences. Strings that name no source, several
+    of them or one with whitespace, are taken for sentences given as strings (or one
+    sentence's tokens): CorpusError saying what a corpus of sentences is."""
     if isinstance(corpus, (str, os.PathLike)):
         corpus = [corpus]
     if isinstance(corpus, (list, tuple)) and corpus and all(isinstance(c, (str, os.PathLike)) for c in corpus):
+        several = len(corpus) > 1 or len(os.fspath(corpus[0]).split()) > 1  # strings, or words in one
+        if several and not any(is_source(c) for c in corpus):
+            shown = os.fspath(corpus[0])
+            raise CorpusError(
+                f"corpus not found: {shown[:60]!r}: strings are read as file names; a corpus of sentences "
+                "is a list of lists of tokens: [['the', 'cat', 'sat'], ['the', 'dog', 'ran'], ...]"
+            )
         return expand_sources(corpus)
     return None
+
+
+def is_source(source: str | os.PathLike) -> bool:
+    """Whether ``source`` names something to read: standard input, a URL, a file or a folder."""
+    text = os.fspath(source)
+    return text == "-" or is_url(text) or (bool(text) and os.path.exists(text))
 
 
 def sentence_blocks(sentences: Iterable[Iterable[str]], block_tokens: int = 200_000) -> Iterator[TokenBlock]:

@@ -16,7 +16,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from w2v.config import TRAIN_FIELDS, TrainConfig
+from w2v.config import TRAIN_FIELDS, TrainConfig, check_setting_names
 from w2v.errors import ConfigError, CorpusError
 from w2v.formats import decode_word
 from w2v.idstream import Encoded, VocabChooser, encode_corpus
@@ -58,7 +58,7 @@ STRUCTURE = ("model", "dim", "hs", "negative", "ns_exponent", "cbow_mean")  # fi
 
 
 def train(
-    corpus,
+    corpus=None,
     *,
     read_vocab: str | None = None,
     save_vocab: str | None = None,
@@ -78,8 +78,9 @@ def train(
 
     ``corpus``: a file path, URL or ``-`` (stdin), a list of those, or an iterable of
     tokenised sentences. ``settings``: any field of ``TrainConfig`` (``model``,
-    ``dim``, ``window``, ``negative``, ``hs``, ``sample``, ``epochs``, ...).
-    ``progress``: bars (or, off a terminal, lines) on stderr while the corpus
+    ``dim``, ``window``, ``negative``, ``hs``, ``sample``, ``epochs``, ...); gensim's
+    names for them (``vector_size``, ``sg``, ``workers``...) raise ConfigError naming
+    w2v's. ``progress``: bars (or, off a terminal, lines) on stderr while the corpus
     is read and while training, and a note when the kernels are compiled.
     ``on_epoch_end(epoch, mean_loss)`` is called after each epoch.
     ``on_progress(words_done, total_words, alpha, loss)`` is called from the calling
@@ -103,6 +104,9 @@ def train(
     ``min_count`` times. ``notes``: a JSON-able dict stored in checkpoints.
     """
     start = time.perf_counter()
+    check_setting_names(settings)
+    if corpus is None:
+        raise ConfigError("give a corpus: w2v.train(corpus, ...), a file name or a list of lists of tokens")
     config, base, choose = plan_run(settings, read_vocab, resume, init_model, update_vocab)
     if resume is not None and checkpoint is None and os.path.isdir(resume):
         checkpoint = resume  # keep checkpointing where the run was
