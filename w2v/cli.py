@@ -473,7 +473,7 @@ def analogy(words, vectors_path, fmt, limit, n, method, restrict):
         raise click.UsageError(f"give three words A B C (for A - B + C), not {len(words)}; or none to read stdin")
     vectors = load_for_query(vectors_path, fmt, limit)
     if words:
-        echo_neighbours(vectors.analogy(*words, n=n, method=method, restrict=restrict))
+        echo_neighbours(vectors.analogy(*words, topn=n, method=method, restrict_vocab=restrict))
         return
     interactive = sys.stdin.isatty()
     asked = failed = 0
@@ -492,7 +492,7 @@ def analogy(words, vectors_path, fmt, limit, n, method, restrict):
         try:
             if len(query) != 3:
                 raise W2VError(f"need three words A B C, got {len(query)}: {line.strip()}")
-            found = vectors.analogy(*query, n=n, method=method, restrict=restrict)
+            found = vectors.analogy(*query, topn=n, method=method, restrict_vocab=restrict)
         except W2VError as err:  # an unknown word too (UnknownWordError)
             failed += 1
             click.echo(f"w2v: error: {err}", err=True)
@@ -515,7 +515,7 @@ def similar(words, minus, vectors_path, fmt, limit, n, restrict):
     if not words and not minus:
         raise click.UsageError("give at least one word")
     vectors = load_for_query(vectors_path, fmt, limit)
-    echo_neighbours(vectors.most_similar(list(words), list(minus), n=n, restrict=restrict))
+    echo_neighbours(vectors.most_similar(list(words), list(minus), topn=n, restrict_vocab=restrict))
 
 
 @cli.command("eval", context_settings=CONTEXT)
