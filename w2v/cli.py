@@ -421,10 +421,10 @@ def vectors_options(command):
     command = click.option(
         "--format",
         "fmt",
-        type=click.Choice(["auto", "binary", "text"]),
+        type=click.Choice(VECTOR_FORMATS),
         default="auto",
         show_default=True,
-        help="Vectors file format; auto detects it.",
+        help="Vectors file format; auto detects it (glove: text without the 'COUNT DIM' line).",
     )(command)
     return click.option(
         "-v",
@@ -432,17 +432,27 @@ def vectors_options(command):
         "vectors_path",
         default="vectors.bin",
         show_default=True,
-        help="Vectors file (word2vec text or binary, fastText .vec, .npy export).",
+        help="Vectors file: word2vec text or binary, GloVe, fastText .vec or .bin, .npy export, "
+        "w2v model file or checkpoint (folder).",
     )(command)
+
+
+VECTOR_FORMATS = ["auto", "binary", "text", "glove"]
+
+
+def load_vectors_as(path: str, fmt: str, limit: int | None):
+    """``Vectors.load`` of ``path`` in the ``--format``/``--from`` ``fmt`` (one of ``VECTOR_FORMATS``)."""
+    from w2v.vectors import Vectors
+
+    binary = None if fmt in ("auto", "glove") else fmt == "binary"
+    return Vectors.load(path, binary=binary, limit=limit, no_header=fmt == "glove")
 
 
 def load_for_query(path: str, fmt: str, limit: int | None):
     """Load the vectors, with a hint when the default file is missing."""
-    from w2v.vectors import Vectors
-
     if path == "vectors.bin" and not os.path.exists(path):
         raise W2VError("vectors file not found: vectors.bin (train one with 'w2v train CORPUS', or give -v FILE)")
-    return Vectors.load(path, binary=None if fmt == "auto" else fmt == "binary", limit=limit)
+    return load_vectors_as(path, fmt, limit)
 
 
 def echo_neighbours(found) -> None:
@@ -580,10 +590,10 @@ def evaluate(vectors_path, fmt, limit, analogies, similarity, restrict, case_sen
 @click.option(
     "--from",
     "from_fmt",
-    type=click.Choice(["auto", "binary", "text"]),
+    type=click.Choice(VECTOR_FORMATS),
     default="auto",
     show_default=True,
-    help="SOURCE format; auto detects it (.npy by name).",
+    help="SOURCE format; auto detects it (.npy by name; glove: text without the 'COUNT DIM' line).",
 )
 @click.option(
     "--to",
@@ -596,13 +606,11 @@ def evaluate(vectors_path, fmt, limit, analogies, similarity, restrict, case_sen
 @click.option("--limit", type=click.IntRange(min=1), default=None, help="Keep only the N first (most frequent) words.")
 @click.option("-q", "--quiet", is_flag=True, default=False, help="No summary line.")
 def convert(source, dest, from_fmt, to_fmt, limit, quiet):
-    """Convert vectors between word2vec text, binary and .npy + vocabulary."""
-    from w2v.vectors import Vectors
-
+    """Convert vectors to word2vec text, binary or .npy + vocabulary (from any file -v reads)."""
     if to_fmt == "auto":
         to_fmt = "npy" if dest.endswith(".npy") else "binary" if binary_name(dest) else "text"
     check_writable(dest)
-    vectors = Vectors.load(source, binary=None if from_fmt == "auto" else from_fmt == "binary", limit=limit)
+    vectors = load_vectors_as(source, from_fmt, limit)
     extra = ""
     if to_fmt == "npy":
         extra = f" and {vectors.save_npy(dest)}"

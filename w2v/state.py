@@ -34,6 +34,7 @@ import numpy as np
 from w2v.config import TrainConfig
 from w2v.errors import ConfigError, FormatError
 from w2v.files import atomic_output
+from w2v.formats import decode_word
 from w2v.vocab import Vocab
 from w2v.weights import weight_shapes
 
@@ -119,6 +120,21 @@ class TrainState:
         if len(vocab.counts) != size or len(offsets) != size + 1:
             raise FormatError(f"{path}: damaged model file (vocabulary sizes disagree)")
         return state
+
+
+def load_word_vectors(path: str, limit: int | None = None) -> tuple[list[str], np.ndarray]:
+    """The words (V,) and word vectors (``syn0``, (V, D) float32) of a model file or
+    checkpoint (a folder: its checkpoint), without its other arrays; ``limit``: only
+    the first ``limit`` words. FormatError if it is not a w2v model file."""
+    path = model_file(path)
+    arrays = read_archive(path, ("syn0", "vocab_words", "vocab_offsets", "meta"))
+    parse_meta(path, arrays["meta"])
+    raw, offsets, syn0 = arrays["vocab_words"].tobytes(), arrays["vocab_offsets"], arrays["syn0"]
+    if syn0.ndim != 2 or syn0.dtype != np.float32 or len(offsets) != len(syn0) + 1:
+        raise FormatError(f"{path}: damaged model file (syn0 is {syn0.dtype} {syn0.shape}, {len(offsets) - 1} words)")
+    n = len(syn0) if limit is None else min(limit, len(syn0))
+    bounds = offsets[: n + 1].tolist()
+    return [decode_word(raw[a:b]) for a, b in itertools.pairwise(bounds)], syn0[:n]
 
 
 META_FIELDS = ("jobs_done", "batches", "stream_words", "corpus_words", "corpus_digest", "notes")

@@ -23,9 +23,10 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from w2v.errors import FormatError, W2VError
-from w2v.formats import encode_word, load_vectors, save_npy, save_vectors
+from w2v.formats import encode_word, save_npy, save_vectors
 from w2v.query import analogy_method, cosmul_of, nearest, unit_rows
 from w2v.report import TrainReport
+from w2v.vectorfiles import load_any
 
 SUGGEST_CANDIDATES = 50_000  # spelling suggestions look among this many most frequent words
 Key = str | int | np.integer  # a word, or a row number
@@ -57,10 +58,16 @@ class Vectors:
     # --- reading and writing ---------------------------------------------------------
 
     @classmethod
-    def load(cls, path: str | os.PathLike, binary: bool | None = None, limit: int | None = None) -> "Vectors":
-        """Read a word2vec text or binary file (``binary=None``: detect it), or an ``.npy``
-        export beside its ``.vocab.txt``. ``limit``: only the first ``limit`` records."""
-        return cls(*load_vectors(path, binary=binary, limit=limit))
+    def load(
+        cls, path: str | os.PathLike, binary: bool | None = None, limit: int | None = None, no_header: bool = False
+    ) -> "Vectors":
+        """Read a vectors file, its kind recognised by its first bytes (``vectorfiles``):
+        word2vec text or binary (``binary=None``: detect which) and fastText's ``.vec``;
+        text without the ``COUNT DIM`` line (GloVe; ``no_header=True`` says so); an
+        ``.npy`` export beside its ``.vocab.txt``; a w2v model file or checkpoint (or
+        its folder); a fastText ``.bin`` model. gensim's pickles raise FormatError
+        with the command that converts them. ``limit``: only the first ``limit`` words."""
+        return cls(*load_any(path, binary=binary, limit=limit, no_header=no_header))
 
     def save(self, path: str | os.PathLike, binary: bool | None = None) -> None:
         """Write word2vec binary (``binary=True``) or text; ``None`` picks binary for
@@ -82,12 +89,13 @@ class Vectors:
         limit: int | None = None,
         encoding: str = "utf-8",
         unicode_errors: str | None = None,
+        no_header: bool = False,
     ) -> "Vectors":
         """``load`` under gensim's name and keywords. ``binary=None`` detects the format
         (gensim reads text unless told). Words are decoded from ``encoding`` with
         ``unicode_errors`` (``"strict"``, ``"replace"``, ``"ignore"``...) when either is
         given; by default as ``load`` does (UTF-8, other bytes kept as they are)."""
-        vectors = cls.load(fname, binary=binary, limit=limit)
+        vectors = cls.load(fname, binary=binary, limit=limit, no_header=no_header)
         if unicode_errors is not None or encoding.lower().replace("-", "") != "utf8":
             try:
                 vectors.words = [encode_word(w).decode(encoding, unicode_errors or "strict") for w in vectors.words]
