@@ -1,7 +1,7 @@
 """Every common vectors file loads, or says what it is: w2v's model files and
 checkpoints, GloVe's headerless text, fastText's .bin models (against fastText's own
 vectors, where fastText is installed), gensim's pickles (named, with the command that
-converts them, never unpickled)."""
+converts them, never unpickled); and the query commands' --limit and convert's --to."""
 
 import gzip
 import pickle
@@ -214,3 +214,29 @@ def test_damaged_or_compressed_fasttext_models(tmp_path):
     packed.write_bytes(gzip.compress(path.read_bytes()[:4096]))
     with pytest.raises(FormatError, match=r"model.bin.gz is a fastText model: decompress it first"):
         Vectors.load(packed)
+
+
+# --- the commands: --limit, --to npy ---------------------------------------------------------
+
+
+def test_unknown_word_under_limit_names_it(trained, cli):
+    _, model, _ = trained
+    done = cli("similar", "-v", model, "log", "--limit", "2")
+    assert done.returncode == 1
+    assert done.stderr.decode().endswith("; only the 2 most frequent words were read (--limit 2)\n")
+    assert done.stderr.decode().startswith("w2v: error: word not in vocabulary: 'log'")
+    done = cli("analogy", "-v", model, "log", "dog", "cat", "--limit", "2")
+    assert done.returncode == 1 and b"(--limit 2)\n" in done.stderr
+    done = cli("analogy", "-v", model, "--limit", "2", input=b"log dog cat\n")
+    assert b"only the 2 most frequent words were read (--limit 2)" in done.stderr
+    done = cli("similar", "-v", model, "lgo")
+    assert done.returncode == 1 and b"--limit" not in done.stderr  # no --limit given: not mentioned
+
+
+def test_convert_to_npy_needs_an_npy_name(trained, cli, tmp_path):
+    _, model, _ = trained
+    done = cli("convert", model, tmp_path / "out.txt", "--to", "npy")
+    assert done.returncode == 2
+    assert done.stderr.decode().endswith(f"--to npy needs a name ending in .npy, not {tmp_path / 'out.txt'}\n")
+    assert list(tmp_path.iterdir()) == []
+    assert cli("convert", model, tmp_path / "out.npy", "--to", "npy").returncode == 0

@@ -455,6 +455,15 @@ def load_for_query(path: str, fmt: str, limit: int | None):
     return load_vectors_as(path, fmt, limit)
 
 
+def limit_noted(err: W2VError, limit: int | None) -> W2VError:
+    """``err``, saying that only ``--limit N`` words were read when it is an unknown word."""
+    from w2v.vectors import UnknownWordError
+
+    if limit is None or not isinstance(err, UnknownWordError):
+        return err
+    return W2VError(f"{err}; only the {limit:,} most frequent words were read (--limit {limit})")
+
+
 def echo_neighbours(found) -> None:
     from w2v.vectors import display_word
 
@@ -483,7 +492,10 @@ def analogy(words, vectors_path, fmt, limit, n, method, restrict):
         raise click.UsageError(f"give three words A B C (for A - B + C), not {len(words)}; or none to read stdin")
     vectors = load_for_query(vectors_path, fmt, limit)
     if words:
-        echo_neighbours(vectors.analogy(*words, topn=n, method=method, restrict_vocab=restrict))
+        try:
+            echo_neighbours(vectors.analogy(*words, topn=n, method=method, restrict_vocab=restrict))
+        except W2VError as err:
+            raise limit_noted(err, limit) from None
         return
     interactive = sys.stdin.isatty()
     asked = failed = 0
@@ -505,7 +517,7 @@ def analogy(words, vectors_path, fmt, limit, n, method, restrict):
             found = vectors.analogy(*query, topn=n, method=method, restrict_vocab=restrict)
         except W2VError as err:  # an unknown word too (UnknownWordError)
             failed += 1
-            click.echo(f"w2v: error: {err}", err=True)
+            click.echo(f"w2v: error: {limit_noted(err, limit)}", err=True)
             continue
         click.echo(f"# {' - '.join(query[:2])} + {query[2]}")
         echo_neighbours(found)
@@ -525,7 +537,11 @@ def similar(words, minus, vectors_path, fmt, limit, n, restrict):
     if not words and not minus:
         raise click.UsageError("give at least one word")
     vectors = load_for_query(vectors_path, fmt, limit)
-    echo_neighbours(vectors.most_similar(list(words), list(minus), topn=n, restrict_vocab=restrict))
+    try:
+        found = vectors.most_similar(list(words), list(minus), topn=n, restrict_vocab=restrict)
+    except W2VError as err:
+        raise limit_noted(err, limit) from None
+    echo_neighbours(found)
 
 
 @cli.command("eval", context_settings=CONTEXT)
@@ -609,6 +625,8 @@ def convert(source, dest, from_fmt, to_fmt, limit, quiet):
     """Convert vectors to word2vec text, binary or .npy + vocabulary (from any file -v reads)."""
     if to_fmt == "auto":
         to_fmt = "npy" if dest.endswith(".npy") else "binary" if binary_name(dest) else "text"
+    if to_fmt == "npy" and not dest.endswith(".npy"):
+        raise click.BadParameter(f"--to npy needs a name ending in .npy, not {dest}", param_hint="DEST")
     check_writable(dest)
     vectors = load_vectors_as(source, from_fmt, limit)
     extra = ""
