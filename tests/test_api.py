@@ -112,3 +112,17 @@ def test_lists_of_file_names_are_read(tiny_corpus, tmp_path):
         w2v.train([str(tiny_corpus), str(tmp_path / "missing.txt")])
     with pytest.raises(w2v.W2VError, match=r"^corpus not found: \S*missing.txt$"):  # one name: a file name
         w2v.train(str(tmp_path / "missing.txt"))
+
+
+def test_help_shows_what_w2v_is_and_an_example():
+    doc = w2v.__doc__ or ""
+    assert doc.startswith("w2v: word2vec in Python and Numba")
+    for call in (
+        "w2v.train(",
+        'vectors.most_similar("cat", topn=3)',
+        "vectors.save(",
+        "w2v.Vectors.load(",
+        "to_gensim",
+    ):
+        assert call in doc
+    assert "help(w2v.train)" in doc and "README.md" in doc
