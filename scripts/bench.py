@@ -55,6 +55,13 @@ ANALOGY_VOCAB = 30_000
 CHUNK = 1 << 20  # small: a fork inherits the parent's peak RSS into its own ru_maxrss
 TARGETS = {"word2vec": 2.0, "gensim": 1.0}  # w2v words/s over the peer's: at least / above
 ANALOGY_SLACK, RHO_SLACK, SCALING_TARGET, STARTUP_TARGET = 1.0, 0.02, 1.8, 2.0
+TEXT8 = "`http://mattmahoney.net/dc/text8.zip`"
+CORPUS_NOTES = {  # what a known corpus is, for readers who do not have it
+    "wiki-en-100m.txt": "the first 10^8 bytes of English Wikipedia text (an early-2015 dump) cleaned as text8 is "
+    f"(lowercase a-z, digits spelled out): a stand-in for text8, the public word2vec benchmark corpus ({TEXT8}; "
+    "`data/README.md` says how to make a similar one from a current dump)",
+    "text8": f"the public word2vec benchmark corpus ({TEXT8})",
+}
 
 
 @dataclasses.dataclass
@@ -124,7 +131,9 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     parser.add_argument("--json", type=Path, default=ROOT / "docs/benchmarks.json")
     parser.add_argument("--plot", type=Path, default=ROOT / "docs/img/benchmarks.png")
     parser.add_argument("--workdir", type=Path, default=Path(os.environ.get("TMPDIR", "/tmp")) / "w2v-bench")
-    parser.add_argument("--eval-dir", type=Path, default=ROOT / "../shared/data/eval")
+    parser.add_argument(
+        "--eval-dir", type=Path, default=ROOT / "w2v/data", help="holds questions-words.txt and wordsim353.tsv"
+    )
     args = parser.parse_args(argv)
     args.systems = [s for s in args.systems.split(",") if s]
     args.combos = [c for c in args.combos.split(",") if c]
@@ -534,7 +543,8 @@ def header_lines(ctx: Context, info: dict, command: str, when: str) -> list[str]
         f"- Date: {when}",
         f"- Machine: {info['cpu']}, {info['cores']} cores, {ram}; {info['os']}",
         "- Versions: " + ", ".join(f"{k} {val}" for k, val in v.items()),
-        f"- Corpus: `{ctx.corpus.name}`, {ctx.tokens:,} tokens",
+        f"- Corpus: `{ctx.corpus.name}`, {ctx.tokens:,} tokens"
+        + (f": {CORPUS_NOTES[ctx.corpus.name]}" if ctx.corpus.name in CORPUS_NOTES else ""),
         f"- Settings: dim {s.dim}, window {s.window}, negative {s.negative} (NS) or hierarchical softmax alone "
         f"(HS), sample {s.sample:g}, min-count {s.min_count}, {s.epochs} epochs, {s.threads} threads, "
         "default learning rates",

@@ -87,32 +87,64 @@ def draw_negatives(target, negative, params, r):
     return words, r
 
 
-def output_units(params, target, words) -> list[tuple[np.ndarray, int, float, bool]]:
-    """The output units of one example, in the kernel's order: (matrix, row, label,
-    HS rule) for each node of the target's path, then each of ``words`` (target
-    first; a noise word equal to the target left out)."""
-    syn1, syn1neg, nodes, labels, offsets, _, _ = params
+NS, NCE, SAMPLED_SOFTMAX, SOFTMAX = 0, 1, 2, 3  # kernels' loss kinds
+
+
+def candidates(params, target, words, kind, negative) -> tuple[list[int], list[float]]:
+    """The word output loss's candidate rows (the target first) and their logit offsets:
+    a noise word equal to the target is left out, except by NCE; NCE's and sampled
+    softmax's offsets are -log(k q(w))."""
+    rows = [int(w) for d, w in enumerate(words) if d == 0 or w != target or kind == NCE]
+    log_q = params[7]
+    offsets = [-(math.log(max(negative, 1)) + float(log_q[w])) if kind in (NCE, SAMPLED_SOFTMAX) else 0.0 for w in rows]
+    return rows, offsets
+
+
+def output_units(params, target, words, kind=NS, negative=0) -> list[tuple[np.ndarray, int, float, bool, float]]:
+    """The logistic output units of one example, in the kernel's order: (matrix, row,
+    label, HS rule, logit offset) for each node of the target's path, then, for
+    negative sampling and NCE, each candidate (``candidates``)."""
+    syn1, syn1neg, nodes, labels, offsets = params[:5]
     units = []
     if syn1.shape[0] > 0:
         for j in range(int(offsets[target]), int(offsets[target + 1])):
-            units.append((syn1, int(nodes[j]), float(labels[j]), True))
-    if syn1neg.shape[0] > 0:
-        for d, word in enumerate(words):
-            if d == 0 or word != target:
-                units.append((syn1neg, int(word), 1.0 if d == 0 else 0.0, False))
+            units.append((syn1, int(nodes[j]), float(labels[j]), True, 0.0))
+    if syn1neg.shape[0] > 0 and kind in (NS, NCE):
+        rows, shifts = candidates(params, target, words, kind, negative)
+        units += [
+            (syn1neg, row, 1.0 if d == 0 else 0.0, False, b)
+            for d, (row, b) in enumerate(zip(rows, shifts, strict=True))
+        ]
     return units
 
 
-def train_example(inputs: np.ndarray, target, params, alpha, words) -> tuple[float, np.ndarray]:
+def softmax_example(inputs, out, rows, shifts, target_pos, beta, alpha) -> tuple[float, np.ndarray]:
+    """The softmax link on one example: for each input, -log p_t + beta (log Z)^2 over
+    the candidate rows (logits u_r . x + b_r); every input's gradient against the
+    rows as they were, then the rows move. Returns the loss and the inputs' gradients."""
+    before = out[rows].astype(np.float64)
+    logits = inputs.astype(np.float64) @ before.T + np.asarray(shifts)  # (inputs, rows)
+    log_z = np.log(np.exp(logits - logits.max(axis=1, keepdims=True)).sum(axis=1)) + logits.max(axis=1)
+    p = np.exp(logits - log_z[:, None])
+    loss = float((log_z - logits[:, target_pos] + beta * log_z**2).sum())
+    g = -p * (1 + 2 * beta * log_z[:, None])
+    g[:, target_pos] += 1.0
+    g = (alpha * g).astype(np.float32)
+    grads = (g @ before).astype(np.float32)
+    np.add.at(out, rows, (g.T @ inputs).astype(np.float32))
+    return loss, grads
+
+
+def train_example(inputs: np.ndarray, target, params, alpha, words, kind=NS, beta=0.0, negative=0):
     """One example: ``inputs`` (n, D) predict ``target``. Updates the output rows;
     returns the loss and the inputs' gradients (n, D), to be added to their rows."""
     grads = np.zeros_like(inputs)
     loss = 0.0
-    for out, row, label, hs_rule in output_units(params, target, words):
+    for out, row, label, hs_rule, shift in output_units(params, target, words, kind, negative):
         before = out[row].copy()
         step = np.zeros(inputs.shape[1], dtype=np.float32)
         for i, x in enumerate(inputs):
-            f = float(np.dot(x, before))
+            f = float(np.dot(x, before)) + shift
             loss += softplus(-f if label > 0.5 else f)
             if hs_rule and (f <= -HS_MAX_EXP or f >= HS_MAX_EXP):
                 continue
@@ -120,10 +152,18 @@ def train_example(inputs: np.ndarray, target, params, alpha, words) -> tuple[flo
             grads[i] += g * before
             step += g * x
         out[row] += step
+    syn1neg = params[1]
+    if syn1neg.shape[0] > 0 and kind == SAMPLED_SOFTMAX:
+        rows, shifts = candidates(params, target, words, kind, negative)
+        extra, more = softmax_example(inputs, syn1neg, rows, shifts, 0, 0.0, alpha)
+        loss, grads = loss + extra, grads + more
+    if syn1neg.shape[0] > 0 and kind == SOFTMAX:
+        extra, more = softmax_example(inputs, syn1neg, list(range(len(syn1neg))), 0.0, target, beta, alpha)
+        loss, grads = loss + extra, grads + more
     return loss, grads
 
 
-def train_batch(tokens, syn0, params, keep_prob, window, negative, cbow, cbow_mean, alpha, seed):
+def train_batch(tokens, syn0, params, keep_prob, window, negative, cbow, cbow_mean, alpha, seed, kind=NS, beta=0.0):
     """The reference of the kernel's ``train_batch``: same arguments, same effects."""
     r = int(seed)
     dim = syn0.shape[1]
@@ -153,14 +193,14 @@ def train_batch(tokens, syn0, params, keep_prob, window, negative, cbow, cbow_me
             context = [sentence[c] for c in range(lo, hi) if c != pos]
             if not context:
                 continue
-            words, r = draw_negatives(target, negative, params, r) if ns else ([], r)
+            words, r = draw_negatives(target, negative, params, r) if ns and kind != SOFTMAX else ([], r)
             if cbow:
                 hidden = np.zeros(dim, dtype=np.float32)
                 for word in context:
                     hidden += syn0[word]
                 if cbow_mean:
                     hidden /= np.float32(len(context))
-                step, grads = train_example(hidden[None, :], target, params, alpha, words)
+                step, grads = train_example(hidden[None, :], target, params, alpha, words, kind, beta, negative)
                 grads = np.repeat(grads, len(context), axis=0)  # each context row takes it unscaled
                 examples += 1
                 loss += step
@@ -169,7 +209,7 @@ def train_batch(tokens, syn0, params, keep_prob, window, negative, cbow, cbow_me
             else:
                 for first in range(0, len(context), CHUNK):
                     chunk = context[first : first + CHUNK]
-                    step, grads = train_example(syn0[chunk], target, params, alpha, words)
+                    step, grads = train_example(syn0[chunk], target, params, alpha, words, kind, beta, negative)
                     loss += step
                     for word, grad in zip(chunk, grads, strict=True):
                         syn0[word] += grad

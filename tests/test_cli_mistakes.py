@@ -8,6 +8,7 @@ The commands run in-process through ``main`` (fast); a few run as ``python -m w2
 to check a real process prints the same single line.
 """
 
+import importlib.util
 import os
 import re
 import shlex
@@ -132,6 +133,13 @@ CASES = {
         (f"{TRAIN} --checkpoint-every 5", 2, "--checkpoint-every needs --checkpoint"),
         (f"{TRAIN} --checkpoint corpus.txt", 2, "--checkpoint"),
         (f"{TRAIN} --update-vocab", 1, "update_vocab needs init_model"),
+        (f"{TRAIN} --nce 5 --negative 5", 1, "negative and nce exclude each other"),
+        (f"{TRAIN} --softmax --sampled-softmax 5", 1, "exclude each other"),
+        (f"{TRAIN} --self-norm 0.1", 1, "self_norm applies to the full softmax only"),
+        (f"{TRAIN} --tree balanced", 1, "tree applies to hierarchical softmax only"),
+        (f"{TRAIN} --tree binary --hs", 2, "--tree"),
+        (f"{TRAIN} --nce -1", 2, "--nce"),
+        (f"{TRAIN} --heldout missing.txt", 1, "missing.txt"),
         (f"{TRAIN} --init-model missing.npz", 1, "model file not found"),
         (f"{TRAIN} --init-model notvectors.txt", 1, "not a w2v model file"),
         (f"{TRAIN} --init-model somedir", 1, "somedir"),  # a folder: its checkpoint, absent
@@ -177,6 +185,9 @@ CASES = {
         (f"{TRAIN} --dim", 2, "--dim"),
         (f"{TRAIN} --config missing.toml", 2, "missing.toml"),
         (f"{TRAIN} --config somedir", 2, "--config"),
+        (f"{TRAIN} --config ./somedir", 2, "--config"),
+        (f"{TRAIN} --config cbow-nss", 2, "no preset named 'cbow-nss'"),
+        (f"{TRAIN} --plot out.bin", 2, "-o and --plot name the same file"),
         (f"{TRAIN} --config syntax.toml", 2, "syntax.toml"),
         (f"{TRAIN} --config unknown.toml", 2, "flavour"),
         (f"{TRAIN} --config list.toml", 2, "dim"),
@@ -226,7 +237,6 @@ CASES = {
         ("similar king -v vecs.bin --limit -1", 2, "--limit"),
     ],
     "eval": [
-        ("eval -v vecs.bin", 2, "--analogies"),
         ("eval -v vecs.bin --analogies missing.txt", 1, "missing.txt"),
         ("eval -v vecs.bin --similarity missing.txt", 1, "missing.txt"),
         ("eval -v vecs.bin --analogies somedir", 2, "--analogies"),
@@ -242,6 +252,16 @@ CASES = {
         ("eval -v vecs.bin --analogies questions.txt --restrict 0", 2, "--restrict"),
         ("eval -v vecs.bin --analogies questions.txt --method sum", 2, "--method"),
     ],
+    "score": [
+        ("score", 2, "MODEL"),
+        ("score missing.npz corpus.txt", 1, "model file not found"),
+        ("score vecs.bin corpus.txt", 1, "vecs.bin"),
+        ("score notvectors.txt corpus.txt", 1, "not a w2v model file"),
+        ("score somedir corpus.txt", 1, "somedir"),
+        ("score missing.npz", 2, "CORPUS"),
+        ("score missing.npz corpus.txt --window 0", 2, "--window"),
+        ("score missing.npz corpus.txt --max-pairs 0", 2, "--max-pairs"),
+    ],
     "convert": [
         ("convert vecs.bin", 2, "DEST"),
         ("convert missing.bin out.txt", 1, "missing.bin"),
@@ -256,6 +276,7 @@ CASES = {
         ("convert vecs.bin out.txt --from xml", 2, "--from"),
         ("convert vecs.bin out.txt --from text", 1, "vecs.bin"),
         ("convert vecs.bin out.txt --limit 0", 2, "--limit"),
+        ("convert vecs.bin nowhere/emb --to projector", 1, "nowhere"),
         ("convert vecs.bin blocked.npy", 1, "blocked.vocab.txt"),  # blocked.npy stays as it was
     ],
     "vocab": [
@@ -269,7 +290,7 @@ CASES = {
         ("vocab corpus.txt -o nowhere/vocab.txt", 1, "nowhere"),
         ("vocab corpus.txt -o ''", 1, "empty output path"),
         ("vocab corpus.txt -o vocab.txt --min-count 0", 2, "--min-count"),
-        ("vocab corpus.txt -o vocab.txt --min-count 1000", 1, "--min-count 1,000"),  # no word left
+        ("vocab corpus.txt -o vocab.txt --min-count 1000", 1, "at least 1,000 times (min_count"),  # no word left
         ("vocab corpus.txt -o vocab.txt --max-vocab 0", 2, "--max-vocab"),
         ("vocab corpus.txt -o vocab.txt --prune-at 0", 2, "--prune-at"),
         ("vocab corpus.txt -o vocab.txt --min-count x", 2, "--min-count"),
@@ -320,6 +341,12 @@ CASES = {
         ("phrases corpus.txt -o phrased.txt --delimiter ''", 1, "delimiter"),
         ("phrases corpus.txt -o phrased.txt --delimiter ' '", 1, "delimiter"),
     ],
+    "plot": [
+        ("plot -v vecs.bin", 2, "WORDS"),
+        ("plot -v vecs.bin man woman --limit 0", 2, "--limit"),
+        ("plot -v vecs.bin man woman --method mds", 2, "--method"),
+        ("plot -v vecs.bin --words-file somedir", 2, "--words-file"),
+    ],
     "w2v": [
         ("frobnicate", 2, "frobnicate"),
         ("--bogus", 2, "--bogus"),
@@ -338,6 +365,20 @@ if HAS_DEV_FULL:  # every output, when writing it fails (disk full) after the wo
     CASES["phrases"] += [
         ("phrases corpus.txt -o /dev/full", 1, "/dev/full"),
         ("phrases corpus.txt -o phrased.txt --save-phrases /dev/full", 1, "/dev/full"),
+    ]
+
+if importlib.util.find_spec("matplotlib"):  # mistakes found after matplotlib is (the plot extra)
+    CASES["plot"] += [
+        ("plot -v missing.bin man woman", 1, "missing.bin"),
+        ("plot -v vecs.bin man woman -o map.xyz", 1, "map.xyz"),
+        ("plot -v vecs.bin man woman -o somedir", 1, "somedir"),
+        ("plot -v vecs.bin man woman -o nowhere/map.png", 1, "nowhere"),
+        ("plot -v vecs.bin man woman --words-file missing.txt", 1, "missing.txt"),
+        ("plot -v vecs.bin man nobody", 1, "nobody"),
+    ]
+    CASES["train"] += [
+        (f"{TRAIN} --plot loss.xyz", 1, "loss.xyz"),
+        (f"{TRAIN} --plot nowhere/loss.png", 1, "nowhere"),
     ]
 
 PARAMS = [
@@ -450,7 +491,7 @@ def test_unwritable_checkpoint_folder(ws, capsys, folder):
     ("line", "code"),  # 2: click checks the options of type click.Path
     [
         (f"train secret -o out.bin {FAST}", 1),
-        (f"{TRAIN} --config secret", 2),
+        (f"{TRAIN} --config ./secret", 2),
         (f"{TRAIN} --read-vocab secret", 2),
         ("similar king -v secret", 1),
         ("convert secret out.txt", 1),

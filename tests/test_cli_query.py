@@ -113,11 +113,11 @@ def test_eval_text_and_json(tmp_path, capsys):
     lines = out.splitlines()
     assert lines[0].endswith(
         "analogy accuracy 83.33% (5/6); 7 questions, 1 skipped (a word outside the 30,000 most frequent), "
-        "1 invalid lines"
+        "1 invalid line"
     )
     assert lines[1].split() == ["gender", "100.00%", "(3/3)"]
     assert lines[2].split() == ["capitals", "66.67%", "(2/3)"]
-    assert lines[3].endswith("Spearman 0.2052 (Pearson 0.8931) on 5 pairs, 1 missing, 1 invalid lines")
+    assert lines[3].endswith("Spearman 0.2052 (Pearson 0.8931) on 5 pairs, 1 missing, 1 invalid line")
     code, out, _ = run(capsys, *args, "--json", "--restrict", "12")
     result = json.loads(out)
     assert code == 0
@@ -125,9 +125,20 @@ def test_eval_text_and_json(tmp_path, capsys):
     assert result["similarity"][0]["spearman"] == pytest.approx(0.2051956704, abs=1e-9)
 
 
-def test_eval_usage_and_missing_file(in_tmp, capsys):
-    code, _, err = run(capsys, "eval")
-    assert code == 2 and "--analogies" in err
+def test_eval_without_sets_scores_the_shipped_ones(in_tmp, capsys):
+    from w2v.evaluate import DEFAULT_ANALOGIES, DEFAULT_SIMILARITY
+
+    code, out, err = run(capsys, "eval", "--json")
+    assert (code, err) == (0, "")
+    result = json.loads(out)
+    [analogies], [pairs] = result["analogies"], result["similarity"]
+    assert (analogies["path"], analogies["questions"], len(analogies["sections"])) == (DEFAULT_ANALOGIES, 19544, 14)
+    assert (pairs["path"], pairs["pairs"] + pairs["missing"], pairs["invalid"]) == (DEFAULT_SIMILARITY, 353, 0)
+    code, out, _ = run(capsys, "eval", "--similarity", str(FIXTURES / "pairs.tsv"), "--json")
+    assert code == 0 and json.loads(out)["analogies"] == []  # one set given: only that one
+
+
+def test_eval_missing_file(in_tmp, capsys):
     code, _, err = run(capsys, "eval", "--analogies", "nope.txt")
     assert code == 1 and err == "w2v: error: evaluation file not found: nope.txt\n"
 
@@ -164,3 +175,25 @@ def test_broken_pipe_is_quiet(tmp_path):
     w2v.stdout.close()
     _, err = w2v.communicate(timeout=120)
     assert b"Traceback" not in err and w2v.returncode == 0
+
+
+def test_convert_to_projector_tsv(tmp_path, capsys):
+    words = ["king", "queen", "caf\udce9"]  # the last: a word whose bytes are not UTF-8
+    matrix = np.array([[1.5, -2.0, 0.25, 1e-7], [0, 1, 2, 3], [-1, -1, -1, 123456789]], dtype=np.float32)
+    Vectors(words, matrix).save(tmp_path / "v.bin")
+    code, _, err = run(capsys, "convert", str(tmp_path / "v.bin"), str(tmp_path / "emb"), "--to", "projector")
+    vectors_tsv, metadata_tsv = tmp_path / "emb_vectors.tsv", tmp_path / "emb_metadata.tsv"
+    assert code == 0 and err == f"w2v: wrote 3 vectors of 4 values to {vectors_tsv} and {metadata_tsv} (projector)\n"
+    loaded = np.loadtxt(vectors_tsv, delimiter="\t", dtype=np.float32)
+    assert loaded.shape == (3, 4)
+    np.testing.assert_allclose(loaded, matrix, rtol=1e-5)
+    assert all(line.count(b"\t") == 3 for line in vectors_tsv.read_bytes().splitlines())
+    assert metadata_tsv.read_bytes() == b"king\nqueen\ncaf\xe9\n"  # one column: no header row
+
+
+def test_convert_to_projector_checks_both_outputs_first(tmp_path, capsys):
+    Vectors(["a", "b"], np.eye(2, dtype=np.float32)).save(tmp_path / "v.bin")
+    (tmp_path / "emb_metadata.tsv").mkdir()
+    code, _, err = run(capsys, "convert", str(tmp_path / "v.bin"), str(tmp_path / "emb"), "--to", "projector")
+    assert (code, err) == (1, f"w2v: error: output path is a folder: {tmp_path / 'emb_metadata.tsv'}\n")
+    assert not (tmp_path / "emb_vectors.tsv").exists()

@@ -2,6 +2,7 @@
 determinism, presets, stdin, and one clean error line for every mistake."""
 
 import os
+import re
 import subprocess
 import sys
 
@@ -226,6 +227,22 @@ def test_divergence_stops_with_a_message_naming_the_setting(cli, tiny_corpus, tm
     assert done.returncode == 1 and len(lines) == 1
     assert lines[0].startswith("w2v: error: training diverged") and "--alpha" in lines[0]
     assert not out.exists()
+
+
+@pytest.mark.parametrize("model", ["skipgram", "cbow"])
+def test_hierarchical_softmax_divergence_is_caught(cli, tiny_corpus, tmp_path, model):
+    """HS skips nodes with |logit| >= 6, so its weights blow up with a finite loss:
+    the row norms give it away at the epoch's end."""
+    out = tmp_path / "d.bin"
+    done = cli("train", tiny_corpus, "-o", out, "--hs", "--alpha", "100", "--epochs", "1", "--threads", "1")
+    lines = done.stderr.decode().strip().splitlines()
+    assert done.returncode == 1
+    assert re.fullmatch(
+        r"w2v: error: training diverged in epoch 1 \(a row of syn[01] has norm [0-9.e+]+, where trained models "
+        r"stay below 1000\): lower the learning rate \(--alpha, now 100\)",
+        lines[-1],
+    ), lines
+    assert list(tmp_path.iterdir()) == []
 
 
 def test_sigterm_stops_training_with_143_and_writes_nothing(tiny_corpus, tmp_path):

@@ -124,7 +124,7 @@ def recorded(monkeypatch, tmp_path):
         cli.main(["train", str(corpus), "-q", "-o", str(tmp_path / "out.bin"), *map(str, args)])
         assert len(calls) == 1
         settings = dict(calls[0])
-        for key in ("read_vocab", "save_vocab", "progress", "notes", *cli.LONG_RUN_OPTIONS):
+        for key in ("read_vocab", "save_vocab", "progress", "notes", "heldout", "heldout_pairs", *cli.LONG_RUN_OPTIONS):
             settings.pop(key)
         return settings
 

@@ -255,7 +255,7 @@ def test_id_stream_batches_end_at_sentence_ends(tmp_path):
         pieces.append(rng.integers(0, 100, size=length).astype(np.int32))
         pieces.append(np.array([SENTENCE_END], np.int32))
     ids = np.concatenate(pieces)
-    writer = IdStreamWriter(str(tmp_path / "ids.i32"), batch_size=50)
+    writer = IdStreamWriter(str(tmp_path), batch_size=50)
     for start in range(0, len(ids), 37):  # written in blocks that split sentences
         writer.write(ids[start : start + 37])
     stream = writer.finish()
@@ -275,7 +275,7 @@ def test_id_stream_batches_end_at_sentence_ends(tmp_path):
         for index, expected in enumerate(batches):
             batch = stream.batch(index, buffer)
             assert np.shares_memory(batch, buffer) and np.array_equal(batch, expected)
-        os.truncate(stream.path, 4 * (len(ids) - 1))  # the file cut short: an error, not stale ids
+        os.ftruncate(stream.fileno(), 4 * (len(ids) - 1))  # the file cut short: an error, not stale ids
         with pytest.raises(CorpusError, match="cut short"):
             stream.batch(len(stream) - 1, buffer)
     finally:

@@ -1,6 +1,8 @@
 """Counting words: provisional ids, counts and ReduceVocab pruning (WordCounter), and
 encoding a corpus to vocabulary ids (idstream.encode_corpus)."""
 
+import os
+
 import numpy as np
 import pytest
 
@@ -8,6 +10,7 @@ from w2v.config import TrainConfig
 from w2v.counting import WordCounter
 from w2v.errors import CorpusError
 from w2v.idstream import encode_corpus
+from w2v.vocab import Vocab
 
 
 def live_counts(counter: WordCounter) -> dict[bytes, int]:
@@ -80,6 +83,28 @@ def test_encode_corpus_vocabulary_and_ids(tmp_path):
         assert stream.batch_words.sum() == 9
     finally:
         stream.close()
+
+
+def test_encoding_leaves_no_file_in_the_work_folder(tmp_path):
+    """The id files are nameless from the start: no exit (SIGKILL included) can leave
+    them in $TMPDIR, neither the provisional ids while the vocabulary is chosen nor
+    the id stream that training reads."""
+    sentences = [["b", "a", "c", "a"], ["a", "rare", "b"], ["c", "a", "b"]] * 50
+    config = TrainConfig(min_count=2, batch_words=30, threads=1).resolved()
+    seen_while_choosing = []
+
+    def choose(words, counts):
+        seen_while_choosing.append(os.listdir(tmp_path))
+        return Vocab.choose(words, counts, config.min_count, config.max_vocab)
+
+    encoded = encode_corpus(sentences, config, str(tmp_path), choose)
+    try:
+        assert seen_while_choosing == [[]]
+        assert os.listdir(tmp_path) == []
+        ids = np.concatenate([encoded.stream.batch(i) for i in range(len(encoded.stream))])
+        assert (ids >= 0).sum() == encoded.stream.words == 500 and (ids == -1).sum() == 150
+    finally:
+        encoded.stream.close()
 
 
 def test_ties_keep_first_occurrence_order(tmp_path):

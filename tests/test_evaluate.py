@@ -8,6 +8,8 @@ import pytest
 
 from w2v.errors import FormatError, W2VError
 from w2v.evaluate import (
+    DEFAULT_ANALOGIES,
+    DEFAULT_SIMILARITY,
     correlation_pvalue,
     evaluate_analogies,
     evaluate_similarity,
@@ -23,7 +25,6 @@ from w2v.vectors import Vectors
 FIXTURES = Path(__file__).parent / "fixtures"
 ANALOGIES = FIXTURES / "analogies.txt"
 PAIRS = FIXTURES / "pairs.tsv"
-SHARED_EVAL = Path(__file__).resolve().parents[1].parent / "shared" / "data" / "eval"
 
 WORDS = [
     "the", "man", "woman", "king", "queen", "boy", "girl", "prince", "princess", "Prince",
@@ -232,11 +233,9 @@ def test_gensim_agrees_on_fixtures():
 
 
 def test_gensim_agrees_on_google_analogies_and_wordsim():
-    """Structured random vectors over the real sets' words (with case variants and
-    skipped questions), checked against gensim section by section."""
-    analogies, pairs = SHARED_EVAL / "questions-words.txt", SHARED_EVAL / "wordsim353.tsv"
-    if not analogies.exists() or not pairs.exists():
-        pytest.skip("../shared/data/eval not present")
+    """Structured random vectors over the words of the sets shipped with w2v (with case
+    variants and skipped questions), checked against gensim section by section."""
+    analogies, pairs = Path(DEFAULT_ANALOGIES), Path(DEFAULT_SIMILARITY)
     rng = np.random.default_rng(1)
     lines = analogies.read_text().splitlines()
     words = [w.lower() for line in lines if not line.startswith(":") for w in line.split()]

@@ -7,6 +7,7 @@ from reference import alias_probabilities, draw_noise, example_loss, lcg
 from reference import train_batch as reference_batch
 
 from w2v import kernels
+from w2v.config import TrainConfig
 from w2v.vocab import MAX_CODE_LENGTH, Vocab
 from w2v.weights import Tables, path_tables
 
@@ -38,7 +39,8 @@ def make_params(hs: bool, ns: bool, seed: int = 3, counts=COUNTS):
     syn1 = (rng.standard_normal((size - 1, D)) * 0.3).astype(np.float32) if hs else np.zeros((0, D), np.float32)
     syn1neg = (rng.standard_normal((size, D)) * 0.3).astype(np.float32) if ns else np.zeros((0, D), np.float32)
     threshold, alias = vocab.alias_table(0.75)
-    return syn0, Tables(syn1, syn1neg, *path_tables(vocab, hs), threshold, alias), vocab
+    log_q = np.log(vocab.noise_distribution(0.75)).astype(np.float32)
+    return syn0, Tables(syn1, syn1neg, *path_tables(vocab, TrainConfig(hs=hs)), threshold, alias, log_q), vocab
 
 
 def copy_params(params):
@@ -54,6 +56,12 @@ CASES = {
     "cbow-hs-ns": dict(cbow=True, cbow_mean=True, hs=True, negative=3),
     "cbow-sum-ns": dict(cbow=True, cbow_mean=False, hs=False, negative=4),
     "cbow-sum-hs": dict(cbow=True, cbow_mean=False, hs=True, negative=0),
+    "sg-nce": dict(cbow=False, cbow_mean=True, hs=False, negative=4, kind=kernels.NCE),
+    "cbow-nce": dict(cbow=True, cbow_mean=True, hs=False, negative=4, kind=kernels.NCE),
+    "sg-hs-sampled": dict(cbow=False, cbow_mean=True, hs=True, negative=5, kind=kernels.SAMPLED_SOFTMAX),
+    "cbow-sampled": dict(cbow=True, cbow_mean=True, hs=False, negative=5, kind=kernels.SAMPLED_SOFTMAX),
+    "sg-softmax": dict(cbow=False, cbow_mean=True, hs=False, negative=0, kind=kernels.SOFTMAX, beta=0.0),
+    "cbow-softmax-self-norm": dict(cbow=True, cbow_mean=True, hs=False, negative=0, kind=kernels.SOFTMAX, beta=0.3),
 }
 
 
@@ -64,9 +72,10 @@ def test_subsampling_is_on_for_some_words():
 
 def check_against_reference(case: dict, tokens: np.ndarray, window: int, counts=COUNTS) -> None:
     """The kernel and the numpy reference make the same updates, loss and example count."""
-    syn0, params, vocab = make_params(case["hs"], case["negative"] > 0, counts=counts)
+    kind, beta = case.get("kind", kernels.NS), case.get("beta", 0.0)
+    syn0, params, vocab = make_params(case["hs"], case["negative"] > 0 or kind == kernels.SOFTMAX, counts=counts)
     keep = vocab.keep_probabilities(0.05)
-    args = (keep, window, case["negative"], case["cbow"], case["cbow_mean"], 0.05, SEED)
+    args = (keep, window, case["negative"], case["cbow"], case["cbow_mean"], 0.05, SEED, kind, beta)
     ref_syn0, ref_params = syn0.copy(), copy_params(params)
     ref_loss, ref_examples = reference_batch(tokens, ref_syn0, ref_params, *args)
     kernel = kernels.train_batch_kernel(D)
@@ -213,7 +222,7 @@ def test_skipgram_update_is_minus_alpha_times_gradient(hs, negative):
     ``reference.example_loss`` (softplus NLL in nats)."""
     a, b, alpha = 2, 5, 0.1
     syn0, params, _ = make_params(hs, negative > 0, seed=11)
-    syn1, syn1neg, nodes, labels, offsets, threshold, alias = params
+    syn1, syn1neg, nodes, labels, offsets, threshold, alias, _ = params
     syn0[a] = 0.0
     # a seed whose noise words are distinct and differ from the target, so that
     # one step of SGD equals the sequential updates of the kernel exactly
@@ -271,7 +280,7 @@ def test_cbow_mean_update_is_minus_alpha_times_hidden_gradient():
     """
     a, t, c, alpha = 3, 0, 7, 0.1
     syn0, params, _ = make_params(True, False, seed=5)
-    syn1, _, nodes, labels, offsets, _, _ = params
+    syn1, _, nodes, labels, offsets, _, _, _ = params
     syn0[:, 0] = 0.0
     syn0[t, 0] = 30.0  # dead examples: f = 30 * 1 + small
     syn1[:, 0] = 1.0

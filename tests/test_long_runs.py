@@ -1,6 +1,9 @@
 """Long runs: checkpoints, resume, interruption, saved models and continued training."""
 
+import fcntl
+import io
 import itertools
+import json
 import os
 import re
 import signal
@@ -8,14 +11,16 @@ import subprocess
 import sys
 import threading
 import time
+import zipfile
 
 import numpy as np
 import pytest
+from numpy.lib import format as npformat
 
 import w2v.state
 from w2v import kernels
 from w2v.errors import ConfigError, CorpusError, DivergedError, FormatError
-from w2v.state import TrainState, checkpoint_path
+from w2v.state import TrainState, checkpoint_lock, checkpoint_path
 from w2v.train import train
 from w2v.vectors import Vectors
 from w2v.vocab import Vocab
@@ -203,6 +208,55 @@ def test_checkpoints_every_few_ms_change_nothing(corpus, uninterrupted, tmp_path
     assert [p.name for p in tmp_path.iterdir()] == ["checkpoint.npz"]
 
 
+def test_a_checkpoint_folder_serves_one_run_at_a_time(corpus, tmp_path):
+    """Two runs sharing a --checkpoint folder would overwrite each other's checkpoint:
+    the second fails at once, naming the first's process; the first holds the folder
+    while it runs and leaves nothing but its checkpoint."""
+    folder = tmp_path / "ck"
+    held_by_run = []
+
+    def try_to_take(_epoch, _loss):
+        with pytest.raises(ConfigError) as refused, checkpoint_lock(str(folder)):
+            pass
+        held_by_run.append(str(refused.value))
+
+    settings = {**SETTINGS, "epochs": 1}
+    train(str(corpus), checkpoint=str(folder), on_epoch_end=try_to_take, **settings)
+    busy = f"checkpoint folder {folder} is in use by another run (pid {os.getpid()})"
+    assert held_by_run == [busy]
+    assert [p.name for p in folder.iterdir()] == ["checkpoint.npz"]
+    before = (folder / "checkpoint.npz").read_bytes()
+    with checkpoint_lock(str(folder)):  # another run's, here this process's
+        assert (folder / ".lock").read_text() == f"{os.getpid()}\n"
+        with pytest.raises(ConfigError, match=re.escape(busy)):
+            train(str(corpus), checkpoint=str(folder), **settings)
+        with pytest.raises(ConfigError, match=re.escape(busy)):
+            train(str(corpus), resume=str(folder))
+    assert (folder / "checkpoint.npz").read_bytes() == before
+    assert [p.name for p in folder.iterdir()] == ["checkpoint.npz"]
+
+
+def test_a_lock_file_removed_while_it_is_locked_is_made_anew(tmp_path, monkeypatch):
+    """The run holding the folder ends (removing its lock file) between this run's open
+    and its lock: a lock on the removed file would lock nothing, so it starts over."""
+    flock, calls = fcntl.flock, []
+
+    def late(fd, operation):
+        if not calls:
+            os.unlink(tmp_path / ".lock")  # the holder ends here
+        calls.append(fd)
+        return flock(fd, operation)
+
+    monkeypatch.setattr(fcntl, "flock", late)
+    with checkpoint_lock(str(tmp_path)):
+        assert len(calls) == 2
+        assert (tmp_path / ".lock").read_text() == f"{os.getpid()}\n"
+        monkeypatch.setattr(fcntl, "flock", flock)
+        with pytest.raises(ConfigError, match="in use by another run"), checkpoint_lock(str(tmp_path)):
+            pass
+    assert list(tmp_path.iterdir()) == []
+
+
 def test_failed_checkpoint_write_keeps_the_previous_one(corpus, tmp_path, monkeypatch):
     train(str(corpus), checkpoint=str(tmp_path), **{**SETTINGS, "epochs": 1})
     before = (tmp_path / "checkpoint.npz").read_bytes()
@@ -313,6 +367,95 @@ def test_model_file_with_a_damaged_vocabulary(saved_model, tmp_path, name, chang
     np.savez(path, **arrays)
     with pytest.raises(FormatError, match=message):
         TrainState.load(str(path))
+
+
+def rewritten(source, target, change_arrays=None, change_meta=None):
+    """Write to ``target`` the model file ``source`` with its arrays and meta changed in place
+    by ``change_arrays(arrays)`` and ``change_meta(meta)``, as np.savez writes a model."""
+    with np.load(source, allow_pickle=False) as archive:
+        arrays = {key: archive[key] for key in archive.files}
+    meta = json.loads(arrays["meta"].tobytes())
+    if change_meta is not None:
+        change_meta(meta)
+    arrays["meta"] = np.frombuffer(json.dumps(meta).encode(), np.uint8)
+    if change_arrays is not None:
+        change_arrays(arrays)
+    np.savez(target, **arrays)
+    return target
+
+
+def poisoned(arrays):
+    arrays["syn0"] = arrays["syn0"].copy()
+    arrays["syn0"][3, 5] = np.nan
+
+
+@pytest.mark.parametrize(
+    ("change_arrays", "change_meta", "message"),
+    [
+        (poisoned, None, r"non-finite weights in syn0"),
+        (lambda a: a.update(epoch_loss=np.array([1.0, np.inf, 0.0])), None, "an epoch's loss"),
+        (lambda a: a.update(epoch_examples=-a["epoch_examples"] - 1), None, "an epoch's loss or example count"),
+        (None, lambda m: m.update(jobs_done=-1), r"jobs_done -1 is not within 0 to 42 batches x 3 epochs"),
+        (None, lambda m: m.update(jobs_done=127), r"jobs_done 127 is not within 0 to 42"),
+        (None, lambda m: m.update(batches=-40, jobs_done=0), r"negative batches\)"),
+    ],
+    ids=["NaN weight", "infinite loss", "negative examples", "negative jobs_done", "jobs_done past the end", "batches"],
+)
+def test_model_file_with_values_no_run_has_is_refused(saved_model, tmp_path, change_arrays, change_meta, message):
+    """A checkpoint is a file people share: NaN weights would resume into NaN vectors
+    (exit 0), a jobs_done out of range would skip or repeat batches."""
+    path = rewritten(saved_model[1], tmp_path / "model.npz", change_arrays, change_meta)
+    with pytest.raises(FormatError, match=rf"model\.npz: damaged model file \({message}"):
+        TrainState.load(str(path))
+
+
+def npy_entry(array, shape=None) -> bytes:
+    """An .npy file of ``array``'s data whose header declares ``shape`` (default: its own)."""
+    out = io.BytesIO()
+    header = {"descr": npformat.dtype_to_descr(array.dtype), "fortran_order": False, "shape": shape or array.shape}
+    npformat.write_array_header_1_0(out, header)
+    return out.getvalue() + array.tobytes()
+
+
+def lying_header(source, target):
+    """``source`` with syn0's header claiming 4.8 GB (10**8 rows) over the data it holds."""
+    with np.load(source, allow_pickle=False) as archive, zipfile.ZipFile(target, "w") as out:
+        for name in archive.files:
+            array = archive[name]
+            out.writestr(f"{name}.npy", npy_entry(array, (10**8, 12) if name == "syn0" else None))
+
+
+@pytest.mark.parametrize(
+    ("make", "message"),
+    [
+        (lambda source, target: np.savez_compressed(target, **np.load(source)), r"meta is compressed"),
+        (lying_header, r"syn0 holds 768 bytes for float32 \(100000000, 12\)"),
+        (
+            lambda source, target: rewritten(source, target, lambda a: a.update(syn0=np.zeros((16, 13), np.float32))),
+            r"syn0 is float32 \(16, 13\) where the settings and the vocabulary's 16 words make float32 \(16, 12\)",
+        ),
+        (
+            lambda source, target: rewritten(source, target, lambda a: a.update(epoch_loss=np.array(["a", "b", "c"]))),
+            r"epoch_loss is <U1 \(3,\) where .* make float64 \(3,\)",
+        ),
+        (
+            lambda source, target: rewritten(source, target, lambda a: a.update(vocab_words=a["vocab_words"][:10])),
+            r"vocab_words is uint8 \(10,\) where .* 16 words make uint8 \(16,\)",
+        ),
+    ],
+    ids=["compressed", "header larger than its data", "shape unlike the settings", "strings", "words too short"],
+)
+def test_model_file_arrays_are_checked_before_any_is_read(saved_model, tmp_path, monkeypatch, make, message):
+    """A small file must not make w2v allocate gigabytes: every array's shape and type
+    come from its .npy header, checked against the settings before any data is read,
+    and an entry must be stored as np.savez stores it, no larger than the file."""
+    path = tmp_path / "model.npz"
+    make(saved_model[1], path)
+    read, read_array = [], npformat.read_array
+    monkeypatch.setattr(npformat, "read_array", lambda entry, **kw: read.append(entry.name) or read_array(entry, **kw))
+    with pytest.raises(FormatError, match=rf"model\.npz: damaged model file \({message}"):
+        TrainState.load(str(path))
+    assert set(read) <= {"meta.npy"}
 
 
 def test_other_npz_is_not_a_model(tmp_path):
@@ -475,8 +618,8 @@ def test_cli_resume_refuses_new_training_settings(tiny_corpus, tmp_path, cli):
     )
     result = cli("train", "--resume", folder, "--dim", "50", "--hs")
     assert result.returncode == 1
-    assert result.stderr.decode().strip() == (
-        "w2v: error: a resumed run keeps the checkpoint's settings; cannot change dim, hs"
+    assert result.stderr.decode().strip().splitlines()[-1] == (
+        "w2v: error: a resumed run keeps the checkpoint's settings; cannot change dim, hs, negative"
     )
     result = cli("train", "--resume", folder, "--save-vocab", tmp_path / "vocab.txt")
     assert result.returncode == 2 and b"--save-vocab: no effect with --resume" in result.stderr
@@ -535,3 +678,53 @@ def test_cli_resumes_a_checkpoint_made_by_the_api(corpus, uninterrupted, tmp_pat
     out = tmp_path / "v.bin"
     assert cli("train", corpus, "--resume", tmp_path, "-o", out, "--threads", "1", "-q").returncode == 0
     np.testing.assert_array_equal(Vectors.load(out).vectors, uninterrupted.vectors)
+
+
+def test_cli_checkpoint_folder_in_use_fails_at_once(tiny_corpus, tmp_path, cli):
+    folder, out = tmp_path / "ck", tmp_path / "v.bin"
+    folder.mkdir()
+    with checkpoint_lock(str(folder)):
+        result = cli("train", tiny_corpus, "-o", out, "--checkpoint", folder, "--epochs", "1", "-q")
+    assert result.returncode == 1
+    assert result.stderr.decode().splitlines() == [
+        f"w2v: error: checkpoint folder {folder} is in use by another run (pid {os.getpid()})"
+    ]
+    assert not out.exists() and list(folder.iterdir()) == []
+
+
+@pytest.fixture
+def finished_checkpoint(tiny_corpus, tmp_path, cli):
+    """A checkpoint folder of a finished one-epoch run of ``w2v train`` (its output removed)."""
+    folder, out = tmp_path / "ck", tmp_path / "v.txt"
+    done = cli("train", tiny_corpus, "-o", out, "--checkpoint", folder, "--epochs", "1", "--dim", "8", "-q")
+    assert done.returncode == 0, done.stderr
+    out.unlink()
+    return folder
+
+
+def test_cli_resume_names_the_files_it_writes(finished_checkpoint, tmp_path, cli):
+    """A checkpoint names its outputs like a script: a resumed run says where it
+    writes before it starts, even with -q, also where a crafted checkpoint points."""
+    folder, elsewhere = finished_checkpoint, tmp_path / "elsewhere.bin"
+
+    def redirect(meta):
+        meta["notes"]["command"].update(output=str(elsewhere), classes=2, classes_output=str(tmp_path / "c.txt"))
+
+    rewritten(checkpoint_path(folder), checkpoint_path(folder), change_meta=redirect)
+    done = cli("train", "--resume", folder, "--save-model", tmp_path / "m.npz", "-q")
+    assert done.returncode == 0, done.stderr
+    assert done.stderr.decode().splitlines() == [
+        f"w2v: resuming {folder}; writing -o {elsewhere}, --save-model {tmp_path / 'm.npz'}, "
+        f"--classes-output {tmp_path / 'c.txt'}, checkpoints in {folder}"
+    ]
+    assert elsewhere.exists() and (tmp_path / "m.npz").exists() and (tmp_path / "c.txt").exists()
+
+
+def test_cli_resume_refuses_a_checkpoint_with_nan_weights(finished_checkpoint, tmp_path, cli):
+    rewritten(checkpoint_path(finished_checkpoint), checkpoint_path(finished_checkpoint), poisoned)
+    done = cli("train", "--resume", finished_checkpoint, "-q")
+    assert done.returncode == 1
+    assert done.stderr.decode().splitlines()[-1] == (
+        f"w2v: error: {checkpoint_path(finished_checkpoint)}: damaged model file (non-finite weights in syn0)"
+    )
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["ck"]

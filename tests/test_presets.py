@@ -1,45 +1,121 @@
-"""Every preset in configs/ loads through the CLI's preset loader and trains."""
+"""The presets shipped in w2v/presets: each loads by name through the CLI's preset loader
+and trains; a path is read as a file; an unknown name or a missing file is one clear line."""
 
-from pathlib import Path
+import dataclasses
 
 import pytest
 
+import w2v.weights
 from w2v.cli import main
-from w2v.config import load_preset
+from w2v.config import PRESETS, TrainConfig, load_preset, preset_names, preset_path
+from w2v.errors import ConfigError
+from w2v.train import train
 
-CONFIGS = Path(__file__).resolve().parents[1] / "configs"
-PRESETS = sorted(CONFIGS.glob("*.toml"))
 WORDS = ["the", "cat", "sat", "on", "the", "mat", "and", "a", "dog", "met", "the", "red", "cat", "on", "a", "log"]
+NAMES = preset_names()
 
 
-def test_presets_exist():
-    assert {p.name for p in PRESETS} >= {"sg-ns.toml", "cbow-ns.toml", "sg-hs.toml", "cbow-hs.toml"}
+def test_presets_ship_with_the_package():
+    assert NAMES == ["cbow-hs", "cbow-ns", "sg-hs", "sg-ns"]
+    assert PRESETS.parent.name == "w2v"
 
 
 @pytest.fixture(scope="module")
-def corpus(tmp_path_factory) -> Path:
+def corpus(tmp_path_factory):
     path = tmp_path_factory.mktemp("presets") / "corpus.txt"
     lines = [" ".join(WORDS[i:] + WORDS[:i]) for i in range(len(WORDS))] * 3
     path.write_text("\n".join(lines) + "\n")
     return path
 
 
-@pytest.mark.parametrize("preset", PRESETS, ids=lambda p: p.name)
-def test_preset_trains_through_the_cli(preset, corpus, tmp_path):
+def train_args(corpus, out, preset):
+    quick = ["--epochs", "1", "--min-count", "1", "--dim", "8", "--threads", "1", "-q"]
+    return ["train", str(corpus), "--config", preset, "-o", str(out), *quick]
+
+
+@pytest.mark.parametrize("name", NAMES)
+def test_preset_trains_through_the_cli_by_name(name, corpus, tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)  # the name is looked up in the package, not in the working folder
     out = tmp_path / "vectors.txt"
-    args = ["train", str(corpus), "--config", str(preset), "-o", str(out)]
-    args += ["--epochs", "1", "--min-count", "1", "--dim", "8", "--threads", "1", "-q"]
     try:
-        main(args)
+        main(train_args(corpus, out, name))
     except SystemExit as exit_:  # main() exits only on an error
-        pytest.fail(f"w2v train --config {preset.name} exited with {exit_.code}")
+        pytest.fail(f"w2v train --config {name} exited with {exit_.code}")
     header = out.read_text().splitlines()[0].split()
     assert header == [str(len(set(WORDS))), "8"]
 
 
-@pytest.mark.parametrize("preset", PRESETS, ids=lambda p: p.name)
-def test_preset_keys_are_train_options(preset):
+def test_a_path_is_read_as_a_file(corpus, tmp_path, capsys):
+    preset = tmp_path / "mine.toml"
+    preset.write_text('[train]\nmodel = "cbow"\nwindow = 3\n')
+    assert load_preset(str(preset), {"model", "window"}) == {"model": "cbow", "window": 3}
+    main(train_args(corpus, tmp_path / "v.txt", str(preset)))
+    assert capsys.readouterr().err == ""
+
+
+def run(capsys, *argv):
+    with pytest.raises(SystemExit) as exit_:
+        main(list(argv))
+    return exit_.value.code, capsys.readouterr().err
+
+
+def test_unknown_preset_name_lists_the_shipped_ones(corpus, capsys):
+    code, err = run(capsys, "train", str(corpus), "--config", "cbow")
+    assert code == 2
+    assert err.endswith(
+        "Invalid value for --config: no preset named 'cbow': "
+        "use one of cbow-hs, cbow-ns, sg-hs, sg-ns, or a FILE.toml\n"
+    )
+
+
+def test_the_old_configs_path_points_to_the_name(corpus, tmp_path, capsys, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    code, err = run(capsys, "train", str(corpus), "--config", "configs/cbow-ns.toml")
+    assert code == 2
+    assert err.endswith(
+        "cannot read preset configs/cbow-ns.toml: No such file or directory "
+        "(the preset shipped with w2v: --config cbow-ns)\n"
+    )
+
+
+def test_preset_path_rules(tmp_path):
+    assert preset_path("sg-ns") == str(PRESETS / "sg-ns.toml")
+    assert preset_path("sg-ns.toml") == "sg-ns.toml"  # a file name: read as given
+    assert preset_path("./sg-ns") == "./sg-ns"
+    with pytest.raises(ConfigError, match="no preset named 'nope'"):
+        preset_path("nope")
+
+
+def test_presets_are_listed_in_train_help(capsys):
+    main(["train", "--help"])
+    help_text = " ".join(capsys.readouterr().out.split())
+    assert "--config NAME|FILE A preset shipped with w2v (cbow-hs, cbow-ns, sg-hs, sg-ns:" in help_text
+
+
+@pytest.mark.parametrize("name", NAMES)
+def test_preset_keys_are_train_options(name):
     from w2v.cli import PRESET_ALIASES, train
 
     allowed = {p.name for p in train.params} | set(PRESET_ALIASES)
-    assert load_preset(str(preset), allowed)
+    assert load_preset(name, allowed)
+
+
+@pytest.mark.parametrize("preset", [*NAMES, "default-skipgram", "default-cbow"])
+def test_no_false_divergence_alarm_on_real_text(preset, wiki6, monkeypatch):
+    """The presets and the defaults (one epoch on the 6 MB Wikipedia slice) keep every
+    weight row far below the norm that counts as divergence (``weights.MAX_ROW_NORM``)."""
+    if preset in NAMES:
+        settings = load_preset(preset, {field.name for field in dataclasses.fields(TrainConfig)})
+    else:
+        settings = {"model": preset.removeprefix("default-")}
+    norms = []
+    measure = w2v.weights.largest_row_norm
+
+    def measured(weights):
+        norms.append(measure(weights))
+        return norms[-1]
+
+    monkeypatch.setattr(w2v.weights, "largest_row_norm", measured)
+    train(str(wiki6), **{**settings, "epochs": 1, "threads": 1})
+    assert len(norms) == 3  # syn0, syn1 and syn1neg, checked once
+    assert 1 < max(norms) < w2v.weights.MAX_ROW_NORM / 10

@@ -14,7 +14,7 @@ import termios
 import numpy as np
 
 import w2v
-from w2v import progress, workers
+from w2v import kernels, progress, workers
 from w2v.chunkcounter import ChunkCounter
 from w2v.classes import kmeans
 from w2v.counting import ReadStatus, count_words
@@ -268,7 +268,8 @@ def test_compiling_is_announced_and_kept_out_of_the_training_time(tiny_corpus, t
     load = workers.EpochRunner.load_kernel
 
     def compiling(self):
-        with event.trigger_event("numba:compile", data={"dispatcher": self.kernel, "args": (), "return_type": None}):
+        kernel = kernels.train_batch_kernel(self.config.dim)
+        with event.trigger_event("numba:compile", data={"dispatcher": kernel, "args": (), "return_type": None}):
             load(self)
 
     monkeypatch.setattr(workers.EpochRunner, "load_kernel", compiling)

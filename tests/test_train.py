@@ -1,9 +1,12 @@
 """The trainer: schedule, seeds, weights, the Python API, formats, determinism, and
 end-to-end quality on the 6 MB Wikipedia slice."""
 
+import ctypes
 import os
 import signal
 import socket
+import subprocess
+import sys
 import threading
 
 import numba
@@ -13,10 +16,12 @@ from conftest import TINY_LINES
 from reference import read_word2vec
 
 import w2v
-from w2v import kernels
+from w2v import chunkcounter, kernels
 from w2v.config import TrainConfig
+from w2v.counting import count_words
 from w2v.errors import ConfigError, CorpusError, W2VError
 from w2v.idstream import encode_corpus
+from w2v.interrupts import signals_held
 from w2v.vectors import Vectors
 from w2v.vocab import Vocab
 from w2v.weights import Model, init_input_vectors
@@ -27,7 +32,6 @@ from w2v.workers import (
     batch_seed,
     learning_rate,
     run_epochs,
-    signals_held,
     stream_offsets,
     thread_stack,
 )
@@ -98,6 +102,100 @@ def test_signals_held_delivers_after_the_block_to_the_main_thread(bystander):
     assert signal.SIGTERM not in signal.pthread_sigmask(signal.SIG_BLOCK, [])
 
 
+def signal_in_a_callback(signum: int) -> None:
+    """Raise ``signum`` from inside a ctypes callback, as LLVM calls back into Python
+    while Numba loads the kernels: what the handler raises there (KeyboardInterrupt)
+    is printed as "Exception ignored on calling ctypes callback" and dropped."""
+    ctypes.CFUNCTYPE(None)(lambda: signal.raise_signal(signum))()
+
+
+def test_ctypes_callbacks_drop_what_a_signal_handler_raises(monkeypatch):
+    """What the tests below provoke: unguarded, the signal is lost."""
+    dropped = []
+    monkeypatch.setattr(sys, "unraisablehook", dropped.append)
+    signal_in_a_callback(signal.SIGINT)  # no KeyboardInterrupt comes out
+    assert [type(report.exc_value) for report in dropped] == [KeyboardInterrupt]
+
+
+@pytest.mark.skipif(threading.current_thread() is not threading.main_thread(), reason="signals: main thread only")
+def test_a_signal_while_the_kernel_loads_stops_the_run(tiny_corpus, monkeypatch):
+    """Ctrl-C while Numba loads (or compiles) the training kernel ends the run, instead
+    of being dropped in a callback and the run training to its end."""
+    kernel, loads = kernels.train_batch_kernel, []
+
+    def loading(dim):
+        loads.append(dim)
+        signal_in_a_callback(signal.SIGINT)
+        return kernel(dim)
+
+    monkeypatch.setattr(kernels, "train_batch_kernel", loading)  # run_epochs imports it when called
+    with pytest.raises(KeyboardInterrupt):
+        w2v.train(str(tiny_corpus), dim=DIM, min_count=1, epochs=1, threads=1)
+    assert loads == [DIM]
+
+
+@pytest.mark.skipif(threading.current_thread() is not threading.main_thread(), reason="signals: main thread only")
+def test_a_signal_while_the_counter_loads_stops_counting(tiny_corpus, monkeypatch):
+    """The same while Numba loads the word counter (the first chunk counted)."""
+    scan, scans = chunkcounter.scan_chunk, []
+
+    def loading(*args):
+        if not scans:
+            signal_in_a_callback(signal.SIGINT)
+        scans.append(len(args[0]))
+        return scan(*args)
+
+    monkeypatch.setattr(chunkcounter, "scan_chunk", loading)
+    with pytest.raises(KeyboardInterrupt):
+        count_words(str(tiny_corpus))
+    assert scans[:1] == [0]  # loaded on an empty chunk, before the corpus is read
+
+
+def test_counting_compiles_nothing_after_the_counter_loads(wiki6):
+    """Every compiled function of the counter gets its one signature when it loads (in
+    ``signals_held``): pruning, table growth and lookups compile nothing more."""
+    compiled = (chunkcounter.scan_chunk, chunkcounter.fill_table, chunkcounter.find_words)
+    chunkcounter.ChunkCounter().load_compiled()
+    loaded = [list(function.signatures) for function in compiled]
+    counter = count_words(str(wiki6), prune_at=40_000)  # prunes and grows the table
+    assert counter.min_reduce > 1 and len(counter.table) > chunkcounter.FIRST_TABLE
+    counter.find([b"the", b"not-a-word-here"])
+    assert [list(function.signatures) for function in compiled] == loaded
+
+
+LOADING_SIGNAL = """
+import ctypes, signal, sys
+from w2v import {module}
+loader = {module}.{function}
+
+def loading(*args):
+    ctypes.CFUNCTYPE(None)(lambda: signal.raise_signal(signal.{signal}))()
+    return loader(*args)
+
+{module}.{function} = loading
+from w2v.cli import main
+main(sys.argv[1:])
+"""
+
+
+@pytest.mark.parametrize(
+    ("module", "function", "signum", "code", "word"),
+    [
+        ("kernels", "train_batch_kernel", "SIGTERM", 143, "terminated"),
+        ("kernels", "train_batch_kernel", "SIGINT", 130, "interrupted"),
+        ("chunkcounter", "scan_chunk", "SIGTERM", 143, "terminated"),
+    ],
+)
+def test_cli_signal_while_numba_loads_ends_the_run(tiny_corpus, tmp_path, module, function, signum, code, word):
+    script = LOADING_SIGNAL.format(module=module, function=function, signal=signum)
+    out = tmp_path / "v.bin"
+    args = ["train", tiny_corpus, "-o", out, "--dim", "8", "--epochs", "1", "--threads", "1", "-q"]
+    result = subprocess.run([sys.executable, "-c", script, *map(str, args)], capture_output=True, timeout=300)
+    assert result.returncode == code, result.stderr.decode()[-2000:]
+    assert result.stderr.decode().strip().splitlines()[-1] == f"w2v: error: {word}"
+    assert list(tmp_path.iterdir()) == []
+
+
 @pytest.mark.parametrize("hs", [False, True])
 def test_skipgram_window_far_wider_than_a_chunk_on_repetitive_text_trains(hs):
     """Five words repeated, window 300: each word occurs about 120 times in every window.
@@ -141,7 +239,8 @@ def test_model_build_shapes(hs, negative):
     vocab = Vocab([b"a", b"b", b"c", b"d"], np.array([9, 5, 3, 1]))
     config = TrainConfig(dim=6, hs=hs, negative=negative, sample=1e-3, threads=1).resolved()
     model = Model.build(vocab, config)
-    syn1, syn1neg, nodes, labels, offsets, alias_prob, alias_idx = model.tables
+    syn1, syn1neg, nodes, labels, offsets, alias_prob, alias_idx, log_q = model.tables
+    assert log_q.shape == (4,) and log_q.dtype == np.float32
     assert len(nodes) == len(labels) and labels.dtype == np.float32 and set(labels.tolist()) <= {0.0, 1.0}
     assert model.syn0.shape == (4, 6) and model.syn0.dtype == np.float32
     assert syn1.shape == ((3, 6) if hs else (0, 6)) and not syn1.any()
@@ -165,7 +264,7 @@ def test_each_batch_gets_the_rate_of_its_position(tmp_path, monkeypatch):
     vocab, stream = encoded.vocab, encoded.stream
     calls, threads, kinds = [], [], []
 
-    def fake_kernel(tokens, syn0, tables, keep_prob, window, negative, cbow, cbow_mean, alpha, seed):
+    def fake_kernel(tokens, syn0, tables, keep_prob, window, negative, cbow, cbow_mean, alpha, seed, kind, beta):
         calls.append((len(tokens), int((tokens >= 0).sum()), alpha, int(seed), window, negative, cbow, cbow_mean))
         threads.append(threading.current_thread())
         kinds.append(tuple(numba.typeof(arg) for arg in (tokens, alpha, seed)))  # the kernel's signature

@@ -249,7 +249,7 @@ def test_save_vocab_to_a_device_writes_in_place(tmp_path):
 def test_choose_refuses_an_empty_vocabulary():
     words, counts = [b"a", b"b"], np.array([3, 2])
     assert Vocab.choose(words, counts, 2, None).words == [b"a", b"b"]
-    with pytest.raises(CorpusError, match=r"min_count=4 times \(the most frequent occurs 3 times\)"):
+    with pytest.raises(CorpusError, match=r"at least 4 times \(min_count; the most frequent occurs 3 times\)"):
         Vocab.choose(words, counts, 4, None)
 
 

@@ -48,7 +48,7 @@ def test_vocab_prune_at_follows_reduce_vocab(tmp_path):
     # prune at 2 distinct words: after 'x y z' the words seen once go (ReduceVocab)
     output, out = run_vocab(tmp_path, "--min-count", "1", "--prune-at", "2", corpus="x x y\nz\nx\n")
     assert out.read_text() == "x 3\n"
-    assert "note: counting pruned words seen at most 1 times" in output
+    assert "note: counting pruned words seen at most 1 time (--prune-at 2)" in output
 
 
 def test_vocab_is_read_back_by_train(tmp_path):

@@ -186,6 +186,14 @@ class ChunkCounter(ProvisionalCounts):
         self._issued = 0
         self._held = 0
 
+    def load_compiled(self) -> None:
+        """Load (or compile) every compiled function now, each called on nothing with
+        the argument types counting passes it (a chunk is ``bytes``, read-only);
+        counting later compiles nothing. Changes nothing."""
+        self.add_chunk(b"")  # scan_chunk
+        self.find([])  # find_words
+        fill_table(self.table, self.hashes, np.flatnonzero(self.counts[: self._issued]))  # the words held
+
     @property
     def issued(self) -> int:
         return self._issued
@@ -211,7 +219,6 @@ class ChunkCounter(ProvisionalCounts):
         ``WordCounter`` would for the same tokens. The end of each source ends a sentence.
         ``on_read(ReadStatus)`` is called before the first chunk and after each one is counted."""
         sources = list(sources)
-        self.load_kernels()  # before any progress is shown: a first run compiles them
         total = None
         if on_read is not None:
             total = corpus_bytes(sources)
@@ -228,14 +235,6 @@ class ChunkCounter(ProvisionalCounts):
             if self.run:
                 self.run = 0
                 yield np.array([SENTENCE_END], dtype=np.int32)
-
-    def load_kernels(self) -> None:
-        """Load (or, on a first run, compile) the compiled functions with the argument
-        types that counting passes them, on no data: nothing is counted or changed."""
-        nothing = np.frombuffer(b"", dtype=np.uint8)  # read-only, as chunks and words are
-        self.add_chunk(b"")
-        fill_table(np.empty(0, dtype=np.int32), self.hashes, np.empty(0, dtype=np.int64))
-        find_words(self.table, self.hashes, self.offsets, self.arena, nothing, np.zeros(1, dtype=np.int64))
 
     def add_chunk(self, chunk: bytes) -> np.ndarray:
         """Count the tokens of ``chunk``, which ends at whitespace or at the end of a source."""

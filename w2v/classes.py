@@ -20,7 +20,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from w2v.errors import ConfigError
+from w2v.errors import ConfigError, plural
 from w2v.files import write_atomic
 from w2v.formats import encode_word
 from w2v.query import unit_rows
@@ -128,7 +128,7 @@ def kmeans(
     if seed < 0:
         raise ConfigError(f"the k-means seed must be 0 or more, not {seed}")
     if k > len(vectors):
-        raise ConfigError(f"{k} classes for {len(vectors)} words: give at most one class per word")
+        raise ConfigError(f"{k:,} classes for {plural(len(vectors), 'word')}: give at most one class per word")
     unit = unit_rows(vectors)
     if init == "word2vec":
         labels = (np.arange(len(unit)) % k).astype(np.int32)

@@ -13,10 +13,11 @@ from collections.abc import Iterator
 
 import click
 
-from w2v.config import DEFAULT_PRUNE_AT, load_preset
+from w2v.config import DEFAULT_PRUNE_AT, load_preset, preset_names
 from w2v.corpus import expand_sources
-from w2v.errors import ConfigError, W2VError
+from w2v.errors import ConfigError, W2VError, plural
 from w2v.files import binary_name, check_writable, is_special, is_url
+from w2v.plots import METHODS as PLOT_METHODS
 from w2v.state import checkpoint_path
 from w2v.train import train as train_vectors
 
@@ -86,18 +87,19 @@ def main(argv: list[str] | None = None) -> None:
         sys.exit(0)
 
 
-def apply_preset(ctx: click.Context, _param, path: str | None) -> str | None:
-    """``--config FILE.toml``: its settings become defaults, so command-line flags win."""
-    if path is None:
+def apply_preset(ctx: click.Context, _param, preset: str | None) -> str | None:
+    """``--config NAME`` or ``--config FILE.toml``: the preset's settings become defaults,
+    so command-line flags win."""
+    if preset is None:
         return None
     names = {p.name: p.name for p in ctx.command.params if p.name not in ("config", "corpus")}
     names.update(PRESET_ALIASES)
     try:
-        settings = {names[key]: value for key, value in load_preset(path, set(names)).items()}
+        settings = {names[key]: value for key, value in load_preset(preset, set(names)).items()}
     except W2VError as err:
         raise click.BadParameter(str(err), param_hint="--config") from None
     ctx.default_map = {**(ctx.default_map or {}), **settings}
-    return path
+    return preset
 
 
 def output_format(path: str, fmt: str) -> bool:
@@ -130,8 +132,18 @@ PRESET_ALIASES = {"format": "fmt", "size": "dim", "iter": "epochs"}  # preset ke
 GIVEN = (click.core.ParameterSource.COMMANDLINE, click.core.ParameterSource.ENVIRONMENT)
 DEFAULT = click.core.ParameterSource.DEFAULT
 LONG_RUN_OPTIONS = ("checkpoint", "checkpoint_every", "resume", "save_model", "init_model", "update_vocab")
-EXTRA_OPTIONS = ("phrases", "phrase_threshold", "phrase_passes", "classes", "classes_output")
-PATH_OPTIONS = ("output", "save_vocab", "read_vocab", "classes_output", "checkpoint", "save_model", "init_model")
+EXTRA_OPTIONS = ("phrases", "phrase_threshold", "phrase_passes", "classes", "classes_output", "plot")
+PATH_OPTIONS = (
+    "output",
+    "save_vocab",
+    "read_vocab",
+    "classes_output",
+    "plot",
+    "checkpoint",
+    "save_model",
+    "init_model",
+    "heldout",
+)
 
 
 def apply_checkpoint(ctx: click.Context, _param, folder: str | None) -> str | None:
@@ -162,11 +174,12 @@ def rerun_recipe(ctx: click.Context) -> dict:
 @click.argument("corpus", nargs=-1)
 @click.option(
     "--config",
-    type=click.Path(dir_okay=False),
+    metavar="NAME|FILE",
     callback=apply_preset,
     is_eager=True,
     expose_value=False,
-    help="TOML preset of any options below; flags given here win.",
+    help=f"A preset shipped with w2v ({', '.join(preset_names())}: skip-gram or CBOW, negative sampling or "
+    "hierarchical softmax, for text8-sized corpora) or a TOML file of any options below; flags given here win.",
 )
 @click.option("-o", "--output", default="vectors.bin", show_default=True, help="Vectors file to write.")
 @click.option(
@@ -188,6 +201,23 @@ def rerun_recipe(ctx: click.Context) -> dict:
     default=False,
     show_default=True,
     help="Hierarchical softmax (alone it turns negative sampling off).",
+)
+@click.option(
+    "--tree",
+    type=click.Choice(["huffman", "balanced"]),
+    default="huffman",
+    show_default=True,
+    help="--hs: a Huffman tree, or a balanced one with the words in frequency order.",
+)
+@click.option("--nce", type=click.IntRange(min=0), default=0, help="NCE with K noise words (self-normalised).")
+@click.option(
+    "--sampled-softmax", type=click.IntRange(min=0), default=0, help="Importance-sampled softmax with K candidates."
+)
+@click.option(
+    "--softmax", is_flag=True, default=False, help="The full softmax over the vocabulary (small vocabularies)."
+)
+@click.option(
+    "--self-norm", type=click.FloatRange(min=0), default=0.0, help="--softmax: add BETA * (log Z)^2 to the loss."
 )
 @click.option(
     "--ns-exponent",
@@ -250,6 +280,12 @@ def rerun_recipe(ctx: click.Context) -> dict:
     "--classes-output", default="classes.txt", show_default=True, help="--classes: file of 'word class' lines."
 )
 @click.option(
+    "--plot",
+    type=click.Path(dir_okay=False),
+    default=None,
+    help="Also draw the loss per epoch into this picture (.png, .svg, .pdf; needs matplotlib).",
+)
+@click.option(
     "--checkpoint",
     type=click.Path(file_okay=False),
     default=None,
@@ -277,9 +313,24 @@ def rerun_recipe(ctx: click.Context) -> dict:
 )
 @click.option("--init-model", type=click.Path(), default=None, help="Start from a saved model and train it on CORPUS.")
 @click.option(
+    "--heldout",
+    type=click.Path(dir_okay=False),
+    default=None,
+    help="Score this corpus after each epoch: held-out bits per word (as w2v score).",
+)
+@click.option(
+    "--heldout-pairs",
+    type=click.IntRange(min=1),
+    default=100_000,
+    show_default=True,
+    help="--heldout: predictions scored (a uniform sample).",
+)
+@click.option(
     "--update-vocab", is_flag=True, default=False, help="--init-model: add CORPUS's new words (min-count applies)."
 )
-@click.option("-q", "--quiet", is_flag=True, default=False, help="No progress bar, no summary.")
+@click.option(
+    "-q", "--quiet", is_flag=True, default=False, help="No progress bar, no summary (--resume still names its outputs)."
+)
 def train(corpus, output, fmt, quiet, cbow_sum, save_vocab, read_vocab, **settings):
     """Train word vectors on CORPUS (files, folders, URLs, or - for stdin).
 
@@ -296,9 +347,16 @@ def train(corpus, output, fmt, quiet, cbow_sum, save_vocab, read_vocab, **settin
         long_run.update(init_model=None, update_vocab=False)
         read_vocab = save_vocab = None
     check_train_options(ctx, list(corpus), output, save_vocab, read_vocab, long_run, extras, cbow_sum, settings)
+    if long_run["resume"]:
+        name_resumed_outputs(long_run, output, extras)
     notes = {"command": rerun_recipe(ctx)}
     source = phrased_corpus(list(corpus), extras, settings, quiet)
-    seed = settings["seed"]
+    seed, heldout = (
+        settings["seed"],
+        {"heldout": settings.pop("heldout"), "heldout_pairs": settings.pop("heldout_pairs")},
+    )
+    if heldout["heldout"] is not None and not quiet:
+        heldout["on_epoch_end"] = print_epoch
     if long_run["resume"] or long_run["init_model"]:  # settings not given (nor preset) come from the model
         settings = {k: v for k, v in settings.items() if ctx.get_parameter_source(k) != DEFAULT}
         if ctx.get_parameter_source("cbow_sum") != DEFAULT:
@@ -311,6 +369,7 @@ def train(corpus, output, fmt, quiet, cbow_sum, save_vocab, read_vocab, **settin
             read_vocab=read_vocab,
             save_vocab=save_vocab,
             progress=not quiet,
+            **heldout,
             notes=notes,
             **long_run,
             **settings,
@@ -318,17 +377,26 @@ def train(corpus, output, fmt, quiet, cbow_sum, save_vocab, read_vocab, **settin
     except (KeyboardInterrupt, Terminated) as err:
         raise Stopped(err, long_run["checkpoint"] or long_run["resume"]) from None
     write_start = time.perf_counter()
-    write_trained(vectors, output, fmt, extras, seed, quiet)
+    written = write_trained(vectors, output, fmt, extras, seed, quiet)
     if not quiet:
         r = vectors.report
         compiling = f"{r.compile_seconds:.1f} s compiling the kernels, " if r.compile_seconds else ""
         click.echo(
-            f"w2v: {r.vocab_size:,} words in vocabulary, {r.train_words:,} words trained "
+            f"w2v: {plural(r.vocab_size, 'word')} in vocabulary, {plural(r.train_words, 'word')} trained "
             f"in {r.train_seconds:.1f} s ({r.words_per_second:,.0f} words/s), final loss {r.epoch_loss[-1]:.4f}; "
             f"{r.prepare_seconds:.1f} s reading the corpus, {compiling}{time.perf_counter() - write_start:.1f} s "
             f"writing {output}",
             err=True,
         )
+        for line in written:
+            click.echo(line, err=True)
+
+
+def print_epoch(epoch: int, loss: float, heldout: float) -> None:
+    """The line ``w2v train --heldout`` prints after each epoch, above the progress bar."""
+    from tqdm import tqdm
+
+    tqdm.write(f"w2v: epoch {epoch + 1}: loss {loss:.4f}, held-out {heldout:.4f} bits per word", file=sys.stderr)
 
 
 def check_train_options(ctx, corpus, output, save_vocab, read_vocab, long_run, extras, cbow_sum, settings) -> None:
@@ -342,9 +410,13 @@ def check_train_options(ctx, corpus, output, save_vocab, read_vocab, long_run, e
     if long_run["checkpoint_every"] and not (long_run["checkpoint"] or long_run["resume"]):
         raise click.UsageError("--checkpoint-every needs --checkpoint FOLDER")
     check_distinct_outputs(
-        {"-o": output, "--save-vocab": save_vocab, "--save-model": long_run["save_model"]}
+        {"-o": output, "--save-vocab": save_vocab, "--save-model": long_run["save_model"], "--plot": extras["plot"]}
         | ({"--classes-output": extras["classes_output"]} if extras["classes"] else {})
     )
+    if extras["plot"]:
+        from w2v.plots import picture_format
+
+        picture_format(extras["plot"])  # matplotlib and the picture's format, before training
     if cbow_sum and settings["model"] != "cbow" and not long_run["init_model"]:
         reject_unused(("cbow_sum",), "with --model skipgram")
     if long_run["init_model"]:  # the model's vocabulary is kept; --update-vocab only adds words
@@ -353,12 +425,34 @@ def check_train_options(ctx, corpus, output, save_vocab, read_vocab, long_run, e
         reject_unused(("phrase_threshold", "phrase_passes"), "without --phrases")
     if not extras["classes"]:
         reject_unused(("classes_output",), "without --classes K")
-    for path in (output, save_vocab, long_run["save_model"], extras["classes"] and extras["classes_output"]):
-        if path:
+    check_writable(output)
+    for path in (
+        save_vocab,
+        long_run["save_model"],
+        extras["classes_output"] if extras["classes"] else None,
+        extras["plot"],
+    ):
+        if path is not None:
             check_writable(path)
     if read_vocab and not os.path.isfile(read_vocab):
         raise W2VError(f"vocabulary file not found: {read_vocab}")
     expand_sources(corpus)  # a missing file: 'corpus not found', before any work
+
+
+def name_resumed_outputs(long_run: dict, output: str, extras: dict) -> None:
+    """``--resume``: one stderr line naming every file the run will write, before it
+    starts, also with ``-q``: a checkpoint names its corpus and outputs as a script
+    would (``rerun_recipe``), and one made elsewhere may point them anywhere."""
+    resume = long_run["resume"]
+    written = [f"-o {output}"]
+    if long_run["save_model"]:
+        written.append(f"--save-model {long_run['save_model']}")
+    if extras["classes"]:
+        written.append(f"--classes-output {extras['classes_output']}")
+    folder = long_run["checkpoint"] or (resume if os.path.isdir(resume) else None)
+    if folder:
+        written.append(f"checkpoints in {folder}")
+    click.echo(f"w2v: resuming {resume}; writing {', '.join(written)}", err=True)
 
 
 def phrased_corpus(corpus: list[str], extras: dict, settings: dict, quiet: bool) -> list[str] | Iterator[list[bytes]]:
@@ -383,19 +477,21 @@ def phrased_corpus(corpus: list[str], extras: dict, settings: dict, quiet: bool)
         )
     if not quiet:
         found = ", ".join(f"{len(t):,}" for t in table.passes)
-        click.echo(f"w2v: phrases found in {passes} pass(es): {found}", err=True)
+        click.echo(f"w2v: phrases found in {plural(passes, 'pass', 'passes')}: {found}", err=True)
     return phrased_lines(corpus, table)
 
 
-def write_trained(vectors, output: str, fmt: str, extras: dict, seed: int, quiet: bool) -> None:
+def write_trained(vectors, output: str, fmt: str, extras: dict, seed: int, quiet: bool) -> list[str]:
     """Write the vectors to ``output`` and, with ``--classes K``, cluster them first and
-    write the classes too. The vectors file is renamed into place last: when
-    clustering or writing the classes fails, an old one is not replaced."""
+    write the classes too, then with ``--plot FILE`` draw the loss per epoch; return the
+    lines that say what else was written, for after the training summary. The vectors file is renamed into place last: when clustering
+    or writing the classes fails, an old one is not replaced."""
     from w2v.files import atomic_output
     from w2v.formats import write_vectors
     from w2v.progress import Steps
 
     k, classes_output = extras["classes"], extras["classes_output"]
+    written = []
     if k:
         from w2v.classes import kmeans, write_classes
 
@@ -406,8 +502,15 @@ def write_trained(vectors, output: str, fmt: str, extras: dict, seed: int, quiet
         out.flush()  # a device (/dev/full) fails here, before the classes are written
         if k:
             write_classes(classes_output, vectors.words, labels)
-            if not quiet:
-                click.echo(f"w2v: {len(vectors):,} words in {k:,} classes; wrote {classes_output}", err=True)
+            written.append(
+                f"w2v: {plural(len(vectors), 'word')} in {plural(k, 'class', 'classes')}; wrote {classes_output}"
+            )
+    if extras["plot"]:  # after the vectors are in place: a picture is not worth losing them for
+        from w2v.plots import plot_loss
+
+        plot_loss(extras["plot"], vectors.report.epoch_loss, vectors.report.epoch_heldout)
+        written.append(f"w2v: loss of {plural(len(vectors.report.epoch_loss), 'epoch')} drawn; wrote {extras['plot']}")
+    return written
 
 
 # --- using the vectors: analogy, similar, eval, convert --------------------------------
@@ -523,7 +626,7 @@ def analogy(words, vectors_path, fmt, limit, n, method, restrict):
         echo_neighbours(found)
         click.echo()
     if failed and not interactive:
-        raise W2VError(f"{failed} of {asked} analogies could not be answered")
+        raise W2VError(f"{failed:,} of {plural(asked, 'analogy', 'analogies')} could not be answered")
 
 
 @cli.command(context_settings=CONTEXT)
@@ -547,9 +650,17 @@ def similar(words, minus, vectors_path, fmt, limit, n, restrict):
 @cli.command("eval", context_settings=CONTEXT)
 @vectors_options
 @click.option(
-    "--analogies", multiple=True, type=click.Path(dir_okay=False), help="Analogy file (': section', 'a b c d')."
+    "--analogies",
+    multiple=True,
+    type=click.Path(dir_okay=False),
+    help="Analogy file (': section', 'a b c d') [none given: the Google set shipped with w2v].",
 )
-@click.option("--similarity", multiple=True, type=click.Path(dir_okay=False), help="Word-pair file ('w1 w2 score').")
+@click.option(
+    "--similarity",
+    multiple=True,
+    type=click.Path(dir_okay=False),
+    help="Word-pair file ('w1 w2 score') [none given: WordSim-353, shipped with w2v].",
+)
 @click.option(
     "--restrict",
     type=click.IntRange(min=1),
@@ -561,13 +672,17 @@ def similar(words, minus, vectors_path, fmt, limit, n, restrict):
 @click.option("--method", type=click.Choice(["add", "cosmul"]), default="add", show_default=True)
 @click.option("--json", "as_json", is_flag=True, default=False, help="Print the results as JSON.")
 def evaluate(vectors_path, fmt, limit, analogies, similarity, restrict, case_sensitive, method, as_json):
-    """Analogy accuracy and word-similarity Spearman rho, as gensim computes them."""
+    """Analogy accuracy and word-similarity Spearman rho, as gensim computes them.
+
+    With neither --analogies nor --similarity, scores the Google analogy set and
+    WordSim-353, which ship with w2v.
+    """
     import json
 
-    from w2v.evaluate import evaluate_analogies, evaluate_similarity
+    from w2v.evaluate import DEFAULT_ANALOGIES, DEFAULT_SIMILARITY, evaluate_analogies, evaluate_similarity
 
     if not analogies and not similarity:
-        raise click.UsageError("give --analogies FILE and/or --similarity FILE")
+        analogies, similarity = (DEFAULT_ANALOGIES,), (DEFAULT_SIMILARITY,)
     for path in (*analogies, *similarity):
         if not os.path.isfile(path):
             raise W2VError(f"evaluation file not found: {path}")
@@ -588,15 +703,15 @@ def evaluate(vectors_path, fmt, limit, analogies, similarity, restrict, case_sen
     for r in results_a:
         click.echo(
             f"{r.path}: analogy accuracy {100 * r.accuracy:.2f}% ({r.correct:,}/{r.answered:,}); "
-            f"{r.questions:,} questions, {r.skipped:,} skipped (a word outside the {r.restrict:,} most frequent)"
-            + (f", {r.invalid:,} invalid lines" if r.invalid else "")
+            f"{plural(r.questions, 'question')}, {r.skipped:,} skipped (a word outside the {r.restrict:,} most frequent)"
+            + (f", {plural(r.invalid, 'invalid line')}" if r.invalid else "")
         )
         for s in r.sections:
             click.echo(f"  {s.name:<32} {100 * s.accuracy:6.2f}%  ({s.correct:,}/{s.answered:,})")
     for r in results_s:
         click.echo(
-            f"{r.path}: Spearman {r.spearman:.4f} (Pearson {r.pearson:.4f}) on {r.pairs:,} pairs, {r.missing:,} missing"
-            + (f", {r.invalid:,} invalid lines" if r.invalid else "")
+            f"{r.path}: Spearman {r.spearman:.4f} (Pearson {r.pearson:.4f}) on {plural(r.pairs, 'pair')}, "
+            f"{r.missing:,} missing" + (f", {plural(r.invalid, 'invalid line')}" if r.invalid else "")
         )
 
 
@@ -614,28 +729,152 @@ def evaluate(vectors_path, fmt, limit, analogies, similarity, restrict, case_sen
 @click.option(
     "--to",
     "to_fmt",
-    type=click.Choice(["auto", "binary", "text", "npy"]),
+    type=click.Choice(["auto", "binary", "text", "npy", "projector"]),
     default="auto",
     show_default=True,
-    help="DEST format; auto: binary for .bin, npy (+ .vocab.txt) for .npy, else text.",
+    help="DEST format; auto: binary for .bin, npy (+ .vocab.txt) for .npy, else text. projector: "
+    "DEST_vectors.tsv and DEST_metadata.tsv for TensorBoard's Embedding Projector.",
 )
 @click.option("--limit", type=click.IntRange(min=1), default=None, help="Keep only the N first (most frequent) words.")
 @click.option("-q", "--quiet", is_flag=True, default=False, help="No summary line.")
 def convert(source, dest, from_fmt, to_fmt, limit, quiet):
-    """Convert vectors to word2vec text, binary or .npy + vocabulary (from any file -v reads)."""
+    """Convert vectors (any file -v reads) to word2vec text, binary or .npy + vocabulary,
+    or write them for TensorBoard's Embedding Projector (--to projector: DEST is a prefix)."""
     if to_fmt == "auto":
         to_fmt = "npy" if dest.endswith(".npy") else "binary" if binary_name(dest) else "text"
     if to_fmt == "npy" and not dest.endswith(".npy"):
         raise click.BadParameter(f"--to npy needs a name ending in .npy, not {dest}", param_hint="DEST")
-    check_writable(dest)
+    for path in (f"{dest}_vectors.tsv", f"{dest}_metadata.tsv") if to_fmt == "projector" else (dest,):
+        check_writable(path)
     vectors = load_vectors_as(source, from_fmt, limit)
     extra = ""
     if to_fmt == "npy":
         extra = f" and {vectors.save_npy(dest)}"
+    elif to_fmt == "projector":
+        dest, metadata = vectors.save_projector(dest)
+        extra = f" and {metadata}"
     else:
         vectors.save(dest, binary=to_fmt == "binary")
     if not quiet:
-        click.echo(f"w2v: wrote {len(vectors):,} vectors of {vectors.dim} values to {dest}{extra} ({to_fmt})", err=True)
+        click.echo(
+            f"w2v: wrote {plural(len(vectors), 'vector')} of {plural(vectors.dim, 'value')} to {dest}{extra} ({to_fmt})",
+            err=True,
+        )
+
+
+@cli.command(context_settings=CONTEXT)
+@click.argument("model")
+@click.argument("corpus", nargs=-1, required=True)
+@click.option("--window", type=click.IntRange(min=1), default=None, help="Reach of the pairs [the model's window].")
+@click.option("--max-pairs", type=click.IntRange(min=1), default=None, help="Score a uniform sample of N predictions.")
+@click.option("--seed", type=int, default=1, show_default=True, help="Random seed of the --max-pairs sample.")
+@click.option("--json", "as_json", is_flag=True, default=False, help="Print the figures as JSON.")
+@click.option(
+    "--per-line",
+    is_flag=True,
+    default=False,
+    help="Print each non-blank line's log-probability in bits, a column per loss (10,000-token pieces of longer lines).",
+)
+def score(model, corpus, window, max_pairs, seed, as_json, per_line):
+    """Held-out cross-entropy of MODEL's own prediction task on CORPUS, in bits per word.
+
+    MODEL is a --save-model file or a checkpoint (folder or file): vectors files
+    hold no output weights. Skip-gram predicts every word within --window of
+    each word, CBOW each word from its whole window; no subsampling.
+    """
+    import tempfile
+
+    from w2v.scoring import score_model
+    from w2v.state import TrainState
+
+    state = TrainState.load(model)
+    with tempfile.TemporaryDirectory(prefix="w2v-") as workdir:
+        result = score_model(state, list(corpus), workdir, window, max_pairs, seed)
+    if per_line:
+        click.echo("".join("\t".join(f"{bits:.4f}" for bits in row) + "\n" for row in result.sentence_bits), nl=False)
+    elif as_json:
+        import json
+
+        first, *others = (s.to_dict() for s in result.scores)
+        click.echo(json.dumps({**first, "other_losses": others}, indent=2))
+    else:
+        for s in result.scores:
+            click.echo(
+                f"{s.loss}: {s.bits_per_word:.4f} bits per word (perplexity {s.perplexity:,.1f}) on "
+                f"{plural(s.pairs, 'prediction')}; unigram {s.unigram_bits_per_word:.4f}; "
+                f"{plural(s.oov_tokens, 'token')} out of vocabulary"
+            )
+            if s.mean_log_z is not None:
+                click.echo(
+                    f"{s.loss}: softmax(s) {s.bits_per_word_plain:.4f} bits, Z = 1 {s.bits_per_word_z1:.4f} bits; "
+                    f"log Z mean {s.mean_log_z:.3f}, sd {s.std_log_z:.3f}"
+                )
+
+
+MISSING_SHOWN = 10  # words not in the vocabulary named in plot's note; the rest are counted
+
+
+@cli.command(context_settings=CONTEXT)
+@click.argument("words", nargs=-1)
+@vectors_options
+@click.option(
+    "--words-file",
+    type=click.Path(dir_okay=False),
+    default=None,
+    help="Also plot these words: one a line (the first field; a 'word count' vocabulary works).",
+)
+@click.option("-o", "--output", default="map.png", show_default=True, help="Picture to write (.png, .svg, .pdf, ...).")
+@click.option(
+    "--method",
+    type=click.Choice(PLOT_METHODS),
+    default="pca",
+    show_default=True,
+    help="pca: numpy; tsne needs scikit-learn, umap needs umap-learn.",
+)
+@click.option("--seed", type=int, default=1, show_default=True, help="Random seed of t-SNE and UMAP.")
+@click.option("-q", "--quiet", is_flag=True, default=False, help="No summary line.")
+def plot(words, vectors_path, fmt, limit, words_file, output, method, seed, quiet):
+    """Draw WORDS as labelled points on a 2-D map of their vectors.
+
+    The map is the first two principal components of the words' unit vectors
+    (--method pca): words used alike land close together. Words not in the
+    vocabulary are left out, with a note. Needs matplotlib: pip install 'w2v[plot]'.
+    """
+    from w2v.plots import check_method, picture_format, plot_words, project
+    from w2v.vectors import display_word
+
+    chosen = list(dict.fromkeys([*words, *(read_word_list(words_file) if words_file else [])]))
+    if not chosen:
+        raise click.UsageError("give the WORDS to plot, or --words-file FILE")
+    picture_format(output)  # matplotlib and the picture's format, before any work
+    check_method(method)
+    check_writable(output)
+    vectors = load_for_query(vectors_path, fmt, limit)
+    known = [w for w in chosen if w in vectors]
+    missing = [display_word(w) for w in chosen if w not in vectors]
+    more = f" and {len(missing) - MISSING_SHOWN:,} more" if len(missing) > MISSING_SHOWN else ""
+    named = ", ".join(missing[:MISSING_SHOWN]) + more
+    if len(known) < 2:
+        absent = f" ({named} not in it)" if missing else ""
+        raise W2VError(f"a map needs at least 2 words in the vocabulary, not {len(known)}{absent}")
+    if missing:
+        click.echo(f"w2v: {plural(len(missing), 'word')} not in the vocabulary, left out: {named}", err=True)
+    projection = project(vectors.vectors[[vectors.index(w) for w in known]], method, seed)
+    title = f"{os.path.basename(vectors_path)}: {plural(len(known), 'word')}, {projection.method} of unit vectors"
+    plot_words(output, known, projection, title)
+    if not quiet:
+        click.echo(f"w2v: {plural(len(known), 'word')} on a {projection.method} map; wrote {output}", err=True)
+
+
+def read_word_list(path: str) -> list[str]:
+    """The first field of each non-blank line of ``path``, as the vocabulary spells words."""
+    from w2v.formats import decode_word
+
+    try:
+        with open(path, "rb") as handle:
+            return [decode_word(line.split()[0]) for line in handle if line.strip()]
+    except OSError as err:
+        raise W2VError(f"cannot read the words file {path}: {err.strerror}") from None
 
 
 # --- more tools: vocab, classes, phrases ---------------------------------------------
@@ -678,14 +917,14 @@ def vocab(corpus, output, min_count, max_vocab, prune_at, quiet):
     chosen.save(output)
     total = counter.tokens
     click.echo(
-        f"{len(chosen):,} words (min-count {min_count}"
+        f"{plural(len(chosen), 'word')} (min-count {min_count}"
         + (f", max-vocab {max_vocab:,}" if max_vocab else "")
-        + f") cover {chosen.total:,} of {total:,} tokens ({100 * chosen.total / total:.2f}%); "
-        f"{len(live):,} distinct words counted; wrote {output}"
+        + f") cover {chosen.total:,} of {plural(total, 'token')} ({100 * chosen.total / total:.2f}%); "
+        f"{plural(len(live), 'distinct word')} counted; wrote {output}"
     )
     if counter.min_reduce > 1:
         click.echo(
-            f"note: counting pruned words seen at most {counter.min_reduce - 1} times (--prune-at {prune_at:,}); "
+            f"note: counting pruned words seen at most {plural(counter.min_reduce - 1, 'time')} (--prune-at {prune_at:,}); "
             "their counts are not included"
         )
     click.echo("min-count\twords\ttokens\tcoverage")
@@ -733,7 +972,8 @@ def classes(vectors_path, fmt, limit, k, output, init, iterations, seed, order, 
     write_classes(output, vectors.words, found.labels, order=order)
     if not quiet:
         click.echo(
-            f"w2v: {len(vectors):,} words in {k:,} classes after {found.iterations} iterations "
+            f"w2v: {plural(len(vectors), 'word')} in {plural(k, 'class', 'classes')} after "
+            f"{plural(found.iterations, 'iteration')} "
             f"(mean cosine to centroid {found.mean_similarity:.4f}); wrote {output}",
             err=True,
         )
@@ -830,9 +1070,9 @@ def phrases(
             table.save(save_phrases)
         written = write_phrased(sources, table, output, on_read=reading(steps, "writing"))
     if not quiet:
-        found = "; ".join(f"pass {p}: {len(t):,} phrases" for p, t in enumerate(table.passes, 1))
+        found = "; ".join(f"pass {p}: {plural(len(t), 'phrase')}" for p, t in enumerate(table.passes, 1))
         click.echo(
-            f"w2v: {found}; {written.lines:,} lines, {written.tokens_in:,} tokens in, "
+            f"w2v: {found}; {plural(written.lines, 'line')}, {plural(written.tokens_in, 'token')} in, "
             f"{written.tokens_out:,} out; wrote {output}" + (f" and {save_phrases}" if save_phrases else ""),
             err=True,
         )

@@ -7,23 +7,27 @@ import os
 import tomllib
 from collections.abc import Callable
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any
 
 from w2v.errors import ConfigError
 
 MODELS = ("skipgram", "cbow")
+TREES = ("huffman", "balanced")
 MAX_COUNT = 2**31 - 1  # dim, window, negative and epochs: larger values overflow the kernels' integers
 MAX_THREADS = 1024  # more threads only wait for the others (and a million would take minutes to start)
 DEFAULT_PRUNE_AT = 10_000_000  # distinct words held while counting (word2vec.c: 21M)
+PRESETS = Path(__file__).parent / "presets"  # the presets shipped with w2v, NAME.toml
 
 
 @dataclass(frozen=True)
 class TrainConfig:
     """Training settings; defaults are word2vec.c's (v0.1c).
 
-    ``negative=None`` means 5, or 0 when ``hs`` is on (so ``hs=True`` alone is
-    hierarchical softmax only); ``alpha=None`` means 0.025 for skip-gram and 0.05
-    for CBOW; ``min_alpha=None`` means alpha * 1e-4; ``threads=None`` all cores.
+    ``negative=None`` means 5, or 0 when another loss is on (``hs``, ``nce``,
+    ``sampled_softmax`` or ``softmax``: each alone turns negative sampling off);
+    ``alpha=None`` means 0.025 for skip-gram and 0.05 for CBOW; ``min_alpha=None``
+    means alpha * 1e-4; ``threads=None`` all cores.
     Use ``resolved()`` to fill those in and check everything.
     """
 
@@ -32,6 +36,11 @@ class TrainConfig:
     window: int = 5
     negative: int | None = None
     hs: bool = False
+    tree: str = "huffman"  # hierarchical softmax's tree: "huffman" or "balanced"
+    nce: int = 0  # noise-contrastive estimation with this many noise words
+    sampled_softmax: int = 0  # importance-sampled softmax with this many candidates
+    softmax: bool = False  # the full softmax over the vocabulary
+    self_norm: float = 0.0  # softmax: weight of the (log Z)^2 penalty
     ns_exponent: float = 0.75
     sample: float = 1e-3
     min_count: int = 5
@@ -47,7 +56,8 @@ class TrainConfig:
 
     def resolved(self) -> "TrainConfig":
         """A copy with every ``None`` default filled in, validated (ConfigError if not)."""
-        negative = self.negative if self.negative is not None else (0 if self.hs else 5)
+        others = self.hs or self.nce or self.sampled_softmax or self.softmax
+        negative = self.negative if self.negative is not None else (0 if others else 5)
         alpha = self.alpha if self.alpha is not None else (0.05 if self.model == "cbow" else 0.025)
         config = dataclasses.replace(
             self,
@@ -80,8 +90,7 @@ class TrainConfig:
             raise ConfigError(f"max_vocab must be a positive integer, not {self.max_vocab!r}")
         if self.negative is not None and self.negative < 0:
             raise ConfigError(f"negative must be 0 or more, not {self.negative}")
-        if self.negative == 0 and not self.hs:
-            raise ConfigError("nothing to train: negative is 0 and hs is off (use --hs, or --negative N > 0)")
+        self.validate_losses()
         if self.sample < 0:
             raise ConfigError(f"sample must be 0 (off) or positive, not {self.sample}")
         for name in ("alpha", "min_alpha"):
@@ -92,6 +101,44 @@ class TrainConfig:
             raise ConfigError(f"min_alpha ({self.min_alpha}) must not exceed alpha ({self.alpha})")
         if not 0 <= self.seed < 2**64:
             raise ConfigError(f"seed must be in [0, 2**64), not {self.seed}")
+
+    @property
+    def output_loss(self) -> str | None:
+        """The loss of the word output vectors (``syn1neg``): "ns", "nce",
+        "sampled_softmax", "softmax", or None (hierarchical softmax alone)."""
+        for name, on in (("ns", self.negative), ("nce", self.nce), ("sampled_softmax", self.sampled_softmax)):
+            if on:
+                return name
+        return "softmax" if self.softmax else None
+
+    @property
+    def samples(self) -> int:
+        """Noise words or candidates the output loss draws per example (0 for none)."""
+        return {"ns": self.negative, "nce": self.nce, "sampled_softmax": self.sampled_softmax}.get(
+            self.output_loss or "", 0
+        ) or 0
+
+    def validate_losses(self) -> None:
+        """ConfigError for no loss, two losses of the word output vectors, or a
+        loss setting that the chosen losses do not use."""
+        for name in ("nce", "sampled_softmax"):
+            value = getattr(self, name)
+            if not isinstance(value, int) or not 0 <= value <= MAX_COUNT:
+                raise ConfigError(f"{name} must be 0 (off) or a positive integer, not {value!r}")
+        losses = {"negative": self.negative, "nce": self.nce, "sampled_softmax": self.sampled_softmax}
+        chosen = [name for name, on in {**losses, "softmax": self.softmax}.items() if on]
+        if len(chosen) > 1:
+            raise ConfigError(f"{' and '.join(chosen)} exclude each other: choose one loss for the output vectors")
+        if not chosen and not self.hs:
+            raise ConfigError("nothing to train: negative is 0 and hs is off (use --hs, or --negative N > 0)")
+        if self.tree not in TREES:
+            raise ConfigError(f"tree must be one of {', '.join(TREES)}, not {self.tree!r}")
+        if self.tree != "huffman" and not self.hs:
+            raise ConfigError("tree applies to hierarchical softmax only: add hs")
+        if not (math.isfinite(self.self_norm) and self.self_norm >= 0):
+            raise ConfigError(f"self_norm must be 0 or positive, not {self.self_norm}")
+        if self.self_norm and not self.softmax:
+            raise ConfigError("self_norm applies to the full softmax only: add softmax")
 
 
 TRAIN_FIELDS = {field.name for field in dataclasses.fields(TrainConfig)}
@@ -127,18 +174,40 @@ def check_setting_names(settings: dict) -> None:
         raise ConfigError(f"unknown setting {name!r} ({hint})")
 
 
-def load_preset(path: str, allowed: set[str]) -> dict:
-    """Read a TOML preset into a dict of settings (dashes in keys become underscores).
+def preset_names() -> list[str]:
+    """The names of the presets shipped with w2v (``--config NAME``), sorted."""
+    return sorted(path.stem for path in PRESETS.glob("*.toml"))
+
+
+def preset_path(name_or_path: str) -> str:
+    """The file ``--config`` means: a shipped preset for a bare name (no path separator,
+    no ``.toml``: ``cbow-ns``), else the path as given. ConfigError for an unknown name."""
+    separators = (os.sep, os.altsep or os.sep)
+    if name_or_path.endswith(".toml") or any(sep in name_or_path for sep in separators):
+        return name_or_path
+    path = PRESETS / f"{name_or_path}.toml"
+    if not path.is_file():
+        raise ConfigError(f"no preset named {name_or_path!r}: use one of {', '.join(preset_names())}, or a FILE.toml")
+    return str(path)
+
+
+def load_preset(name_or_path: str, allowed: set[str]) -> dict:
+    """Read a TOML preset, a shipped one by name or a file (``preset_path``), into a dict
+    of settings (dashes in keys become underscores).
 
     Keys may sit at the top level or under a ``[train]`` table. Raises ConfigError
-    for an unreadable or invalid file, for a key not in ``allowed`` and for a value
-    that is not a number, a string or a boolean (a list, a table, a date).
+    for an unknown name, an unreadable or invalid file, for a key not in ``allowed``
+    and for a value that is not a number, a string or a boolean (a list, a table, a date).
     """
+    path = preset_path(name_or_path)
     try:
         with open(path, "rb") as handle:
             data = tomllib.load(handle)
     except OSError as err:
-        raise ConfigError(f"cannot read preset {path}: {err.strerror}") from None
+        stem = Path(path).stem  # a missing x/cbow-ns.toml: the user means the shipped preset
+        shipped = stem in preset_names() and not os.path.exists(path)
+        hint = f" (the preset shipped with w2v: --config {stem})" if shipped else ""
+        raise ConfigError(f"cannot read preset {path}: {err.strerror}{hint}") from None
     except tomllib.TOMLDecodeError as err:
         raise ConfigError(f"invalid TOML in preset {path}: {err}") from None
     table = data.get("train", data) if isinstance(data.get("train"), dict) else data

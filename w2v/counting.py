@@ -20,6 +20,7 @@ import numpy as np
 from w2v.config import DEFAULT_PRUNE_AT
 from w2v.corpus import SENTENCE_END, TokenBlock, sentence_blocks, source_list
 from w2v.errors import CorpusError
+from w2v.interrupts import signals_held
 
 MAX_PROVISIONAL_IDS = (1 << 31) - 1  # provisional ids are int32
 REDUCE_STEP = 1 << 16  # pruned words deleted per step
@@ -215,9 +216,11 @@ def count_corpus(
     ``on_read(ReadStatus)`` is called as reading starts and after each block."""
     sources = source_list(corpus)
     if sources is not None:
-        from w2v.chunkcounter import ChunkCounter  # Numba: imported by the first count, not by ``import w2v``
+        with signals_held():  # Numba loads or compiles the counter here: see ``interrupts``
+            from w2v.chunkcounter import ChunkCounter  # Numba: imported by the first count, not by ``import w2v``
 
-        reader = ChunkCounter(prune_at)
+            reader = ChunkCounter(prune_at)
+            reader.load_compiled()
         return reader, reader.read(sources, on_read=on_read)
     counter = WordCounter(prune_at)
     return counter, count_sentences(counter, corpus, on_read)

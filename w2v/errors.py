@@ -1,4 +1,5 @@
-"""The one exception type users see: a clear, one-line message, never a traceback."""
+"""The one exception type users see: a clear, one-line message, never a traceback;
+and how messages word their counts (``plural``)."""
 
 
 class W2VError(Exception):
@@ -19,3 +20,10 @@ class FormatError(W2VError):
 
 class DivergedError(W2VError):
     """Training produced non-finite weights or loss (a learning rate too high)."""
+
+
+def plural(count: int, noun: str, nouns: str | None = None) -> str:
+    """``count`` (thousands separated) and ``noun``, in the plural (``nouns``, default
+    ``noun + "s"``) unless the count is 1: ``plural(1, "word")`` is ``"1 word"``,
+    ``plural(2, "class", "classes")`` is ``"2 classes"``. For every count in a message."""
+    return f"{count:,} {noun if count == 1 else nouns or noun + 's'}"

@@ -7,11 +7,16 @@ every word is upper-cased and a word's vector is that of its first (most frequen
 case variant; questions with a word outside that vocabulary are skipped and counted;
 3CosAdd excludes the three question words, then takes the best of the top five
 that is not a case variant of one of them.
+
+Two standard sets ship with the package (``w2v/data/README.md`` gives their sources
+and licences): ``DEFAULT_ANALOGIES``, the Google analogy set, and
+``DEFAULT_SIMILARITY``, WordSim-353.
 """
 
 import math
 import os
 from dataclasses import asdict, dataclass, field
+from pathlib import Path
 from typing import NamedTuple, cast
 
 import numpy as np
@@ -23,6 +28,9 @@ from w2v.vectors import Vectors
 QUESTION_BATCH = 256
 GENSIM_TOPN = 5  # gensim looks at the 5 best answers for one that is not a question word
 SCORE_COLUMNS = ("simlex999", "score", "similarity", "sim", "human (mean)", "relatedness", "mean")
+DATA = Path(__file__).parent / "data"
+DEFAULT_ANALOGIES = str(DATA / "questions-words.txt")  # Mikolov et al. 2013: 19,544 questions, 14 sections
+DEFAULT_SIMILARITY = str(DATA / "wordsim353.tsv")  # Finkelstein et al. 2002: 353 pairs
 
 
 Question = tuple[str, str, str, str]  # a b c d, as matched: upper-cased when case-insensitive

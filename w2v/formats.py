@@ -24,7 +24,7 @@ from collections.abc import Sequence
 import numpy as np
 
 from w2v.corpus import BLOCK_BYTES, stream_errors
-from w2v.errors import FormatError, W2VError
+from w2v.errors import FormatError, W2VError, plural
 from w2v.files import COMPRESSED, atomic_output, binary_name, is_url, open_input
 
 WRITE_ROWS = 4096  # rows formatted per write
@@ -90,6 +90,21 @@ def save_npy(path: str | os.PathLike, words: Sequence[str], vectors: np.ndarray)
         np.save(out, np.ascontiguousarray(vectors, dtype=np.float32))
         words_out.write(b"".join(encode_word(w) + b"\n" for w in words))
     return vocab
+
+
+def save_projector(prefix: str, words: Sequence[str], vectors: np.ndarray) -> tuple[str, str]:
+    """Write the two TSV files TensorBoard's Embedding Projector loads, and return their
+    paths: ``PREFIX_vectors.tsv``, one line of D tab-separated values (``%.6g``) per
+    word, and ``PREFIX_metadata.tsv``, the words one a line (a single column: no header
+    row). Both are written beside their names and renamed, the words first."""
+    paths = (f"{prefix}_vectors.tsv", f"{prefix}_metadata.tsv")
+    row_format = "\t".join(["%.6g"] * vectors.shape[1]).encode() + b"\n"
+    with atomic_output(paths[0]) as out, atomic_output(paths[1]) as words_out:
+        words_out.write(b"".join(encode_word(w) + b"\n" for w in words))
+        for start in range(0, len(vectors), WRITE_ROWS):
+            block = np.asarray(vectors[start : start + WRITE_ROWS], dtype=np.float32).tolist()
+            out.write(b"".join(row_format % tuple(row) for row in block))
+    return paths
 
 
 def npy_vocab_path(path: str) -> str:
@@ -204,8 +219,8 @@ def _check_size(fin, path: str, fmt: str, count: int, dim: int, n: int) -> None:
     size = os.path.getsize(path) - fin.tell()
     if size < least:
         raise FormatError(
-            f"{path}: truncated: the header promises {count:,} records of {dim} values "
-            f"({fmt}), but only {size:,} bytes follow it"
+            f"{path}: truncated: the header promises {plural(count, 'record')} of {plural(dim, 'value')} "
+            f"({fmt}), but the file holds only {plural(size, 'byte')} after it"
         )
 
 
@@ -231,7 +246,7 @@ def _read_binary(fin, path: str, count: int, out: np.ndarray, check_end: bool) -
                     raise _bad_word(path, i, buf[pos : pos + 40])
                 raise FormatError(
                     f"{path}: record {i + 1:,} is truncated: the file ends inside it "
-                    f"(the header promises {count:,} records of {dim} float32 values)"
+                    f"(the header promises {plural(count, 'record')} of {plural(dim, 'float32 value')})"
                 )
             if space < 0 and len(buf) - pos >= MAX_WORD_BYTES:
                 raise _bad_word(path, i, buf[pos : pos + 40])
@@ -255,8 +270,8 @@ def _read_binary(fin, path: str, count: int, out: np.ndarray, check_end: bool) -
         rest = buf[pos:] + fin.read(64)
         if rest.strip():
             raise FormatError(
-                f"{path}: data after the last of the {count:,} records the header promises: "
-                f"a wrong header, or records longer than {dim} float32 values"
+                f"{path}: data after the last of the {plural(count, 'record')} the header promises: "
+                f"a wrong header, or records longer than {plural(dim, 'float32 value')}"
             )
     return words
 
@@ -289,7 +304,7 @@ def _read_text(fin, path: str, count: int, out: np.ndarray, check_end: bool) -> 
             record = i + next(j for j, line in enumerate(lines) if len(line) > longest) + 1
             raise FormatError(
                 f"{path}: record {record:,} (line {record + 1:,}) is longer than {longest:,} bytes: "
-                f"not a word and {dim} values"
+                f"not a word and {plural(dim, 'value')}"
             )
         parts = [line.split(None, 1) for line in lines]
         if not lines[-1].endswith(b"\n") or any(len(p) != 2 for p in parts):
@@ -339,11 +354,12 @@ def _text_shape_error(path, parts, lines, first, count, dim) -> None:
         if not line.endswith(b"\n") and got <= dim:
             raise FormatError(
                 f"{path}: record {record:,} (line {record + 1:,}) is truncated: the file ends inside it "
-                f"(no final newline; the header promises {count:,} records of {dim} values)"
+                f"(no final newline; the header promises {plural(count, 'record')} of {plural(dim, 'value')})"
             )
         if got != dim:
             raise FormatError(
-                f"{path}: record {record:,} (line {record + 1:,}) has {got} values; the header says {dim} a record"
+                f"{path}: record {record:,} (line {record + 1:,}) has {plural(got, 'value')}; "
+                f"the header says {dim} a record"
             )
 
 
@@ -371,7 +387,7 @@ def _load_npy(path: str, limit: int | None) -> tuple[list[str], np.ndarray]:
     except (OSError, ValueError) as err:
         raise FormatError(f"{path}: not a readable .npy matrix: {err}") from None
     if matrix.ndim != 2 or matrix.shape[0] != len(words):
-        raise FormatError(f"{path}: matrix of shape {matrix.shape} but {len(words):,} words in {vocab}")
+        raise FormatError(f"{path}: matrix of shape {matrix.shape} but {plural(len(words), 'word')} in {vocab}")
     n = len(words) if limit is None else min(limit, len(words))
     return words[:n], np.array(matrix[:n], dtype=np.float32)
 

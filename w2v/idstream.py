@@ -4,9 +4,14 @@ An id stream is a file of int32 vocabulary ids in which ``SENTENCE_END`` (-1)
 ends a sentence, cut into batches that end at sentence ends. Training reads
 one batch at a time (``IdStream.batch``), so its memory does not grow with the
 corpus; every epoch reads the same file.
+
+The id files have no name: each is unlinked as it is created
+(``tempfile.TemporaryFile``) and used through its open descriptor, so that no
+exit, SIGKILL included, can leave one behind.
 """
 
 import os
+import tempfile
 import zlib
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
@@ -23,18 +28,18 @@ ENCODE_IDS = 1 << 20  # provisional ids remapped per step
 
 
 class IdStream:
-    """An int32 id stream in a file, split into batches that end at sentence ends.
+    """An int32 id stream in the file open as descriptor ``fd`` (which it owns and
+    closes), split into batches that end at sentence ends.
 
     ``batch_starts`` (B + 1,) int64 are offsets (in ids) of the batches,
     ``batch_words`` (B,) int64 the number of word ids (not sentence ends) in each.
     """
 
-    def __init__(self, path: str, batch_starts: np.ndarray, batch_words: np.ndarray):
-        self.path = path
+    def __init__(self, fd: int, batch_starts: np.ndarray, batch_words: np.ndarray):
         self.batch_starts = batch_starts
         self.batch_words = batch_words
         self.words = int(batch_words.sum())
-        self._fd = os.open(path, os.O_RDONLY)
+        self._fd = fd
 
     def __len__(self) -> int:
         return len(self.batch_words)
@@ -52,8 +57,12 @@ class IdStream:
         count = int(end - start)
         ids = (np.empty(count, dtype=np.int32) if out is None else out)[:count]
         if read_at(self._fd, ids.data.cast("B"), int(start) * 4) != 4 * count:
-            raise CorpusError(f"the encoded corpus {self.path} was cut short")
+            raise CorpusError("the encoded corpus (a temporary file) was cut short")
         return ids
+
+    def fileno(self) -> int:
+        """The descriptor of the id file."""
+        return self._fd
 
     def close(self) -> None:
         if self._fd >= 0:
@@ -72,16 +81,16 @@ def read_at(fd: int, into: memoryview, offset: int) -> int:
 
 
 class IdStreamWriter:
-    """Writes an id stream block by block and chooses batch bounds as it goes.
+    """Writes an id stream block by block, into a nameless file in the folder
+    ``workdir``, and chooses batch bounds as it goes.
 
     A batch ends at the first sentence end at or after its ``batch_size``-th id,
     so that no sentence is split between two batches.
     """
 
-    def __init__(self, path: str, batch_size: int):
-        self.path = path
+    def __init__(self, workdir: str, batch_size: int):
         self.batch_size = batch_size
-        self._file = open(path, "wb")  # noqa: SIM115 - closed in finish()
+        self._file = tempfile.TemporaryFile(dir=workdir)  # noqa: SIM115 - handed to the stream in finish()
         self._written = 0
         self._ends_written = 0
         self._starts = [0]  # id offset of each batch
@@ -101,14 +110,16 @@ class IdStreamWriter:
         self._ends_written += len(ends)
 
     def finish(self) -> IdStream:
-        """Close the file and return the stream for reading."""
+        """Return the stream for reading; it takes over the file's descriptor."""
+        self._file.flush()
+        fd = os.dup(self._file.fileno())
         self._file.close()
         if self._written > self._starts[-1]:
             self._starts.append(self._written)
             self._ends_before.append(self._ends_written)
         starts = np.asarray(self._starts, dtype=np.int64)
         words = np.diff(starts) - np.diff(np.asarray(self._ends_before, dtype=np.int64))
-        return IdStream(self.path, starts, words)
+        return IdStream(fd, starts, words)
 
 
 VocabChooser = Callable[[Sequence[bytes], np.ndarray], Vocab]
@@ -132,29 +143,27 @@ def encode_corpus(
     vocabulary from the counts (words kept after pruning, first-occurrence order;
     by default ``Vocab.choose`` by ``config.min_count`` and ``config.max_vocab``)
     and rewrite the ids as vocabulary ids (words outside it dropped) into an
-    ``IdStream`` of ``config.batch_words`` batches. ``on_read(counting.ReadStatus)``
-    follows the reading."""
+    ``IdStream`` of ``config.batch_words`` batches. Both id files are nameless
+    files in ``workdir``. ``on_read(counting.ReadStatus)`` follows the reading."""
     if choose is None:
         choose = lambda words, counts: Vocab.choose(words, counts, config.min_count, config.max_vocab)  # noqa: E731
     counter, blocks = count_corpus(corpus, config.prune_at, on_read)
-    provisional_path = os.path.join(workdir, "provisional.i32")
-    with open(provisional_path, "wb") as out:
+    with tempfile.TemporaryFile(dir=workdir) as provisional:
         for ids in blocks:
-            out.write(ids.tobytes())
-    check_not_empty(counter)
-    live = counter.live_ids()
-    vocab = choose(counter.words_of(live), counter.counts[live])
-    mapping = np.full(counter.issued + 1, -2, dtype=np.int32)  # last slot: SENTENCE_END
-    mapping[-1] = SENTENCE_END
-    found = counter.find(vocab.words)  # a word of an old vocabulary may not be in this corpus
-    mapping[found[found >= 0]] = np.flatnonzero(found >= 0)
-    writer = IdStreamWriter(os.path.join(workdir, "ids.i32"), config.batch_words)
-    digest = 0
-    with open(provisional_path, "rb") as provisional:
+            provisional.write(ids.tobytes())
+        check_not_empty(counter)
+        live = counter.live_ids()
+        vocab = choose(counter.words_of(live), counter.counts[live])
+        mapping = np.full(counter.issued + 1, -2, dtype=np.int32)  # last slot: SENTENCE_END
+        mapping[-1] = SENTENCE_END
+        found = counter.find(vocab.words)  # a word of an old vocabulary may not be in this corpus
+        mapping[found[found >= 0]] = np.flatnonzero(found >= 0)
+        writer = IdStreamWriter(workdir, config.batch_words)
+        digest = 0
+        provisional.seek(0)
         while (ids := np.fromfile(provisional, dtype=np.int32, count=ENCODE_IDS)).size:
             mapped = mapping[ids]  # SENTENCE_END (-1) indexes the last slot
             mapped = mapped[mapped != -2]
             writer.write(mapped)
             digest = zlib.crc32(mapped.tobytes(), digest)
-    os.unlink(provisional_path)
     return Encoded(vocab, writer.finish(), counter.tokens, digest)

@@ -65,6 +65,8 @@ LCG_ADD = np.uint64(11)
 HS_MAX_EXP = 6.0  # word2vec.c's MAX_EXP: hierarchical softmax skips nodes with |f| >= this
 CHUNK = 16  # skip-gram takes at most this many of a window's context words at once
 UNITS = MAX_CODE_LENGTH * CHUNK  # (output unit, input) pairs of one loss call at most: a path's nodes x a chunk
+NS, NCE, SAMPLED_SOFTMAX, SOFTMAX = 0, 1, 2, 3  # the loss of the word output vectors (``kind``)
+LOSS_KINDS = {"ns": NS, "nce": NCE, "sampled_softmax": SAMPLED_SOFTMAX, "softmax": SOFTMAX, None: NS}
 
 
 @jit_inline
@@ -150,17 +152,23 @@ def draw_noise(state, alias_prob, alias_idx):
 
 
 @jit_inline
-def draw_candidates(candidates, target, negative, state, alias_prob, alias_idx):
-    """Negative sampling's candidates: ``candidates[0] = target``, then the
-    ``negative`` noise words drawn that differ from it. Returns (how many
+def draw_candidates(candidates, offsets, target, samples, kind, log_k, state, tables):
+    """The candidate output rows of an example: ``candidates[0] = target``, then
+    ``samples`` words drawn from the noise distribution q; a draw equal to the target
+    is dropped (negative sampling, as word2vec.c skips it; sampled softmax, as its
+    accidental hits are removed) or kept (NCE). For NCE and sampled softmax,
+    ``offsets[r] = -log(k q(w_r))`` with ``log_k = log(samples)``. Returns (how many
     candidates, new state)."""
     candidates[0] = target
     n = 1
-    for _ in range(negative):
-        word, state = draw_noise(state, alias_prob, alias_idx)
-        if word != target:
+    for _ in range(samples):
+        word, state = draw_noise(state, tables.alias_prob, tables.alias_idx)
+        if word != target or kind == NCE:
             candidates[n] = word
             n += 1
+    if kind != NS:
+        for r in range(n):
+            offsets[r] = -(log_k + tables.log_q[candidates[r]])
     return n, state
 
 
@@ -231,13 +239,14 @@ def move_unit(inputs, count, o, steps, grads, acc, dim):
 
 
 @jit_inline
-def logistic_units(inputs, count, out, rows, labels, first, last, hs_rule, grads, pairs, acc, alpha, dim):
+def logistic_units(inputs, count, out, rows, labels, offsets, first, last, hs_rule, grads, pairs, acc, alpha, dim):
     """The units ``out[rows[u]]`` for u in [first, last) (distinct rows) with labels
     ``labels[u]`` against the ``count`` inputs, all at once: every (unit, input)
     pair's logit, then all the steps (one vectorised loop), then the updates. As the
     rows are distinct and the inputs do not move until the caller applies ``grads``,
     the results are those of taking the units one by one. ``pairs`` (2, UNITS): the
     pairs' logits then steps, unit by unit (``count`` to a unit), and their labels.
+    ``offsets``: None, or each unit's logit offset (float32; NCE's ``-log(k q(w))``).
     Returns the loss (nats)."""
     steps, pair_labels = pairs[0], pairs[1]
     for u in range(first, last):
@@ -245,6 +254,8 @@ def logistic_units(inputs, count, out, rows, labels, first, last, hs_rule, grads
         logits(inputs, count, out[rows[u]], steps[start : start + count], dim)
         for i in range(start, start + count):
             pair_labels[i] = labels[u]
+            if offsets is not None:
+                steps[i] += offsets[u]
     loss = unit_steps(steps, pair_labels, (last - first) * count, hs_rule, alpha)
     for u in range(first, last):
         start = (u - first) * count
@@ -253,20 +264,24 @@ def logistic_units(inputs, count, out, rows, labels, first, last, hs_rule, grads
 
 
 @jit_inline
-def logistic_loss(inputs, count, out, rows, labels, distinct, hs_rule, grads, pairs, acc, alpha, dim):
-    """The loss interface: ``-sum_r [t_r log sigma(u_r . x) + (1 - t_r) log sigma(-u_r . x)]``
+def logistic_loss(inputs, count, out, rows, labels, offsets, distinct, hs_rule, grads, pairs, acc, alpha, dim):
+    """The loss interface with a sigmoid per row:
+    ``-sum_r [t_r log sigma(f_r) + (1 - t_r) log sigma(-f_r)]``, ``f_r = u_r . x + b_r``,
     summed over the ``count`` inputs ``x = inputs[i]`` (rows of (CHUNK, D) float32),
-    for the candidate output rows ``u_r = out[rows[r]]`` and their labels
-    ``t_r = labels[r]`` (float32). Moves the rows and adds each input's gradient to
-    ``grads[i]``. ``distinct``: the rows are known to be pairwise distinct, so they
-    are taken at once (``logistic_units``); else one at a time, so that a row drawn
-    twice sees its first update. ``hs_rule``: see ``unit_steps``. Returns the loss (nats)."""
+    for the candidate output rows ``u_r = out[rows[r]]``, their labels
+    ``t_r = labels[r]`` (float32) and logit offsets ``b_r = offsets[r]`` (None: 0).
+    Moves the rows and adds each input's gradient to ``grads[i]``. ``distinct``: the
+    rows are known to be pairwise distinct, so they are taken at once
+    (``logistic_units``); else one at a time, so that a row drawn twice sees its
+    first update. ``hs_rule``: see ``unit_steps``. Returns the loss (nats)."""
     n = rows.shape[0]
     if distinct:
-        return logistic_units(inputs, count, out, rows, labels, 0, n, hs_rule, grads, pairs, acc, alpha, dim)
+        return logistic_units(inputs, count, out, rows, labels, offsets, 0, n, hs_rule, grads, pairs, acc, alpha, dim)
     loss = 0.0
     for r in range(n):
-        loss += logistic_units(inputs, count, out, rows, labels, r, r + 1, hs_rule, grads, pairs, acc, alpha, dim)
+        loss += logistic_units(
+            inputs, count, out, rows, labels, offsets, r, r + 1, hs_rule, grads, pairs, acc, alpha, dim
+        )
     return loss
 
 
@@ -276,34 +291,94 @@ def hierarchical_softmax(inputs, count, target, tables, grads, pairs, acc, alpha
     nodes are distinct rows of ``tables.syn1``. Returns the loss (nats)."""
     path = slice(tables.path_offsets[target], tables.path_offsets[target + 1])
     nodes, labels = tables.path_nodes[path], tables.path_labels[path]
-    return logistic_loss(inputs, count, tables.syn1, nodes, labels, True, True, grads, pairs, acc, alpha, dim)
+    return logistic_loss(inputs, count, tables.syn1, nodes, labels, None, True, True, grads, pairs, acc, alpha, dim)
 
 
 @jit_inline
-def negative_sampling(inputs, count, draws, syn1neg, grads, pairs, acc, alpha, dim):
-    """Negative sampling's loss for each input: ``draws`` = (candidate rows of
-    ``syn1neg``, the target first; their labels, 1 then 0). With one input (CBOW)
-    the candidates go one at a time. Returns the loss (nats)."""
-    rows, labels = draws
+def sampled_logistic(inputs, count, draws, kind, syn1neg, grads, pairs, acc, alpha, dim):
+    """Negative sampling (``kind`` NS) or NCE's loss for each input: ``draws`` =
+    (candidate rows of ``syn1neg``, the target first; their labels, 1 then 0; NCE's
+    logit offsets ``-log(k q(w))``). NCE is negative sampling with the offsets, which
+    make its optimum ``u_w . h = log p(w | h)``: a self-normalised model. Repeated
+    rows, and every row for one input (CBOW), go one at a time. Returns the loss (nats)."""
+    rows, labels, offsets = draws
     distinct = count > 1 and all_distinct(rows)
-    return logistic_loss(inputs, count, syn1neg, rows, labels, distinct, False, grads, pairs, acc, alpha, dim)
+    if kind == NCE:
+        return logistic_loss(
+            inputs, count, syn1neg, rows, labels, offsets, distinct, False, grads, pairs, acc, alpha, dim
+        )
+    return logistic_loss(inputs, count, syn1neg, rows, labels, None, distinct, False, grads, pairs, acc, alpha, dim)
 
 
 @jit_inline
-def output_loss(inputs, count, target, tables, draws, grads, pairs, acc, alpha, dim):
-    """The losses that are on (hierarchical softmax if ``tables.syn1`` has rows,
-    negative sampling if ``tables.syn1neg`` has) for ``count`` inputs predicting
-    ``target``. Returns the loss (nats)."""
+def softmax_loss(inputs, count, out, rows, offsets, target_pos, beta, grads, table, alpha, dim):
+    """The loss interface with a softmax over the rows: for each input ``x``,
+    ``-log p_t + beta (log Z)^2`` with ``p_r = exp(f_r) / Z``, ``Z = sum_r exp(f_r)``,
+    ``f_r = u_r . x + b_r`` over the candidate rows ``u_r = out[rows[r]]`` (the
+    target at ``target_pos``) and offsets ``b_r = offsets[r]`` (None: 0).
+    Its gradient in ``f_r`` is ``p_r (1 + 2 beta log Z) - [r = t]``: the step
+    ``g_r = alpha ([r = t] - p_r (1 + 2 beta log Z))`` moves ``u_r`` by ``g_r x`` and
+    ``x`` by ``g_r u_r``. Every input's gradient is taken against the rows as they
+    were, then the rows move (a row listed twice moves twice). ``table`` (>= R,
+    CHUNK) float32 holds the logits, then the steps. Returns the loss (nats)."""
+    n = rows.shape[0]
+    for r in range(n):
+        logits(inputs, count, out[rows[r]], table[r], dim)
+        if offsets is not None:
+            for i in range(count):
+                table[r, i] += offsets[r]
     loss = 0.0
-    if tables.syn1.shape[0] > 0:
-        loss += hierarchical_softmax(inputs, count, target, tables, grads, pairs, acc, alpha, dim)
-    if tables.syn1neg.shape[0] > 0:
-        loss += negative_sampling(inputs, count, draws, tables.syn1neg, grads, pairs, acc, alpha, dim)
+    for i in range(count):
+        top = table[0, i]
+        for r in range(1, n):
+            top = max(top, table[r, i])
+        total = 0.0
+        for r in range(n):
+            total += np.exp(np.float64(table[r, i] - top))
+        log_z = top + np.log(total)
+        loss += log_z - table[target_pos, i] + beta * log_z * log_z
+        scale = 1.0 + 2.0 * beta * log_z
+        for r in range(n):
+            p = np.exp(table[r, i] - log_z)
+            table[r, i] = np.float32(alpha * ((1.0 if r == target_pos else 0.0) - p * scale))
+    for r in range(n):
+        o = out[rows[r]]
+        for i in range(count):
+            g, gradient = table[r, i], grads[i]
+            for k in range(dim):
+                gradient[k] += g * o[k]
+    for r in range(n):
+        o = out[rows[r]]
+        for i in range(count):
+            g, x = table[r, i], inputs[i]
+            for k in range(dim):
+                o[k] += g * x[k]
     return loss
 
 
 @jit_inline
-def skipgram_window(syn0, contexts, target, tables, draws, inputs, grads, pairs, acc, alpha, dim):
+def output_loss(inputs, count, target, tables, draws, loss_kind, grads, pairs, table, acc, alpha, dim):
+    """The losses that are on for ``count`` inputs predicting ``target``: hierarchical
+    softmax if ``tables.syn1`` has rows, and the loss of the word output vectors
+    ``tables.syn1neg`` if it has rows: ``loss_kind`` = (kind, softmax's beta, every
+    row's id for the full softmax). Returns the loss (nats)."""
+    kind, beta, all_rows = loss_kind
+    loss = 0.0
+    if tables.syn1.shape[0] > 0:
+        loss += hierarchical_softmax(inputs, count, target, tables, grads, pairs, acc, alpha, dim)
+    if tables.syn1neg.shape[0] > 0:
+        rows, _, offsets = draws
+        if kind == SOFTMAX:
+            loss += softmax_loss(inputs, count, tables.syn1neg, all_rows, None, target, beta, grads, table, alpha, dim)
+        elif kind == SAMPLED_SOFTMAX:
+            loss += softmax_loss(inputs, count, tables.syn1neg, rows, offsets, 0, 0.0, grads, table, alpha, dim)
+        else:
+            loss += sampled_logistic(inputs, count, draws, kind, tables.syn1neg, grads, pairs, acc, alpha, dim)
+    return loss
+
+
+@jit_inline
+def skipgram_window(syn0, contexts, target, tables, draws, loss_kind, inputs, grads, pairs, table, acc, alpha, dim):
     """Skip-gram on one window: each context word's input vector (a row of ``syn0``
     for each id of ``contexts``) predicts the centre word ``target``.
 
@@ -323,7 +398,8 @@ def skipgram_window(syn0, contexts, target, tables, draws, inputs, grads, pairs,
             for k in range(dim):
                 inputs[c, k] = syn0[chunk[c], k]
                 grads[c, k] = 0.0
-        loss += output_loss(inputs, chunk.shape[0], target, tables, draws, grads, pairs, acc, alpha, dim)
+        count = chunk.shape[0]
+        loss += output_loss(inputs, count, target, tables, draws, loss_kind, grads, pairs, table, acc, alpha, dim)
         for c in range(chunk.shape[0]):
             for k in range(dim):
                 syn0[chunk[c], k] += grads[c, k]
@@ -331,7 +407,9 @@ def skipgram_window(syn0, contexts, target, tables, draws, inputs, grads, pairs,
 
 
 @jit_inline
-def cbow_window(syn0, contexts, target, cbow_mean, tables, draws, hidden, grads, pairs, acc, alpha, dim):
+def cbow_window(
+    syn0, contexts, target, cbow_mean, tables, draws, loss_kind, hidden, grads, pairs, table, acc, alpha, dim
+):
     """CBOW on one window: the mean (``cbow_mean``) or sum of the context words'
     input vectors, ``hidden[0]``, predicts the centre word ``target``; its gradient
     goes to every context row unscaled, as in word2vec.c. Returns the loss (nats)."""
@@ -344,7 +422,7 @@ def cbow_window(syn0, contexts, target, cbow_mean, tables, draws, hidden, grads,
         for k in range(dim):
             hidden[0, k] /= np.float32(count)
     grads[0, :] = 0.0
-    loss = output_loss(hidden, 1, target, tables, draws, grads, pairs, acc, alpha, dim)
+    loss = output_loss(hidden, 1, target, tables, draws, loss_kind, grads, pairs, table, acc, alpha, dim)
     for c in range(count):
         for k in range(dim):
             syn0[contexts[c], k] += grads[0, k]
@@ -388,39 +466,46 @@ def prefetch_next(syn0, tables, sentence, pos, length, window, dim):
 def make_train_batch(dim):
     """Build the batch kernel for vectors of ``dim`` floats (a compile-time constant).
 
-    ``train_batch(tokens, syn0, tables, keep_prob, window, negative, cbow, cbow_mean,
-    alpha, seed) -> (loss_sum, examples)``
+    ``train_batch(tokens, syn0, tables, keep_prob, window, samples, cbow, cbow_mean,
+    alpha, seed, kind=NS, beta=0.0) -> (loss_sum, examples)``
 
     - ``tokens`` (N,) int32, ``-1`` ending sentences;
     - ``syn0`` (V, D) float32 and the output matrices of ``tables``
       (``weights.Tables``), updated in place;
     - ``keep_prob`` (V,) float32: probability of keeping each word (subsampling);
     - ``window``: maximum window, shrunk at random per centre word to window - b,
-      b uniform in [0, window), as in word2vec.c; ``negative``: noise words per
-      centre word;
+      b uniform in [0, window), as in word2vec.c;
+    - ``samples``: noise words or candidates per centre word (``draw_candidates``);
     - ``cbow``: CBOW (``cbow_window``), else skip-gram (``skipgram_window``);
-    - ``alpha``: learning rate for the whole batch; ``seed``: uint64 LCG seed.
+    - ``alpha``: learning rate for the whole batch; ``seed``: uint64 LCG seed;
+    - ``kind``: the loss of ``tables.syn1neg`` (NS, NCE, SAMPLED_SOFTMAX, SOFTMAX);
+      ``beta``: the full softmax's self-normalisation weight.
 
     Returns the summed loss (float64, nats) and the number of training examples
     (skip-gram: context-centre pairs; CBOW: centre words).
     """
 
     @jit_kernel
-    def train_batch(tokens, syn0, tables, keep_prob, window, negative, cbow, cbow_mean, alpha, seed):
+    def train_batch(tokens, syn0, tables, keep_prob, window, samples, cbow, cbow_mean, alpha, seed, kind=NS, beta=0.0):
         tokens, syn0, keep_prob, tables = unmanaged(tokens), unmanaged(syn0), unmanaged(keep_prob), unmanaged(tables)
-        state, alpha = np.uint64(seed), np.float32(alpha)
+        state, alpha, log_k = np.uint64(seed), np.float32(alpha), np.float32(np.log(max(samples, 1)))
+        vocab = syn0.shape[0] if kind == SOFTMAX else 0
         owned = (  # the heap scratch buffers, used through unmanaged views
             scratch(tokens.shape[0], np.int32),  # a sentence after subsampling
             scratch(2 * window, np.int32),  # a window's context words
-            scratch(negative + 1, np.int32),  # negative sampling's candidates
-            scratch(negative + 1, np.float32),  # and their labels
+            scratch(samples + 1, np.int32),  # the output loss's candidates
+            scratch(samples + 1, np.float32),  # and their labels
+            scratch(samples + 1, np.float32),  # and their logit offsets
+            np.arange(vocab).astype(np.int32),  # every row: the full softmax's candidates
+            np.empty((max(vocab, samples + 1), CHUNK), dtype=np.float32),  # the softmax's logits, then steps
         )
-        sentence, contexts, candidates, labels = unmanaged(owned)
+        sentence, contexts, candidates, labels, offsets, all_rows, table = unmanaged(owned)
         labels[:] = 0.0
         labels[0] = 1.0
         inputs, grads = stack_matrix(CHUNK, dim), stack_matrix(CHUNK, dim)  # skip-gram's rows (CBOW: row 0)
         hidden, acc = stack_matrix(1, dim), stack_matrix(1, dim)[0]  # CBOW's input; an output row's step
         pairs = stack_matrix(2, UNITS)  # (unit, input) pairs' logits then steps; labels
+        loss_kind = (kind, beta, all_rows)
         loss, examples, i, n = 0.0, 0, 0, 0
         while i < tokens.shape[0]:
             length, i, state = subsampled_sentence(tokens, i, keep_prob, sentence, state)
@@ -432,7 +517,7 @@ def make_train_batch(dim):
                 if hi - lo < 2:
                     continue  # no context
                 if tables.syn1neg.shape[0] > 0:  # drawn first, so that their rows load while the inputs are formed
-                    n, state = draw_candidates(candidates, target, negative, state, tables.alias_prob, tables.alias_idx)
+                    n, state = draw_candidates(candidates, offsets, target, samples, kind, log_k, state, tables)
                     for d in range(1, n):
                         prefetch_row(tables.syn1neg, candidates[d], dim)
                 count = 0
@@ -440,16 +525,14 @@ def make_train_batch(dim):
                     if c != pos:
                         contexts[count] = sentence[c]
                         count += 1
-                draws = (candidates[:n], labels[:n])
+                draws = (candidates[:n], labels[:n], offsets[:n])
                 if cbow:
-                    loss += cbow_window(
-                        syn0, contexts[:count], target, cbow_mean, tables, draws, hidden, grads, pairs, acc, alpha, dim
-                    )
+                    loss += cbow_window(syn0, contexts[:count], target, cbow_mean, tables, draws, loss_kind,
+                                        hidden, grads, pairs, table, acc, alpha, dim)  # fmt: skip
                     examples += 1
                 else:
-                    loss += skipgram_window(
-                        syn0, contexts[:count], target, tables, draws, inputs, grads, pairs, acc, alpha, dim
-                    )
+                    loss += skipgram_window(syn0, contexts[:count], target, tables, draws, loss_kind,
+                                            inputs, grads, pairs, table, acc, alpha, dim)  # fmt: skip
                     examples += count
         keep_alive(owned)
         return loss, examples
@@ -470,3 +553,22 @@ def train_batch_kernel(dim):
     if dim not in _BATCH_KERNELS:
         _BATCH_KERNELS[dim] = make_train_batch(dim)
     return _BATCH_KERNELS[dim]
+
+
+@jit_kernel
+def path_log_probs(hidden, targets, syn1, path_nodes, path_labels, path_offsets, out):
+    """Hierarchical softmax's ``log p(o | h) = sum_{n in path(o)} log sigma(+-(u_n . h))``
+    for each row ``h = hidden[b]`` ((B, D) float32) and target ``o = targets[b]``,
+    into ``out[b]`` (float64, nats): the dot products and the logistic in float64,
+    ``log sigma(z) = -(max(-z, 0) + log(1 + exp(-|z|)))``. For ``w2v score``."""
+    for b in range(targets.shape[0]):
+        target, h = targets[b], hidden[b]
+        total = 0.0
+        for j in range(path_offsets[target], path_offsets[target + 1]):
+            u = syn1[path_nodes[j]]
+            f = 0.0
+            for k in range(h.shape[0]):
+                f += np.float64(h[k]) * np.float64(u[k])
+            z = f if path_labels[j] > 0.5 else -f
+            total -= max(-z, 0.0) + np.log1p(np.exp(-abs(z)))
+        out[b] = total

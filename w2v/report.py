@@ -14,6 +14,7 @@ class TrainReport:
     train_seconds: float  # the epochs alone (compiling the kernels excluded)
     epoch_loss: list[float] = field(default_factory=list)
     prepare_seconds: float = 0.0  # counting, vocabulary, encoding the corpus to ids (compiling excluded)
+    epoch_heldout: list[float] = field(default_factory=list)  # held-out bits per word after each epoch (nan: none)
     compile_seconds: float = 0.0  # compiling kernels not in Numba's cache yet (a first run): 0.0 when all were
 
     @property

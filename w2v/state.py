@@ -20,26 +20,41 @@ Both are one numpy ``.npz`` archive (no pickle; ``np.load(path)`` opens it) with
 A batch's learning rate and random seed are functions of its index and the
 settings, so ``jobs_done`` is the whole scheduler and RNG state: resuming runs
 batches ``jobs_done`` onwards exactly as the uninterrupted run would have.
+
+Model files are shared like any download, so ``TrainState.load`` trusts none of
+it: arrays are read without pickle, after their ``.npy`` headers are checked
+against the settings (shapes, types, sizes, no compression: no more memory than
+the file takes), and the weights, losses and progress are checked after.
 """
 
 import itertools
 import json
+import math
 import os
 import zipfile
 import zlib
+from collections.abc import Iterator
+from contextlib import contextmanager, suppress
 from dataclasses import asdict, dataclass, field
 
 import numpy as np
+from numpy.lib import format as npformat
+
+try:
+    import fcntl
+except ImportError:  # Windows: checkpoint folders are not locked
+    fcntl = None  # type: ignore[assignment]
 
 from w2v.config import TrainConfig
 from w2v.errors import ConfigError, FormatError
 from w2v.files import atomic_output
 from w2v.formats import decode_word
 from w2v.vocab import Vocab
-from w2v.weights import weight_shapes
+from w2v.weights import all_finite, weight_shapes
 
 FORMAT = "w2v-model"
-VERSION = 1
+VERSION = 2  # 2: the losses' settings (tree, nce, sampled_softmax, softmax, self_norm) in ``config``
+READABLE_VERSIONS = (1, 2)  # version 1 files hold no loss settings beyond hs and negative: their defaults apply
 CHECKPOINT_FILE = "checkpoint.npz"
 ARRAYS = ("syn0", "syn1", "syn1neg", "vocab_words", "vocab_offsets", "vocab_counts", "epoch_loss", "epoch_examples")
 
@@ -91,17 +106,18 @@ class TrainState:
     @classmethod
     def load(cls, path: str) -> "TrainState":
         """Read a model file or checkpoint (a folder means its checkpoint file);
-        FormatError if it is missing, damaged or not one of ours."""
+        FormatError if it is missing, damaged or not one of ours. Each array's shape
+        and type are checked from its header against the settings before any is read."""
         path = model_file(path)
-        arrays = read_archive(path, (*ARRAYS, "meta"))
-        return cls.from_parts(path, arrays, parse_meta(path, arrays.pop("meta")))
+        with open_archive(path) as archive:
+            meta, config = checked_archive(archive, path)
+            arrays = {name: read_entry(archive, path, name) for name in ARRAYS}
+        return cls.from_parts(path, config, arrays, meta)
 
     @classmethod
-    def from_parts(cls, path: str, arrays: dict, meta: dict) -> "TrainState":
-        """Assemble and check a state read from ``path``."""
+    def from_parts(cls, path: str, config: TrainConfig, arrays: dict, meta: dict) -> "TrainState":
+        """Assemble and check a state read from ``path``, its arrays shaped as ``config`` says."""
         try:
-            config = TrainConfig(**meta["config"])
-            config.validate()
             raw, offsets = arrays["vocab_words"].tobytes(), arrays["vocab_offsets"].tolist()
             if offsets[:1] != [0] or offsets[-1:] != [len(raw)] or (np.diff(arrays["vocab_offsets"]) <= 0).any():
                 raise ValueError("vocabulary offsets out of order")  # else words would come out empty or merged
@@ -109,17 +125,27 @@ class TrainState:
                 raise ValueError("a word count below 1")
             vocab = Vocab([raw[a:b] for a, b in itertools.pairwise(offsets)], arrays["vocab_counts"])
             state = cls(config, vocab, **{k: arrays[k] for k in ARRAYS[:3] + ARRAYS[6:]}, **_meta_fields(meta))
-        except (KeyError, TypeError, ValueError, ConfigError) as err:  # ConfigError: damaged settings
+            state.check_values()
+        except (KeyError, TypeError, ValueError) as err:
             raise FormatError(f"{path}: damaged model file ({err})") from None
-        size = len(vocab)
-        shapes = {**weight_shapes(size, config), "epoch_loss": (config.epochs,), "epoch_examples": (config.epochs,)}
-        for name, shape in shapes.items():
-            array = getattr(state, name)
-            if array.shape != shape or (name.startswith("syn") and array.dtype != np.float32):
-                raise FormatError(f"{path}: damaged model file ({name} is {array.dtype} {array.shape})")
-        if len(vocab.counts) != size or len(offsets) != size + 1:
-            raise FormatError(f"{path}: damaged model file (vocabulary sizes disagree)")
         return state
+
+    def check_values(self) -> None:
+        """ValueError unless the weights and losses are finite and the progress is one a
+        run can be at (0 <= ``jobs_done`` <= batches x epochs): a resumed run would
+        write NaN vectors, or skip or repeat batches."""
+        for name in ARRAYS[:3]:
+            if not all_finite(getattr(self, name)):
+                raise ValueError(f"non-finite weights in {name}")
+        if not np.isfinite(self.epoch_loss).all() or (self.epoch_examples < 0).any():
+            raise ValueError("an epoch's loss or example count is out of range")
+        negative = [key for key in META_FIELDS[1:5] if getattr(self, key) < 0]
+        if negative:
+            raise ValueError(f"negative {', '.join(negative)}")
+        if not 0 <= self.jobs_done <= self.batches * self.config.epochs:
+            raise ValueError(
+                f"jobs_done {self.jobs_done} is not within 0 to {self.batches} batches x {self.config.epochs} epochs"
+            )
 
 
 def load_word_vectors(path: str, limit: int | None = None) -> tuple[list[str], np.ndarray]:
@@ -127,14 +153,27 @@ def load_word_vectors(path: str, limit: int | None = None) -> tuple[list[str], n
     checkpoint (a folder: its checkpoint), without its other arrays; ``limit``: only
     the first ``limit`` words. FormatError if it is not a w2v model file."""
     path = model_file(path)
-    arrays = read_archive(path, ("syn0", "vocab_words", "vocab_offsets", "meta"))
-    parse_meta(path, arrays["meta"])
-    raw, offsets, syn0 = arrays["vocab_words"].tobytes(), arrays["vocab_offsets"], arrays["syn0"]
-    if syn0.ndim != 2 or syn0.dtype != np.float32 or len(offsets) != len(syn0) + 1:
-        raise FormatError(f"{path}: damaged model file (syn0 is {syn0.dtype} {syn0.shape}, {len(offsets) - 1} words)")
+    with open_archive(path) as archive:
+        checked_archive(archive, path)
+        words, offsets, syn0 = (read_entry(archive, path, name) for name in ("vocab_words", "vocab_offsets", "syn0"))
+    raw = words.tobytes()
+    if offsets[0] != 0 or offsets[-1] != len(raw) or (np.diff(offsets) <= 0).any():
+        raise FormatError(f"{path}: damaged model file (vocabulary offsets out of order)")
     n = len(syn0) if limit is None else min(limit, len(syn0))
-    bounds = offsets[: n + 1].tolist()
-    return [decode_word(raw[a:b]) for a, b in itertools.pairwise(bounds)], syn0[:n]
+    return [decode_word(raw[a:b]) for a, b in itertools.pairwise(offsets[: n + 1].tolist())], syn0[:n]
+
+
+def checked_archive(archive: zipfile.ZipFile, path: str) -> tuple[dict, TrainConfig]:
+    """The metadata and settings of the model file ``archive``, once every array's header
+    is checked against them (``check_entries``); FormatError if damaged."""
+    meta = parse_meta(path, read_entry(archive, path, "meta"))
+    try:
+        config = TrainConfig(**meta["config"])
+        config.validate()
+    except (KeyError, TypeError, ValueError, ConfigError) as err:  # ConfigError: damaged settings
+        raise FormatError(f"{path}: damaged model file ({err})") from None
+    check_entries(archive, path, config)
+    return meta, config
 
 
 META_FIELDS = ("jobs_done", "batches", "stream_words", "corpus_words", "corpus_digest", "notes")
@@ -152,8 +191,64 @@ def describe_progress(jobs_done: int, batches: int, epochs: int) -> str:
     fields (so a checkpoint can be described without reading its weights)."""
     total = batches * epochs
     if jobs_done >= total:
-        return f"all {epochs} epochs done"
+        return "its one epoch done" if epochs == 1 else f"all {epochs} epochs done"
     return f"epoch {jobs_done // max(batches, 1) + 1} of {epochs}, {100 * jobs_done / max(total, 1):.0f}% done"
+
+
+@contextmanager
+def checkpoint_lock(folder: str) -> Iterator[None]:
+    """Hold the checkpoint folder ``folder`` for the block, so that two runs never
+    write one checkpoint: an exclusive ``flock`` on its file ``LOCK_FILE``, which
+    holds the process id, removed as the block ends. ConfigError at once if another
+    run holds it. The kernel drops the lock with the process however it ends (a
+    SIGKILL leaves the file, unlocked). Where there is no ``flock`` (Windows),
+    nothing is locked."""
+    if fcntl is None:
+        yield
+        return
+    path = os.path.join(folder, LOCK_FILE)
+    fd = lock_file(path, folder)
+    try:
+        os.ftruncate(fd, 0)
+        os.write(fd, f"{os.getpid()}\n".encode())
+        yield
+    finally:
+        with suppress(FileNotFoundError):  # the folder removed meanwhile
+            os.unlink(path)  # before the lock goes: a run that opens it later makes a new one
+        os.close(fd)
+
+
+LOCK_FILE = ".lock"
+
+
+def lock_file(path: str, folder: str) -> int:
+    """A descriptor of the file ``path``, created if need be, locked (``flock``) by this
+    process; ConfigError if another holds it. A lock taken on a file that its
+    holder removed meanwhile (its run ended) locks nothing: then it starts over."""
+    while True:
+        fd = os.open(path, os.O_RDWR | os.O_CREAT | os.O_NOFOLLOW | os.O_CLOEXEC, 0o644)
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except BlockingIOError:
+            holder = os.pread(fd, 20, 0).decode("ascii", "replace").strip() or "unknown"
+            os.close(fd)
+            raise ConfigError(f"checkpoint folder {folder} is in use by another run (pid {holder})") from None
+        except BaseException:
+            os.close(fd)
+            raise
+        if same_file(fd, path):
+            return fd
+        os.close(fd)
+
+
+def same_file(fd: int, path: str) -> bool:
+    """Whether ``path`` names the file open as ``fd``."""
+    try:
+        found = os.stat(path, follow_symlinks=False)
+    except FileNotFoundError:
+        return False
+    opened = os.fstat(fd)
+    return (found.st_dev, found.st_ino) == (opened.st_dev, opened.st_ino)
 
 
 def checkpoint_path(folder: str) -> str:
@@ -169,7 +264,8 @@ def model_file(path: str) -> str:
 def read_meta(path: str) -> dict:
     """The JSON metadata of a model file or checkpoint, without reading its arrays."""
     path = model_file(path)
-    return parse_meta(path, read_archive(path, ("meta",))["meta"])
+    with open_archive(path) as archive:
+        return parse_meta(path, read_entry(archive, path, "meta"))
 
 
 def parse_meta(path: str, raw: np.ndarray) -> dict:
@@ -181,8 +277,11 @@ def parse_meta(path: str, raw: np.ndarray) -> dict:
         meta = None
     if not isinstance(meta, dict) or meta.get("format") != FORMAT:
         raise FormatError(f"{path} is not a w2v model file")
-    if meta.get("version") != VERSION:
-        raise FormatError(f"{path}: model file version {meta.get('version')} is not supported (this is {VERSION})")
+    if meta.get("version") not in READABLE_VERSIONS:
+        raise FormatError(
+            f"{path}: model file version {meta.get('version')} is not supported "
+            f"(this w2v reads versions {', '.join(map(str, READABLE_VERSIONS))})"
+        )
     return meta
 
 
@@ -194,11 +293,13 @@ DAMAGED_ARCHIVE = (
 )
 
 
-def read_archive(path: str, names: tuple[str, ...]) -> dict[str, np.ndarray]:
-    """The named arrays of the ``.npz`` at ``path``; FormatError if it cannot be read."""
+@contextmanager
+def open_archive(path: str) -> Iterator[zipfile.ZipFile]:
+    """The ``.npz`` (zip) archive at ``path``, open for the block; what goes wrong
+    reading it there (a missing file, a damaged archive) is a FormatError."""
     try:
-        with np.load(path, allow_pickle=False) as archive:
-            return {name: archive[name] for name in names}
+        with zipfile.ZipFile(path) as archive:
+            yield archive
     except FileNotFoundError:
         raise FormatError(f"model file not found: {path}") from None
     except IsADirectoryError:
@@ -207,3 +308,57 @@ def read_archive(path: str, names: tuple[str, ...]) -> dict[str, np.ndarray]:
         raise FormatError(f"cannot read model file {path}: {err.strerror or err}") from None
     except DAMAGED_ARCHIVE as err:
         raise FormatError(f"{path} is not a w2v model file or is damaged ({err})") from None
+
+
+MAX_META_BYTES = 1 << 20  # the JSON metadata: settings, progress, a command line (a few KB)
+HEADER_READERS = {(1, 0): npformat.read_array_header_1_0, (2, 0): npformat.read_array_header_2_0}
+
+
+def entry_header(archive: zipfile.ZipFile, path: str, name: str) -> tuple[tuple[int, ...], np.dtype]:
+    """The shape and type of array ``name`` in ``archive`` from its ``.npy`` header,
+    without reading its data. FormatError unless the entry is stored uncompressed
+    (as ``np.savez`` writes it) and holds as many bytes as its header declares: an
+    array then takes no more memory than it takes in the file (a compressed entry
+    of a few MB could expand to gigabytes)."""
+    info = archive.getinfo(f"{name}.npy")
+    if info.compress_type != zipfile.ZIP_STORED:
+        raise FormatError(f"{path}: damaged model file ({name} is compressed; w2v stores arrays uncompressed)")
+    with archive.open(info) as entry:
+        shape, fortran_order, dtype = HEADER_READERS[npformat.read_magic(entry)](entry)
+        data_bytes = info.file_size - entry.tell()
+    if fortran_order or data_bytes != math.prod(shape) * dtype.itemsize:
+        raise FormatError(f"{path}: damaged model file ({name} holds {data_bytes:,} bytes for {dtype} {shape})")
+    return shape, dtype
+
+
+def check_entries(archive: zipfile.ZipFile, path: str, config: TrainConfig) -> None:
+    """FormatError unless every array's header gives the shape and type that the
+    settings ``config`` and the vocabulary's size (``vocab_counts``' length) make."""
+    counts_shape, _ = entry_header(archive, path, "vocab_counts")
+    size = counts_shape[0] if len(counts_shape) == 1 else 0
+    words_shape, words_dtype = entry_header(archive, path, "vocab_words")
+    expected = {
+        "vocab_counts": ((size,), np.dtype(np.int64)),
+        "vocab_offsets": ((size + 1,), np.dtype(np.int64)),
+        "vocab_words": ((max(words_shape[0], size),) if len(words_shape) == 1 else (size,), np.dtype(np.uint8)),
+        **{name: (shape, np.dtype(np.float32)) for name, shape in weight_shapes(size, config).items()},
+        "epoch_loss": ((config.epochs,), np.dtype(np.float64)),
+        "epoch_examples": ((config.epochs,), np.dtype(np.int64)),
+    }  # vocab_words: the words' bytes, at least one per word
+    for name, (shape, dtype) in expected.items():
+        found = (words_shape, words_dtype) if name == "vocab_words" else entry_header(archive, path, name)
+        if found != (shape, dtype):
+            raise FormatError(
+                f"{path}: damaged model file ({name} is {found[1]} {found[0]} where the settings "
+                f"and the vocabulary's {size:,} words make {dtype} {shape})"
+            )
+
+
+def read_entry(archive: zipfile.ZipFile, path: str, name: str) -> np.ndarray:
+    """Array ``name`` of ``archive``, its header checked first (``entry_header``);
+    ``meta`` must be at most ``MAX_META_BYTES`` of uint8."""
+    shape, dtype = entry_header(archive, path, name)
+    if name == "meta" and (len(shape) != 1 or dtype != np.uint8 or shape[0] > MAX_META_BYTES):
+        raise FormatError(f"{path}: damaged model file (meta is {dtype} {shape})")
+    with archive.open(f"{name}.npy") as entry:
+        return npformat.read_array(entry, allow_pickle=False)

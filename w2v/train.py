@@ -11,18 +11,19 @@ import gc
 import os
 import tempfile
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
+from contextlib import contextmanager
 from dataclasses import dataclass
 
 import numpy as np
 
 from w2v.config import TRAIN_FIELDS, TrainConfig, check_setting_names
-from w2v.errors import ConfigError, CorpusError
+from w2v.errors import ConfigError, CorpusError, plural
 from w2v.formats import decode_word
-from w2v.idstream import Encoded, VocabChooser, encode_corpus
+from w2v.idstream import Encoded, IdStream, VocabChooser, encode_corpus
 from w2v.progress import Steps, compiling_noted, reading
 from w2v.report import TrainReport
-from w2v.state import TrainState, checkpoint_path
+from w2v.state import TrainState, checkpoint_lock, checkpoint_path
 from w2v.vectors import Vectors
 from w2v.vocab import Vocab
 from w2v.weights import Model, carry_weights
@@ -54,7 +55,9 @@ def select_vocab(config: TrainConfig, read_vocab: str | None) -> VocabChooser:
     return choose
 
 
-STRUCTURE = ("model", "dim", "hs", "negative", "ns_exponent", "cbow_mean")  # fixed by a model's weights
+HELDOUT_PAIRS = 100_000  # predictions scored on the held-out corpus after each epoch
+# fixed by a model's weights: continued training keeps them
+STRUCTURE = ("model", "dim", "hs", "tree", "negative", "nce", "sampled_softmax", "softmax", "ns_exponent", "cbow_mean")
 
 
 def train(
@@ -71,6 +74,8 @@ def train(
     init_model: str | None = None,
     update_vocab: bool = False,
     save_model: str | None = None,
+    heldout=None,
+    heldout_pairs: int | None = HELDOUT_PAIRS,
     notes: dict | None = None,
     **settings,
 ) -> Vectors:
@@ -94,7 +99,8 @@ def train(
     ``checkpoint``: a folder where the whole training state is saved after each
     epoch, every ``checkpoint_every`` minutes and when interrupted (KeyboardInterrupt
     or another exception in the calling thread), replacing the previous one only
-    once complete. ``resume``: such a folder (or file) to continue from, on the same
+    once complete; one run at a time holds the folder (a second fails at once, with
+    ConfigError). ``resume``: such a folder (or file) to continue from, on the same
     corpus, checkpointing on there; the settings are the checkpoint's (only
     ``threads`` may change) and with one thread the result is byte-identical to an
     uninterrupted run.
@@ -102,6 +108,10 @@ def train(
     from a model file's weights and vocabulary (its ``STRUCTURE`` settings apply)
     and train on ``corpus``; ``update_vocab`` adds the corpus' words seen at least
     ``min_count`` times. ``notes``: a JSON-able dict stored in checkpoints.
+    ``heldout``: a corpus (as ``corpus``) to score after each epoch (``w2v.scoring``:
+    bits per predicted word of the model's first loss, on a sample of
+    ``heldout_pairs`` predictions, all if None), in ``report.epoch_heldout`` and
+    given to ``on_epoch_end`` as a third argument when it takes one.
     """
     start = time.perf_counter()
     check_setting_names(settings)
@@ -110,38 +120,67 @@ def train(
     config, base, choose = plan_run(settings, read_vocab, resume, init_model, update_vocab)
     if resume is not None and checkpoint is None and os.path.isdir(resume):
         checkpoint = resume  # keep checkpointing where the run was
-    if checkpoint is not None:
-        make_checkpoint_folder(checkpoint)
     every = None if checkpoint_every is None else checkpoint_every * 60.0
     hooks = Hooks(progress, on_epoch_end, on_progress, checkpoint_seconds=every)
-    with compiling_noted(progress) as compiling, tempfile.TemporaryDirectory(prefix="w2v-") as workdir:
+    outputs = Outputs(checkpoint, save_vocab, save_model, heldout, heldout_pairs)
+    with (
+        compiling_noted(progress) as compiling,
+        checkpoint_folder(checkpoint),
+        tempfile.TemporaryDirectory(prefix="w2v-") as workdir,
+    ):
         encoded = encode_shown(corpus, config, workdir, choose, progress)
         return_free_memory()
         prepare_seconds = time.perf_counter() - start - compiling.seconds  # compiling is reported apart
         try:
-            run = Run.start(config, encoded, base, resume, notes or {})
-            train_start, compiled = time.perf_counter(), compiling.seconds
-            losses = run.train(hooks, checkpoint)
-            train_seconds = time.perf_counter() - train_start - (compiling.seconds - compiled)
-            if save_vocab is not None:  # after training: a failed run leaves an old file untouched
-                encoded.vocab.save(save_vocab)
-            if save_model is not None:
-                run.state().save(save_model)
+            compiled = compiling.seconds
+            report, syn0 = run_training(Run.start(config, encoded, base, resume, notes or {}), hooks, outputs, workdir)
+            report.train_seconds -= compiling.seconds - compiled  # compiling is reported apart
         finally:
             encoded.stream.close()
-    syn0, trained_words = run.model.syn0, encoded.stream.words * config.epochs - run.words_at_start
-    del run  # the output weights go before the words are decoded
+    report.prepare_seconds, report.seconds = prepare_seconds, time.perf_counter() - start
+    report.compile_seconds = compiling.seconds
+    return Vectors([decode_word(w) for w in encoded.vocab.words], syn0, report)
+
+
+@dataclass
+class Outputs:
+    """What a run writes besides its vectors, and what it scores between epochs."""
+
+    checkpoint: str | None  # folder
+    save_vocab: str | None
+    save_model: str | None
+    heldout: object  # a corpus, or None
+    heldout_pairs: int | None
+
+
+def run_training(run: "Run", hooks: Hooks, outputs: Outputs, workdir: str) -> tuple[TrainReport, np.ndarray]:
+    """Train ``run``'s epochs left and write ``outputs``; the report (its epochs and
+    timings) and the trained ``syn0``. The run, and its output weights, are freed on return."""
+    encoded, held = run.encoded, None
+    try:
+        if outputs.heldout is not None:
+            scorer, held = run.heldout_scorer(outputs.heldout, outputs.heldout_pairs, os.path.join(workdir, "heldout"))
+            hooks.heldout = scorer
+        train_start = time.perf_counter()
+        losses = run.train(hooks, outputs.checkpoint)
+        train_seconds = time.perf_counter() - train_start
+        if outputs.save_vocab is not None:  # after training: a failed run leaves an old file untouched
+            encoded.vocab.save(outputs.save_vocab)
+        if outputs.save_model is not None:
+            run.state().save(outputs.save_model)
+    finally:
+        if held is not None:
+            held.close()
     report = TrainReport(
         vocab_size=len(encoded.vocab),
         corpus_words=encoded.corpus_words,
-        train_words=trained_words,
-        seconds=time.perf_counter() - start,
+        train_words=encoded.stream.words * run.config.epochs - run.words_at_start,
+        seconds=0.0,
         train_seconds=train_seconds,
         epoch_loss=losses,
-        prepare_seconds=prepare_seconds,
-        compile_seconds=compiling.seconds,
+        epoch_heldout=run.progress.heldout.tolist(),
     )
-    return Vectors([decode_word(w) for w in encoded.vocab.words], syn0, report)
+    return report, run.model.syn0
 
 
 def encode_shown(corpus, config: TrainConfig, workdir: str, choose: VocabChooser, show: bool) -> Encoded:
@@ -181,6 +220,17 @@ class Run:
         if checkpoint is not None:
             hooks = dataclasses.replace(hooks, checkpoint=lambda _: self.state().save(checkpoint_path(checkpoint)))
         return run_epochs(self.model, self.encoded.stream, self.config, self.progress, hooks)
+
+    def heldout_scorer(self, corpus, pairs: int | None, workdir: str) -> tuple[Callable[[], float], IdStream]:
+        """A function giving the held-out bits per word of the weights as they are
+        (``scoring.score_encoded``) on ``corpus``, encoded once into ``workdir``, and
+        the stream it reads, for the caller to close."""
+        from w2v.scoring import score_encoded
+
+        os.makedirs(workdir)
+        encoded = encode_corpus(corpus, self.config, workdir, lambda _words, _counts: self.encoded.vocab)
+        scorer = lambda: score_encoded(self.state(), encoded, None, pairs, self.config.seed).scores[0].bits_per_word  # noqa: E731
+        return scorer, encoded.stream
 
     def state(self) -> TrainState:
         """The whole state, for a checkpoint or model file."""
@@ -245,16 +295,23 @@ def check_same_corpus(base: TrainState | None, encoded: Encoded, where: str) -> 
         base.corpus_digest,
     ):
         raise CorpusError(
-            f"the corpus is not the one checkpointed in {where} ({encoded.stream.words:,} words in vocabulary "
+            f"the corpus is not the one checkpointed in {where} ({plural(encoded.stream.words, 'word')} in vocabulary "
             f"where it had {base.stream_words:,}, or different text): resume needs the same corpus"
         )
 
 
-def make_checkpoint_folder(folder: str) -> None:
-    """Create the checkpoint folder (and its parents) or fail with one line."""
+@contextmanager
+def checkpoint_folder(folder: str | None) -> Iterator[None]:
+    """Create the checkpoint folder (and its parents) or fail with one line, and hold
+    it for the block (``state.checkpoint_lock``); nothing when ``folder`` is None."""
+    if folder is None:
+        yield
+        return
     try:
         os.makedirs(folder, exist_ok=True)
     except OSError as err:
         raise ConfigError(f"cannot create checkpoint folder {folder}: {err.strerror}") from None
     if not os.access(folder, os.W_OK):
         raise ConfigError(f"checkpoint folder is not writable: {folder}")
+    with checkpoint_lock(folder):
+        yield

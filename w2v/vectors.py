@@ -23,7 +23,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from w2v.errors import FormatError, W2VError
-from w2v.formats import encode_word, save_npy, save_vectors
+from w2v.formats import encode_word, save_npy, save_projector, save_vectors
 from w2v.query import analogy_method, cosmul_of, nearest, unit_rows
 from w2v.report import TrainReport
 from w2v.vectorfiles import load_any
@@ -80,6 +80,11 @@ class Vectors:
         as ``<stem>.vocab.txt``; returns the vocabulary's path. Both are written beside
         their names and renamed, the vocabulary first: if it fails, neither is replaced."""
         return save_npy(path, self.words, self.vectors)
+
+    def save_projector(self, prefix: str) -> tuple[str, str]:
+        """Write ``PREFIX_vectors.tsv`` and ``PREFIX_metadata.tsv``, the files TensorBoard's
+        Embedding Projector (projector.tensorflow.org, "Load") reads; returns their paths."""
+        return save_projector(prefix, self.words, self.vectors)
 
     @classmethod
     def load_word2vec_format(

@@ -8,7 +8,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from w2v.errors import CorpusError, FormatError
+from w2v.errors import CorpusError, FormatError, plural
 from w2v.files import write_atomic
 
 MAX_CODE_LENGTH = 40  # word2vec.c's MAX_CODE_LENGTH
@@ -53,8 +53,8 @@ class Vocab:
         if len(vocab) == 0:
             most = int(np.max(counts, initial=0))
             raise CorpusError(
-                f"the vocabulary is empty: no word occurs at least min_count={min_count:,} times "
-                f"(the most frequent occurs {most:,} times)"
+                f"the vocabulary is empty: no word occurs at least {plural(min_count, 'time')} "
+                f"(min_count; the most frequent occurs {plural(most, 'time')})"
             )
         return vocab
 
@@ -102,6 +102,11 @@ class Vocab:
         ``codes[offsets[w]:offsets[w+1]]`` (uint8 bits) and ``points[...]`` (int32
         inner-node rows of syn1, the root being V - 2)."""
         return huffman_codes(self.counts)
+
+    def tree(self, kind: str) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """``huffman``'s arrays for the tree ``kind``: "huffman", or "balanced"
+        (``balanced_codes``)."""
+        return self.huffman() if kind == "huffman" else balanced_codes(len(self))
 
     @staticmethod
     def no_paths(size: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
@@ -213,3 +218,27 @@ def coverage_table(counts: np.ndarray, max_vocab: int | None, upto: int = 10) ->
             words = min(words, max_vocab)
         rows.append((min_count, words, int(covered[words])))
     return rows
+
+
+def balanced_codes(size: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """A balanced binary tree over ``size`` words, in ``Vocab.huffman``'s arrays: the
+    heap-ordered complete tree of 2 size - 1 nodes, inner nodes 0 .. size - 2 (the
+    root 0, node p's children 2p + 1 and 2p + 2, bit 1 for the right one) and word w
+    on leaf size - 1 + w, so the words sit on the leaves in frequency order and the
+    most frequent ones on the shallower level. Paths are ceil(log2 size) bits or one
+    shorter."""
+    if size < 2:
+        return Vocab.no_paths(size)
+    leaves = np.arange(size - 1, 2 * size - 1, dtype=np.int64)
+    lengths = np.floor(np.log2(leaves + 1)).astype(np.int64)  # a node's depth is floor(log2(p + 1))
+    offsets = np.concatenate([[0], np.cumsum(lengths)]).astype(np.int64)
+    codes = np.empty(offsets[-1], dtype=np.uint8)
+    points = np.empty(offsets[-1], dtype=np.int32)
+    nodes = leaves.copy()
+    for step in range(int(lengths.max())):  # step from the leaf; its place from the root
+        active = np.flatnonzero(lengths > step)
+        place = offsets[active] + lengths[active] - 1 - step
+        codes[place] = (nodes[active] % 2 == 0).astype(np.uint8)  # a right child has an even position
+        nodes[active] = (nodes[active] - 1) // 2
+        points[place] = nodes[active]
+    return codes, points, offsets

@@ -19,18 +19,30 @@ from w2v.config import TrainConfig
 from w2v.errors import DivergedError
 from w2v.vocab import Vocab
 
+# Training has diverged once a row of a weight matrix is longer than this. Rows of
+# trained word2vec models have norms of order 1 to 10 (the largest in runs of the
+# presets and defaults on wiki-en-6mb, 5 to 20 epochs: 25, a rare word's CBOW input
+# vector; tests/test_train.py trains each preset for an epoch): a logit ``u . h`` of
+# 17 puts the sigmoid within 1e-7 of 0 or 1, so an example already fitted takes no
+# step worth the name, and fitting needs no longer rows; only steps that overshoot (a
+# learning rate too high) make them. A norm of 1e3 allows logits of 1e6. Hierarchical
+# softmax needs this check: it skips a node whose |logit| >= 6, so its weights can
+# grow without bound while the loss stays finite.
+MAX_ROW_NORM = 1e3
+
 
 class Tables(NamedTuple):
     """The output weights and lookup tables of one run, as the kernel reads them
     (``kernels.make_train_batch``). N is the total length of the Huffman paths."""
 
     syn1: np.ndarray  # (V - 1, D) or (0, D) float32: tree nodes (hierarchical softmax)
-    syn1neg: np.ndarray  # (V, D) or (0, D) float32: output vectors (negative sampling)
+    syn1neg: np.ndarray  # (V, D) or (0, D) float32: word output vectors (NS, NCE, sampled or full softmax)
     path_nodes: np.ndarray  # (N,) int32: each word's path of syn1 rows from the root
     path_labels: np.ndarray  # (N,) float32: the label of each node on the path, 1 - its Huffman code bit
     path_offsets: np.ndarray  # (V + 1,) int64: word w's path is [path_offsets[w], path_offsets[w + 1])
     alias_prob: np.ndarray  # (V,) uint32: alias-method thresholds in [0, 2**24] (noise words)
     alias_idx: np.ndarray  # (V,) int32: the alias of each column
+    log_q: np.ndarray  # (V,) float32: log q(w), q the noise distribution (NCE's and sampled softmax's offsets)
 
 
 def weight_shapes(size: int, config: TrainConfig) -> dict[str, tuple[int, int]]:
@@ -38,7 +50,7 @@ def weight_shapes(size: int, config: TrainConfig) -> dict[str, tuple[int, int]]:
     return {
         "syn0": (size, config.dim),
         "syn1": (max(size - 1, 1) if config.hs else 0, config.dim),
-        "syn1neg": (size if config.negative else 0, config.dim),
+        "syn1neg": (size if config.output_loss else 0, config.dim),
     }
 
 
@@ -72,12 +84,27 @@ def carry_weights(
     syn0, syn1, syn1neg = fresh_weights(len(vocab), config)
     base_syn0, base_syn1, base_syn1neg = base_weights
     syn0[known] = base_syn0[rows[known]]
-    if config.negative:
+    if config.output_loss:
         syn1neg[known] = base_syn1neg[rows[known]]
     if config.hs:
         shared = min(len(syn1), len(base_syn1))
         syn1[:shared] = base_syn1[:shared]
     return syn0, syn1, syn1neg
+
+
+def largest_row_norm(weights: np.ndarray) -> float:
+    """The largest Euclidean norm of a row of ``weights`` (N, D) float32, 0 for no
+    row: NaN if a weight is NaN, infinite if one is (or if the squares overflow
+    float32). Allocates N floats, not N * D."""
+    if not weights.size:
+        return 0.0
+    return float(np.sqrt(np.einsum("ij,ij->i", weights, weights).max()))
+
+
+def all_finite(weights: np.ndarray) -> bool:
+    """Whether no weight is NaN or infinite. ``min`` and ``max`` propagate NaN and
+    allocate nothing, where ``np.isfinite(weights).all()`` would take N * D bytes."""
+    return not weights.size or (math.isfinite(weights.min()) and math.isfinite(weights.max()))
 
 
 @dataclass
@@ -95,23 +122,30 @@ class Model:
         """The model over ``vocab`` with ``weights`` = (syn0, syn1, syn1neg) (float32,
         shaped as ``weight_shapes`` says), or fresh ones (``fresh_weights``)."""
         syn0, syn1, syn1neg = weights if weights is not None else fresh_weights(len(vocab), config)
-        nodes, labels, offsets = path_tables(vocab, config.hs)
-        tables = Tables(syn1, syn1neg, nodes, labels, offsets, *vocab.alias_table(config.ns_exponent))
+        nodes, labels, offsets = path_tables(vocab, config)
+        log_q = np.log(vocab.noise_distribution(config.ns_exponent)).astype(np.float32)
+        tables = Tables(syn1, syn1neg, nodes, labels, offsets, *vocab.alias_table(config.ns_exponent), log_q)
         return cls(syn0, tables, vocab.keep_probabilities(config.sample))
 
-    def check_finite(self, epoch: int, alpha: float) -> None:
-        """DivergedError if a weight is NaN or infinite. ``min`` and ``max`` propagate
-        NaN and allocate nothing, where ``np.isfinite(w).all()`` would take V * D bytes."""
+    def check_diverged(self, epoch: int, alpha: float) -> None:
+        """DivergedError if a row of ``syn0``, ``syn1`` or ``syn1neg`` has a norm past
+        ``MAX_ROW_NORM``, or a weight is NaN or infinite (its row's norm is then NaN
+        or infinite too). ``epoch`` (from 1) and ``alpha`` go into the message."""
         for name, weights in (("syn0", self.syn0), ("syn1", self.tables.syn1), ("syn1neg", self.tables.syn1neg)):
-            if weights.size and not (math.isfinite(weights.min()) and math.isfinite(weights.max())):
-                raise DivergedError(
-                    f"training diverged in epoch {epoch} (non-finite weights in {name}): "
-                    f"lower the learning rate (--alpha, now {alpha:g})"
-                )
+            norm = largest_row_norm(weights)
+            if norm <= MAX_ROW_NORM:
+                continue
+            if all_finite(weights):
+                what = f"a row of {name} has norm {norm:.3g}, where trained models stay below {MAX_ROW_NORM:g}"
+            else:
+                what = f"non-finite weights in {name}"
+            raise DivergedError(
+                f"training diverged in epoch {epoch} ({what}): lower the learning rate (--alpha, now {alpha:g})"
+            )
 
 
-def path_tables(vocab: Vocab, hs: bool) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """``Tables``' path nodes, labels and offsets: the Huffman tree's with ``hs``,
-    else empty paths for every word."""
-    codes, nodes, offsets = vocab.huffman() if hs else Vocab.no_paths(len(vocab))
+def path_tables(vocab: Vocab, config: TrainConfig) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """``Tables``' path nodes, labels and offsets: those of ``config.tree`` with
+    ``config.hs``, else empty paths for every word."""
+    codes, nodes, offsets = vocab.tree(config.tree) if config.hs else Vocab.no_paths(len(vocab))
     return nodes, (1 - codes).astype(np.float32), offsets

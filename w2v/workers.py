@@ -12,25 +12,26 @@ gives byte-identical results for one seed; several threads give the same
 random draws, interleaved.
 """
 
+import inspect
 import math
-import signal
 import threading
 import time
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
 
 from w2v.config import TrainConfig
 from w2v.errors import DivergedError, W2VError
 from w2v.idstream import IdStream
+from w2v.interrupts import signals_held
 from w2v.progress import Bar, NoBar, progress_bar
 from w2v.weights import Model
 
 MASK64 = (1 << 64) - 1
 POLL_SECONDS = 0.2
-HELD_SIGNALS = (signal.SIGINT, signal.SIGTERM)
 THREAD_STACK_SPARE = 1 << 20  # bytes of thread stack beside the kernel's buffers
 SMALL_STACK = 256 << 10  # kernel buffers up to this fit any platform's default thread stack
 
@@ -63,6 +64,7 @@ class Progress:
         self.examples = np.zeros((threads, epochs), dtype=np.int64)
         self.batches = np.zeros((threads, epochs), dtype=np.int64)
         self.words = np.zeros(threads, dtype=np.int64)
+        self.heldout = np.full(epochs, np.nan)  # held-out bits per word after each epoch (``Hooks.heldout``)
         self.jobs_done = 0
         if resumed is not None:  # a checkpoint's state: row 0 holds what it did
             self.jobs_done = resumed.jobs_done
@@ -77,33 +79,6 @@ class Progress:
         """Mean loss per training example of ``epoch`` so far (nats), nan before any."""
         examples = self.examples[:, epoch].sum()
         return float(self.loss[:, epoch].sum() / examples) if examples else float("nan")
-
-
-@contextmanager
-def signals_held() -> Iterator[None]:
-    """Hold SIGINT and SIGTERM until the block ends, then deliver the first that came.
-
-    For starting worker threads: a handler that raises inside ``Thread.start()``
-    leaves the new thread half-registered, and it dies printing a traceback.
-    Python runs handlers in the main thread whichever thread the OS picked (a
-    progress-bar monitor, say), so the main thread's handlers are swapped for
-    one that notes the signal; the calling thread's mask (POSIX) also blocks
-    them, and threads started in the block inherit it, so workers never take
-    them. Off the main thread, where handlers cannot be set, only the mask."""
-    noted: list[int] = []
-    swap = threading.current_thread() is threading.main_thread()
-    handlers = {number: signal.signal(number, lambda n, _: noted.append(n)) for number in HELD_SIGNALS if swap}
-    masked = hasattr(signal, "pthread_sigmask")
-    mask = signal.pthread_sigmask(signal.SIG_BLOCK, HELD_SIGNALS) if masked else set()
-    try:
-        yield
-    finally:
-        if masked:
-            signal.pthread_sigmask(signal.SIG_SETMASK, mask)
-        for number, handler in handlers.items():
-            signal.signal(number, handler)
-        if noted:
-            signal.raise_signal(noted[0])
 
 
 @contextmanager
@@ -148,7 +123,9 @@ class Hooks:
     """What the caller of ``run_epochs`` sees and does while it runs.
 
     - ``show_progress``: a progress bar on stderr (``progress.progress_bar``);
-    - ``on_epoch_end(epoch, mean_loss)`` after each epoch;
+    - ``on_epoch_end(epoch, mean_loss)`` after each epoch, or
+      ``on_epoch_end(epoch, mean_loss, heldout)`` if it takes a third argument
+      (held-out bits per word, nan without ``heldout``);
     - ``on_progress(words_done, total_words, alpha, loss)`` about every 0.2 s and at the end;
     - ``checkpoint(progress)`` between segments (see ``run_epochs``), every
       ``checkpoint_seconds`` if given.
@@ -159,6 +136,18 @@ class Hooks:
     on_progress: Callable[[int, int, float, float], None] | None = None
     checkpoint: Callable[[Progress], None] | None = None
     checkpoint_seconds: float | None = None
+    heldout: Callable[[], float] | None = None  # scores the weights between epochs (bits per word)
+
+
+def call_epoch_end(callback: Callable, epoch: int, progress: Progress) -> None:
+    """``callback(epoch, mean_loss, heldout)``, or ``callback(epoch, mean_loss)`` for a
+    callback that takes two arguments (``Hooks.on_epoch_end``)."""
+    arguments: tuple = (epoch, progress.epoch_loss(epoch), float(progress.heldout[epoch]))
+    try:
+        inspect.signature(callback).bind(*arguments)
+    except (TypeError, ValueError):  # takes two arguments, or has no signature to read
+        arguments = arguments[:2]
+    callback(*arguments)
 
 
 def run_epochs(model: Model, stream: IdStream, config: TrainConfig, progress: Progress, hooks: Hooks) -> list[float]:
@@ -178,13 +167,12 @@ class EpochRunner:
     """One ``run_epochs`` call: the workers' loop, the segments and the reports."""
 
     def __init__(self, model: Model, stream: IdStream, config: TrainConfig, progress: Progress, hooks: Hooks):
-        from w2v.kernels import train_batch_kernel  # Numba: imported by the first run, not by ``import w2v``
-
         assert config.threads is not None and config.alpha is not None and config.min_alpha is not None  # resolved
         self.model, self.stream, self.config, self.progress, self.hooks = model, stream, config, progress, hooks
         self.start_alpha, self.min_alpha = config.alpha, config.min_alpha
-        self.kernel = train_batch_kernel(config.dim)
-        self.flags = (config.window, config.negative, config.model == "cbow", config.cbow_mean)
+        self.kernel: Any = None  # the compiled batch kernel, from ``load_kernel``
+        self.flags = (config.window, config.samples, config.model == "cbow", config.cbow_mean)
+        self.loss: tuple = ()  # the kernel's loss kind and softmax beta, from ``load_kernel``
         self.total = stream.words * config.epochs
         self.words_before = stream_offsets(stream)
         self.errors: list[BaseException] = []
@@ -202,12 +190,15 @@ class EpochRunner:
         completed = False
         try:
             try:
-                self.load_kernel()
+                with signals_held():  # Numba calls back into Python from LLVM, where a signal would be lost
+                    self.load_kernel()
                 self.bar = self.new_bar()
                 while self.progress.jobs_done < batches * self.config.epochs:
                     first = self.progress.jobs_done
                     self.run_segment(JobQueue(first, (first // batches + 1) * batches))
-                    self.model.check_finite(max((self.progress.jobs_done - 1) // batches + 1, 1), self.start_alpha)
+                    self.model.check_diverged(max((self.progress.jobs_done - 1) // batches + 1, 1), self.start_alpha)
+                    if hooks.heldout is not None and self.progress.jobs_done % batches == 0:
+                        self.progress.heldout[self.progress.jobs_done // batches - 1] = hooks.heldout()
                     if hooks.checkpoint is not None:
                         hooks.checkpoint(self.progress)
                         self.saved = time.monotonic()
@@ -228,17 +219,21 @@ class EpochRunner:
         return progress_bar("training", self.total, "words", self.hooks.show_progress, initial=done)
 
     def load_kernel(self) -> None:
-        """Load (or compile) the kernel in the calling thread: a call on no tokens, with
-        the argument types the workers pass, which trains nothing. What Numba and LLVM
-        allocate then comes from this thread's malloc arena, which has room left from
-        counting, not from a worker's new one. Skipped when the kernel's stack buffers
-        need a thread of their own (``thread_stack``)."""
-        from w2v.kernels import stack_bytes
+        """Import the kernels (Numba: imported by the first run, not by ``import w2v``)
+        and load (or compile) the kernel in the calling thread: a call on no tokens,
+        with the argument types the workers pass, which trains nothing. What Numba
+        and LLVM allocate then comes from this thread's malloc arena, which has room
+        left from counting, not from a worker's new one. The call is skipped when the
+        kernel's stack buffers need a thread of their own (``thread_stack``): the
+        first worker compiles it, in a thread where no signal handler runs."""
+        from w2v.kernels import LOSS_KINDS, stack_bytes, train_batch_kernel
 
+        self.kernel = train_batch_kernel(self.config.dim)
+        self.loss = (LOSS_KINDS[self.config.output_loss], self.config.self_norm)
         if len(self.stream) and stack_bytes(self.config.dim) <= SMALL_STACK:
             tokens, model = np.empty(0, dtype=np.int32), self.model
             seed = batch_seed(self.config.seed, 0)
-            self.kernel(tokens, model.syn0, model.tables, model.keep_prob, *self.flags, self.alpha(0), seed)
+            self.kernel(tokens, model.syn0, model.tables, model.keep_prob, *self.flags, self.alpha(0), seed, *self.loss)
 
     def train_job(self, thread: int, job: int, buffer: np.ndarray) -> None:
         """Train batch ``job`` (of all epochs' batches) in worker ``thread``, with
@@ -248,7 +243,9 @@ class EpochRunner:
         alpha = self.alpha(epoch * stream.words + self.words_before[batch])
         tokens = stream.batch(batch, buffer)
         seed = batch_seed(self.config.seed, job)
-        loss, examples = self.kernel(tokens, model.syn0, model.tables, model.keep_prob, *self.flags, alpha, seed)
+        loss, examples = self.kernel(
+            tokens, model.syn0, model.tables, model.keep_prob, *self.flags, alpha, seed, *self.loss
+        )
         if not math.isfinite(loss):
             raise DivergedError(
                 f"training diverged in epoch {epoch + 1} (the loss became {loss}): "
@@ -275,7 +272,7 @@ class EpochRunner:
         progress, epochs, hooks = self.progress, self.config.epochs, self.hooks
         while self.reported < epochs and progress.batches[:, self.reported].sum() == len(self.stream):
             if hooks.on_epoch_end is not None:
-                hooks.on_epoch_end(self.reported, progress.epoch_loss(self.reported))
+                call_epoch_end(hooks.on_epoch_end, self.reported, progress)
             self.reported += 1
         done = int(progress.words.sum())
         lr = self.alpha(done)

@@ -1,0 +1,210 @@
+"""The softmax family beyond HS and NS: NCE, sampled and full softmax, balanced trees.
+
+Each new loss's update is -alpha times a finite-difference gradient of its loss;
+hierarchical softmax is normalised on both trees; a model trained on text from a
+small Markov chain scores close to the chain's true entropy."""
+
+import math
+
+import numpy as np
+import pytest
+
+import w2v
+from w2v import kernels
+from w2v.config import TrainConfig
+from w2v.errors import ConfigError
+from w2v.scoring import path_log_probs, score_model
+from w2v.state import TrainState
+from w2v.vocab import Vocab, balanced_codes
+from w2v.weights import Tables, path_tables
+
+V, D = 9, 6
+COUNTS = np.array([40, 30, 22, 17, 12, 9, 6, 4, 3], dtype=np.int64)
+
+
+def tables(nce_or_softmax_rows: np.ndarray) -> Tables:
+    vocab = Vocab([b"w%d" % i for i in range(V)], COUNTS)
+    threshold, alias = vocab.alias_table(0.75)
+    log_q = np.log(vocab.noise_distribution(0.75)).astype(np.float32)
+    empty = np.zeros((0, D), np.float32)
+    return Tables(empty, nce_or_softmax_rows, *path_tables(vocab, TrainConfig()), threshold, alias, log_q)
+
+
+def numeric_gradient(loss, array, row, eps=1e-6):
+    grad = np.zeros(array.shape[1])
+    for k in range(array.shape[1]):
+        saved = array[row, k]
+        array[row, k] = saved + eps
+        up = loss()
+        array[row, k] = saved - eps
+        down = loss()
+        array[row, k] = saved
+        grad[k] = (up - down) / (2 * eps)
+    return grad
+
+
+def first_draws(seed: int, samples: int, t: Tables) -> list[int]:
+    """The words the kernel draws for the first example of a batch: one window step, then the draws."""
+    from reference import draw_noise, lcg
+
+    r, words = lcg(seed), []
+    for _ in range(samples):
+        word, r = draw_noise(r, t.alias_prob, t.alias_idx)
+        words.append(word)
+    return words
+
+
+@pytest.mark.parametrize(("kind", "beta"), [(kernels.NCE, 0.0), (kernels.SOFTMAX, 0.0), (kernels.SOFTMAX, 0.5)])
+def test_update_is_minus_alpha_times_the_gradient(kind, beta):
+    """Batch [a, b], window 1: context b predicts a; the second example (context a,
+    whose row is zero) moves nothing. The change of syn0[b] and of every output row is
+    -alpha * dLoss/dparam, the loss being NCE's (logistic units with logits
+    u . h - log(k q)) or the full softmax's -log p_a + beta (log Z)^2."""
+    a, b, alpha, samples = 2, 5, 0.1, 4
+    rng = np.random.default_rng(1)
+    syn0 = (rng.standard_normal((V, D)) * 0.3).astype(np.float32)
+    syn0[a] = 0.0
+    t = tables((rng.standard_normal((V, D)) * 0.3).astype(np.float32))
+    wide0, out = syn0.astype(np.float64), t.syn1neg.astype(np.float64)
+    # distinct draws that differ from the target: one SGD step is then the kernel's update exactly
+    seed = next(s for s in range(1, 1000) if len(set(n := first_draws(s, samples, t))) == samples and a not in n)
+    noise = first_draws(seed, samples, t)
+    log_q = t.log_q.astype(np.float64)
+
+    def loss():
+        h = wide0[b]
+        if kind == kernels.NCE:
+            rows = [a, *noise]
+            f = np.array([out[w] @ h - math.log(samples) - log_q[w] for w in rows])
+            return float(np.logaddexp(0, -f[0]) + np.logaddexp(0, f[1:]).sum())
+        s = out @ h
+        log_z = float(np.logaddexp.reduce(s))
+        return log_z - s[a] + beta * log_z**2
+
+    before = syn0.copy(), t.syn1neg.copy()
+    kernel = kernels.train_batch_kernel(D)
+    tokens = np.array([a, b, -1], dtype=np.int32)
+    kernel(tokens, syn0, t, np.ones(V, np.float32), 1, samples, False, True, alpha, np.uint64(seed), kind, beta)
+    np.testing.assert_allclose(syn0[b] - before[0][b], -alpha * numeric_gradient(loss, wide0, b), atol=2e-6)
+    for row in range(V):
+        want = -alpha * numeric_gradient(loss, out, row)
+        np.testing.assert_allclose(t.syn1neg[row] - before[1][row], want, atol=2e-6)
+
+
+@pytest.mark.parametrize("size", [2, 3, 5, 8, 33])
+def test_balanced_tree_paths(size):
+    """Prefix-free codes of floor(log2(size - 1 + w + 1)) bits, inner nodes 0..size-2,
+    the more frequent words no deeper than the rarer ones."""
+    codes, nodes, offsets = balanced_codes(size)
+    lengths = np.diff(offsets)
+    assert (np.diff(lengths) >= 0).all() and lengths.max() - lengths.min() <= 1
+    assert lengths.max() == math.ceil(math.log2(size))
+    assert nodes.min() == 0 and nodes.max() == size - 2
+    paths = {tuple(codes[offsets[w] : offsets[w + 1]]) for w in range(size)}
+    assert len(paths) == size
+    assert not any(p != q and q[: len(p)] == p for p in paths for q in paths)
+
+
+@pytest.mark.parametrize("tree", ["huffman", "balanced"])
+def test_hierarchical_softmax_sums_to_one_on_both_trees(tree):
+    rng = np.random.default_rng(3)
+    vocab = Vocab([b"w%d" % i for i in range(V)], COUNTS)
+    config = TrainConfig(hs=True, tree=tree, dim=D, negative=0).resolved()
+    state = TrainState(config, vocab, rng.standard_normal((V, D)).astype(np.float32),
+                       rng.standard_normal((V - 1, D)).astype(np.float32), np.zeros((0, D), np.float32),
+                       np.zeros(5), np.zeros(5, np.int64))  # fmt: skip
+    for h in rng.standard_normal((4, D)).astype(np.float32):
+        logs = path_log_probs(np.repeat(h[None, :], V, axis=0), np.arange(V), state)
+        assert np.exp(logs).sum() == pytest.approx(1.0, abs=1e-9)
+
+
+@pytest.mark.parametrize(
+    "settings",
+    [dict(negative=5, nce=3), dict(softmax=True, sampled_softmax=4), dict(self_norm=0.1), dict(tree="balanced")],
+)
+def test_combinations_that_make_no_sense_are_refused(settings):
+    with pytest.raises(ConfigError):
+        TrainConfig(**settings).resolved()
+
+
+def test_each_new_loss_alone_turns_negative_sampling_off():
+    for settings in (dict(nce=5), dict(sampled_softmax=5), dict(softmax=True), dict(hs=True)):
+        assert TrainConfig(**settings).resolved().negative == 0
+
+
+def chain(words: int, seed: int) -> np.ndarray:
+    """A Markov chain over ``words`` states, each with 3 successors of random weight."""
+    rng = np.random.default_rng(seed)
+    transitions = np.zeros((words, words))
+    for state in range(words):
+        transitions[state, rng.choice(words, 3, replace=False)] = rng.random(3) + 0.2
+    return transitions / transitions.sum(axis=1, keepdims=True)
+
+
+def walk(transitions: np.ndarray, length: int, seed: int) -> list[int]:
+    rng = np.random.default_rng(seed)
+    state, states = 0, []
+    for _ in range(length):
+        state = rng.choice(len(transitions), p=transitions[state])
+        states.append(state)
+    return states
+
+
+def neighbour_entropy(transitions: np.ndarray, states: list[int]) -> float:
+    """H(neighbour | word) in bits for window 1 on the walk's stationary counts:
+    p(o | c) = (T[c, o] + R[c, o]) / 2, R the reversed chain."""
+    counts = np.bincount(states, minlength=len(transitions)).astype(np.float64)
+    pi = counts / counts.sum()
+    reverse = (transitions * pi[:, None]).T / np.maximum(pi[:, None], 1e-300)
+    neighbour = (transitions + reverse) / 2
+    entropy = -(neighbour * np.log2(np.where(neighbour > 0, neighbour, 1))).sum(axis=1)
+    return float((pi * entropy).sum())
+
+
+@pytest.mark.parametrize("loss", [dict(softmax=True), dict(hs=True), dict(nce=25)])
+def test_a_markov_chain_is_learnt_down_to_its_entropy(loss, tmp_path):
+    """Skip-gram, window 1, on text from a 20-state chain: held-out bits per word near
+    the true entropy of a neighbour given the word, never far below, far below unigram."""
+    transitions = chain(20, seed=4)
+    train_words, held_words = walk(transitions, 60_000, seed=5), walk(transitions, 6_000, seed=6)
+    for name, states in (("train.txt", train_words), ("held.txt", held_words)):
+        (tmp_path / name).write_text(" ".join(f"s{s}" for s in states) + "\n")
+    w2v.train(str(tmp_path / "train.txt"), window=1, dim=24, min_count=1, sample=0, epochs=8, threads=1,
+              alpha=0.05, save_model=str(tmp_path / "m.npz"), **loss)  # fmt: skip
+    state = TrainState.load(str(tmp_path / "m.npz"))
+    score = score_model(state, str(tmp_path / "held.txt"), str(tmp_path)).scores[0]
+    floor = neighbour_entropy(transitions, held_words)
+    assert floor - 0.05 < score.bits_per_word < floor + 0.35, (score.bits_per_word, floor)
+    assert score.unigram_bits_per_word > floor + 1.5
+    if "nce" in loss:
+        assert abs(score.mean_log_z) < 0.5  # self-normalised
+
+
+def test_model_files_of_version_1_load_and_unknown_versions_are_refused(tmp_path):
+    """Version 2 files store the losses' settings; a version 1 file (hs and negative
+    only) loads with their defaults; a newer version is one clear error."""
+    import json
+    import zipfile
+
+    from w2v.errors import FormatError
+
+    path = tmp_path / "m.npz"
+    w2v.train([["a", "b", "c"]] * 20, min_count=1, dim=4, epochs=1, threads=1, save_model=str(path))
+
+    def with_version(version, drop=()):
+        meta = json.loads(np.load(path)["meta"].tobytes())
+        meta["version"] = version
+        meta["config"] = {k: v for k, v in meta["config"].items() if k not in drop}
+        target = tmp_path / f"v{version}.npz"
+        with zipfile.ZipFile(path) as source, zipfile.ZipFile(target, "w") as out:
+            for item in source.namelist():
+                if item != "meta.npy":
+                    out.writestr(item, source.read(item))
+        arrays = dict(np.load(target))
+        np.savez(target, **arrays, meta=np.frombuffer(json.dumps(meta).encode(), dtype=np.uint8))
+        return str(target)
+
+    old = TrainState.load(with_version(1, drop=("tree", "nce", "sampled_softmax", "softmax", "self_norm")))
+    assert old.config.tree == "huffman" and old.config.output_loss == "ns"
+    with pytest.raises(FormatError, match="version 3 is not supported"):
+        TrainState.load(with_version(3))
