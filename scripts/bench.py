@@ -30,6 +30,7 @@ import statistics
 import subprocess
 import sys
 import sysconfig
+import tempfile
 import time
 import warnings
 from pathlib import Path
@@ -180,9 +181,8 @@ def gensim_copy(corpus: Path, workdir: Path) -> Path:
     path = workdir / f"{corpus.stem}.lines{GENSIM_LINE_TOKENS}-{stat.st_size}-{int(stat.st_mtime)}.txt"
     if path.exists():
         return path
-    tmp = path.with_suffix(f".tmp{os.getpid()}")
     pending: list[bytes] = []
-    with open(tmp, "wb") as out:
+    with tempfile.NamedTemporaryFile(dir=workdir, prefix=f".{path.name}.", suffix=".tmp", delete=False) as out:
         for words in read_tokens(corpus):
             pending.extend(words)
             while len(pending) >= GENSIM_LINE_TOKENS:
@@ -190,7 +190,7 @@ def gensim_copy(corpus: Path, workdir: Path) -> Path:
                 del pending[:GENSIM_LINE_TOKENS]
         if pending:
             out.write(b" ".join(pending) + b"\n")
-    tmp.replace(path)
+    os.replace(out.name, path)
     return path
 
 

@@ -35,7 +35,7 @@ from collections.abc import Iterable, Iterator
 
 import numpy as np
 
-from w2v.corpus import BLOCK_BYTES, SentenceCutter, TokenBlock, read_chunks
+from w2v.corpus import BLOCK_BYTES, MAX_WORD_BYTES, SentenceCutter, TokenBlock, line_words, read_chunks
 
 MASK64 = (1 << 64) - 1
 LCG_MUL = 25214903917
@@ -264,15 +264,19 @@ def read_word2vec(path, binary: bool) -> tuple[list[bytes], np.ndarray]:
 
 
 def token_blocks(
-    sources: Iterable[str], block_bytes: int = BLOCK_BYTES, max_tokens: int | None = None
+    sources: Iterable[str],
+    block_bytes: int = BLOCK_BYTES,
+    max_tokens: int | None = None,
+    max_word: int = MAX_WORD_BYTES,
 ) -> Iterator[TokenBlock]:
     """The corpus as Python reads it: each chunk split into lines and tokens by
-    ``bytes.split``, sentences cut by ``SentenceCutter``; each source's end ends a
-    sentence. ``ChunkCounter`` must find the same tokens and sentence ends."""
+    ``line_words`` (``bytes.split``, each token cut to ``max_word`` bytes), sentences
+    cut by ``SentenceCutter``; each source's end ends a sentence. ``ChunkCounter``
+    must find the same tokens and sentence ends."""
     cutter = SentenceCutter() if max_tokens is None else SentenceCutter(max_tokens)
     for source in sources:
-        for chunk in read_chunks(source, block_bytes):
-            lines = [line.split() for line in chunk.split(b"\n")]
+        for chunk in read_chunks(source, block_bytes, max_word):
+            lines = [line_words(line, max_word) for line in chunk.split(b"\n")]
             yield cutter.block(lines, last_open=not chunk.endswith(b"\n"))
         if cutter.run:
             yield cutter.block([[]], last_open=False)

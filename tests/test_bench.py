@@ -2,6 +2,7 @@
 epoch, on a 300 KB slice) and ``scripts/ab_kernels.py`` (this checkout against itself on the sample corpus)."""
 
 import json
+import os
 import subprocess
 import sys
 from pathlib import Path
@@ -63,3 +64,20 @@ def test_ab_kernels_refuses_a_folder_without_w2v(tmp_path: Path) -> None:
     done = run_ab(str(tmp_path), "--corpus", str(ROOT / "data/sample.txt.gz"), cwd=tmp_path)
     assert done.returncode == 2
     assert "not a checkout of w2v" in done.stderr
+
+
+def test_the_gensim_copy_never_writes_through_a_planted_link(tmp_path: Path, monkeypatch) -> None:
+    """bench.py's line-cut corpus copy for gensim goes through a temporary file no one can
+    plant a link at (it was NAME.tmp<pid>)."""
+    monkeypatch.syspath_prepend(str(ROOT / "scripts"))
+    import bench
+
+    corpus = tmp_path / "c.txt"
+    corpus.write_bytes(b"a b c\nd e\n")
+    (tmp_path / "victim").write_bytes(b"precious\n")
+    size, mtime = corpus.stat().st_size, int(corpus.stat().st_mtime)
+    stem = f"c.lines{bench.GENSIM_LINE_TOKENS}-{size}-{mtime}"
+    (tmp_path / f"{stem}.tmp{os.getpid()}").symlink_to(tmp_path / "victim")
+    copy = bench.gensim_copy(corpus, tmp_path)
+    assert copy.read_bytes() == b"a b c d e\n" and (tmp_path / "victim").read_bytes() == b"precious\n"
+    assert not copy.is_symlink()

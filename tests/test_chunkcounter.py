@@ -6,7 +6,7 @@ import pytest
 
 from w2v.chunkcounter import FIRST_TABLE, ChunkCounter
 from w2v.config import TrainConfig
-from w2v.corpus import BLOCK_BYTES, SentenceCutter, read_chunks
+from w2v.corpus import BLOCK_BYTES, MAX_WORD_BYTES, SentenceCutter, line_words, read_chunks
 from w2v.counting import WordCounter, block_ids
 from w2v.errors import CorpusError
 from w2v.idstream import encode_corpus
@@ -14,12 +14,14 @@ from w2v.idstream import encode_corpus
 WHITESPACE = [b" ", b"\t", b"\n", b"\r", b"\x0b", b"\x0c", b"  ", b"\n\n", b" \n "]
 
 
-def python_read(sources, prune_at, max_tokens, block_bytes):
-    """The Python path: chunks split by bytes.split, a cutter of ``max_tokens``, WordCounter, block_ids."""
+def python_read(sources, prune_at, max_tokens, block_bytes, max_word):
+    """The Python path: chunks split by line_words (words of at most ``max_word`` bytes), a
+    cutter of ``max_tokens``, WordCounter, block_ids."""
     counter, cutter, out = WordCounter(prune_at), SentenceCutter(max_tokens), []
     for source in sources:
-        for chunk in read_chunks(source, block_bytes):
-            block = cutter.block([line.split() for line in chunk.split(b"\n")], last_open=not chunk.endswith(b"\n"))
+        for chunk in read_chunks(source, block_bytes, max_word):
+            lines = [line_words(line, max_word) for line in chunk.split(b"\n")]
+            block = cutter.block(lines, last_open=not chunk.endswith(b"\n"))
             out.append(block_ids(block, counter.add(block.tokens)))
         if cutter.run:
             out.append(block_ids(cutter.block([[]], last_open=False), counter.add([])))
@@ -35,15 +37,22 @@ def random_corpus(rng, tokens: int, distinct: int) -> bytes:
     return b"".join(words[p] + WHITESPACE[g] for p, g in zip(picks, gaps, strict=True))
 
 
-def check_same(tmp_path, contents: list[bytes], prune_at=10_000_000, max_tokens=10_000, block_bytes=BLOCK_BYTES):
+def check_same(
+    tmp_path,
+    contents: list[bytes],
+    prune_at=10_000_000,
+    max_tokens=10_000,
+    block_bytes=BLOCK_BYTES,
+    max_word=MAX_WORD_BYTES,
+):
     sources = []
     for i, content in enumerate(contents):
         path = tmp_path / f"part{i}.txt"
         path.write_bytes(content)
         sources.append(str(path))
-    counter = ChunkCounter(prune_at, max_tokens)
+    counter = ChunkCounter(prune_at, max_tokens, max_word)
     got = [ids.copy() for ids in counter.read(sources, block_bytes)]
-    expected_counter, expected = python_read(sources, prune_at, max_tokens, block_bytes)
+    expected_counter, expected = python_read(sources, prune_at, max_tokens, block_bytes, max_word)
     assert all(ids.dtype == np.int32 for ids in got)
     np.testing.assert_array_equal(np.concatenate([*got, []]), np.concatenate([*expected, []]))
     live = counter.live_ids()
@@ -67,7 +76,13 @@ def check_same(tmp_path, contents: list[bytes], prune_at=10_000_000, max_tokens=
 def test_same_ids_as_the_python_path_on_random_bytes(tmp_path, seed):
     rng = np.random.default_rng(seed)
     contents = [random_corpus(rng, int(rng.integers(0, 3000)), 400) for _ in range(3)]
-    counter = check_same(tmp_path, contents, max_tokens=int(rng.integers(1, 60)), block_bytes=int(rng.integers(8, 400)))
+    counter = check_same(
+        tmp_path,
+        contents,
+        max_tokens=int(rng.integers(1, 60)),
+        block_bytes=int(rng.integers(8, 400)),
+        max_word=int(rng.integers(1, 14)),  # random words are 1 to 11 bytes: some are cut
+    )
     assert counter.tokens > 1000
 
 
@@ -87,8 +102,13 @@ def test_lines_cuts_and_sources_ends(tmp_path):
     assert counter.tokens == 26
 
 
-def test_a_token_longer_than_a_chunk(tmp_path):
-    check_same(tmp_path, [b"ab " + b"x" * 50 + b" cd\n" + b"y" * 33], block_bytes=16)
+@pytest.mark.parametrize("max_word", [1, 7, 16, 40, 60])
+def test_a_token_longer_than_a_chunk(tmp_path, max_word):
+    """Runs longer than the chunk and than the longest word, inside a chunk and across chunks."""
+    content = b"ab " + b"x" * 50 + b" cd\n" + b"z" * 20 + b"\n" + b"y" * 33
+    counter = check_same(tmp_path, [content, b"w" * 70 + b" " + b"x" * 55], block_bytes=16, max_word=max_word)
+    assert counter.tokens == len(content.split()) + 2
+    assert sorted(counter.words_of(counter.live_ids()))[-1] == b"z" * min(20, max_word)
 
 
 def test_the_table_grows_within_a_chunk(tmp_path):
@@ -100,6 +120,25 @@ def test_the_table_grows_within_a_chunk(tmp_path):
     counter = check_same(tmp_path, [content])
     assert counter.issued == distinct and len(counter.table) >= 2 * distinct
     assert counter.counts[:6].tolist() == [2, 1, 1, 2, 1, 1]
+
+
+def test_pruning_bounds_the_store_by_the_words_held(tmp_path):
+    """Pruning moves the words kept to the front of the store: after 200,000 distinct words
+    with prune_at 1,000, read in chunks of 4 KiB (at most 2,048 new words each), the store
+    (hashes, starts, ids, bytes) has not grown past its first size; only the counts grow
+    with the ids issued. The words held are still found under their ids."""
+    path = tmp_path / "c.txt"
+    path.write_bytes(b" ".join(b"the %x" % i for i in range(200_000)))  # "the": id 0, never pruned
+    counter = ChunkCounter(prune_at=1000)
+    for _ in counter.read([str(path)], block_bytes=4096):
+        pass
+    assert counter.issued == 200_001 and counter.held <= 1000 and counter.counts[0] == 200_000
+    sizes = [len(counter.hashes), len(counter.starts), len(counter.ids), len(counter.arena)]
+    assert sizes == [FIRST_TABLE, FIRST_TABLE + 1, FIRST_TABLE, 1 << 20]
+    live = counter.live_ids()
+    assert live[0] == 0 and counter.words_of(live)[0] == b"the"
+    assert list(counter.words_of(live[-2:])) == [b"%x" % i for i in range(199_998, 200_000)]
+    np.testing.assert_array_equal(counter.find([b"the", b"30d3f", b"0"]), [0, live[-1], -1])
 
 
 def test_refuses_more_provisional_ids_than_int32_holds(monkeypatch):

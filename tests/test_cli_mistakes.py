@@ -9,9 +9,14 @@ to check a real process prints the same single line.
 """
 
 import importlib.util
+import json
 import os
 import re
+import resource
 import shlex
+import struct
+import subprocess
+import sys
 import tempfile
 from pathlib import Path
 
@@ -29,6 +34,20 @@ OUTPUTS = ["out.bin", "out.txt", "out.npy", "vocab.txt", "classes.txt", "phrased
 FAST = "--epochs 1 --dim 8 --min-count 1 --threads 1 -q"
 TRAIN = f"train corpus.txt -o out.bin {FAST}"  # a later flag wins over the same one here
 HAS_DEV_FULL = os.path.exists("/dev/full")  # writes to it fail with ENOSPC, even for root
+
+
+def npy_bytes(header: str, body: bytes = bytes(240)) -> bytes:
+    """An ``.npy`` file (format 1.0) with the header dict ``header``, as written, and ``body``."""
+    text = header.encode("latin1")
+    text += b" " * (-(10 + len(text) + 1) % 64) + b"\n"
+    return b"\x93NUMPY\x01\x00" + struct.pack("<H", len(text)) + text + body
+
+
+BAD_NPY = {  # name: a damaged header; every one with a .vocab.txt of 6 words beside it
+    "deep": "[" * 300,
+    "huge": "{'descr': '<f4', 'fortran_order': False, 'shape': (6, 99999999999999999999999), }",
+    "garbled": "{'descr': '<f4', 'fortran_order': False, 'shape': (6, 10), }\x00",
+}
 
 
 def permissions_enforced() -> bool:
@@ -62,6 +81,12 @@ def ws(tmp_path, tiny_corpus, monkeypatch) -> Path:
     Vectors(WORDS, matrix).save(tmp_path / "vecs.txt", binary=False)
     np.save(tmp_path / "lone.npy", matrix)  # no lone.vocab.txt beside it
     (tmp_path / "fake.npy").write_text("not numpy\n")
+    np.save(tmp_path / "strings.npy", np.full((len(WORDS), 10), "abc"))
+    for name, header in {**BAD_NPY, "strings": None}.items():
+        if header is not None:
+            (tmp_path / f"{name}.npy").write_bytes(npy_bytes(header))
+        (tmp_path / f"{name}.vocab.txt").write_text("".join(f"{w}\n" for w in WORDS))
+    (tmp_path / "pruned.txt").write_text("a b c\n")  # --prune-at 2 prunes all three
     (tmp_path / "notvectors.txt").write_text("these words are no vectors\n")
     (tmp_path / "notvocab.txt").write_text("the cat sat\n")
     (tmp_path / "questions.txt").write_text(": royals\nman woman king queen\n")
@@ -203,6 +228,7 @@ CASES = {
         (f"train - -o out.bin {FAST} --phrases", 1, "standard input"),
         (f"{TRAIN} --phrases --phrase-passes 0", 2, "--phrase-passes"),
         (f"{TRAIN} --phrases --phrase-threshold nan", 1, "threshold"),
+        (f"train pruned.txt -o out.bin {FAST} --prune-at 2", 1, "every word was pruned while counting"),
     ],
     "analogy": [
         ("analogy man woman -v vecs.bin", 2, "three words"),
@@ -223,7 +249,6 @@ CASES = {
         ("analogy man woman king -v vecs.bin --limit 2", 1, "king"),
     ],
     "similar": [
-        ("similar -v vecs.bin", 2, "word"),
         ("similar zebra -v vecs.bin", 1, "zebra"),
         ("similar king --minus zebra -v vecs.bin", 1, "zebra"),
         ("similar king", 1, "vectors.bin"),
@@ -232,6 +257,8 @@ CASES = {
         ("similar king -v notvectors.txt", 1, "notvectors.txt"),
         ("similar king -v fake.npy", 1, "fake.npy"),
         ("similar king -v lone.npy", 1, "lone.vocab.txt"),
+        ("similar king -v strings.npy", 1, "strings.npy: the matrix holds <U3 values"),
+        *[(f"similar king -v {name}.npy", 1, f"{name}.npy: not a readable .npy matrix") for name in BAD_NPY],
         ("similar king -v vecs.bin -n 0", 2, "--top"),
         ("similar king -v vecs.bin --restrict 0", 2, "--restrict"),
         ("similar king -v vecs.bin --limit -1", 2, "--limit"),
@@ -278,6 +305,7 @@ CASES = {
         ("convert vecs.bin out.txt --limit 0", 2, "--limit"),
         ("convert vecs.bin nowhere/emb --to projector", 1, "nowhere"),
         ("convert vecs.bin blocked.npy", 1, "blocked.vocab.txt"),  # blocked.npy stays as it was
+        ("convert strings.npy out.txt", 1, "strings.npy"),
     ],
     "vocab": [
         ("vocab -o vocab.txt", 2, "CORPUS"),
@@ -294,6 +322,7 @@ CASES = {
         ("vocab corpus.txt -o vocab.txt --max-vocab 0", 2, "--max-vocab"),
         ("vocab corpus.txt -o vocab.txt --prune-at 0", 2, "--prune-at"),
         ("vocab corpus.txt -o vocab.txt --min-count x", 2, "--min-count"),
+        ("vocab pruned.txt -o vocab.txt --min-count 1 --prune-at 2", 1, "raise --prune-at"),
     ],
     "classes": [
         ("classes -v vecs.bin -o classes.txt", 2, "--classes"),
@@ -346,6 +375,60 @@ CASES = {
         ("plot -v vecs.bin man woman --limit 0", 2, "--limit"),
         ("plot -v vecs.bin man woman --method mds", 2, "--method"),
         ("plot -v vecs.bin --words-file somedir", 2, "--words-file"),
+    ],
+    "vector": [
+        ("vector zebra -v vecs.bin", 1, "zebra"),
+        ("vector king -v missing.bin", 1, "missing.bin"),
+        ("vector king -v vecs.bin --limit 0", 2, "--limit"),
+    ],
+    "similarity": [
+        ("similarity king -v vecs.bin", 2, "two words"),
+        ("similarity king zebra -v vecs.bin", 1, "zebra"),
+        ("similarity king queen -v notvectors.txt", 1, "notvectors.txt"),
+    ],
+    "word2vec": [
+        ("word2vec -train corpus.txt -output out.bin -itre 3", 2, "-itre"),
+        ("word2vec -train corpus.txt -output out.bin --size 8", 2, "--size"),
+        ("word2vec -train corpus.txt -output out.bin -size 0", 2, "-size"),
+        ("word2vec -train corpus.txt -output out.bin -size many", 2, "-size"),
+        ("word2vec -train corpus.txt -output out.bin -sample -1", 2, "-sample"),
+        ("word2vec -train corpus.txt -output out.bin -negative 0", 2, "-negative"),
+        ("word2vec -train corpus.txt -output", 2, "-output"),
+        ("word2vec -output out.bin", 2, "-train"),
+        ("word2vec -train corpus.txt -output out.bin -save-vocab out.bin", 2, "-save-vocab"),
+        ("word2vec -train missing.txt -output out.bin", 1, "missing.txt"),
+        ("word2vec -train '' -output out.bin", 1, "empty corpus path"),
+        ("word2vec -train corpus.txt -output out.bin -read-vocab missing.txt", 1, "missing.txt"),
+        ("word2vec -train corpus.txt -output somedir", 1, "somedir"),
+        ("word2vec -train corpus.txt -output ''", 1, "empty output path"),
+        ("word2vec -train corpus.txt -save-vocab nowhere/vocab.txt", 1, "nowhere"),
+        (
+            "word2vec -train corpus.txt -output out.bin -size 8 -min-count 1 -iter 1 -classes 50 -debug 0",
+            1,
+            "50 classes",
+        ),
+    ],
+    "word2phrase": [
+        ("word2phrase -train corpus.txt", 2, "-output"),
+        ("word2phrase -train corpus.txt -output phrased.txt -size 3", 2, "-size"),
+        ("word2phrase -train corpus.txt -output phrased.txt -min-count 0", 2, "-min-count"),
+        ("word2phrase -train corpus.txt -output phrased.txt -threshold high", 2, "-threshold"),
+        ("word2phrase -train missing.txt -output phrased.txt", 1, "missing.txt"),
+        ("word2phrase -train corpus.txt -output somedir", 1, "somedir"),
+    ],
+    "distance": [
+        ("distance", 2, "FILE"),
+        ("distance missing.bin", 1, "missing.bin"),
+        ("distance notvectors.txt", 1, "notvectors.txt"),
+    ],
+    "word-analogy": [
+        ("word-analogy missing.bin", 1, "missing.bin"),
+        ("word-analogy somedir", 1, "somedir"),
+    ],
+    "compute-accuracy": [
+        ("compute-accuracy missing.bin", 1, "missing.bin"),
+        ("compute-accuracy vecs.bin many", 2, "THRESHOLD"),
+        ("compute-accuracy vecs.bin -5", 2, "-5"),
     ],
     "w2v": [
         ("frobnicate", 2, "frobnicate"),
@@ -429,6 +512,99 @@ def test_a_real_process_prints_the_same_single_line(ws, cli, line, code, culprit
     done = cli(*shlex.split(line), cwd=ws)
     assert_one_error_line(done.returncode, done.stdout.decode(), done.stderr.decode(), code, culprit)
     assert snapshot(ws) == before
+
+
+def run_with_file_size_limit(folder: Path, argv: list[str], limit: int, **env) -> subprocess.CompletedProcess:
+    """``python -m w2v ARGV`` in ``folder`` with writes past ``limit`` bytes of a file failing
+    (RLIMIT_FSIZE; Python ignores SIGXFSZ, so they fail with EFBIG), as on a full disk."""
+    return subprocess.run(
+        [sys.executable, "-m", "w2v", *argv],
+        cwd=folder,
+        capture_output=True,
+        env={**os.environ, **env},
+        preexec_fn=lambda: resource.setrlimit(resource.RLIMIT_FSIZE, (limit, limit)),
+        timeout=300,
+    )
+
+
+def test_a_full_tmpdir_while_encoding_is_one_line(ws):
+    """The encoded corpus is written to $TMPDIR (3,280 bytes of ids here): when that fails,
+    one line says where and why, and the temporary folder is removed."""
+    (ws / "tmp").mkdir()
+    before = snapshot(ws)
+    done = run_with_file_size_limit(ws, shlex.split(TRAIN), 2000, TMPDIR=str(ws / "tmp"))
+    err = done.stderr.decode()
+    assert_one_error_line(done.returncode, done.stdout.decode(), err, 1, "cannot write the encoded corpus in")
+    assert f"in {ws / 'tmp' / 'w2v-'}" in err and err.endswith(" ($TMPDIR): File too large\n")
+    assert snapshot(ws) == before
+
+
+def test_a_full_disk_names_the_file_that_failed(ws):
+    """``convert vecs.bin full/x.npy`` on a full disk names x.npy and the reason (the 368-byte
+    matrix fails at 200 bytes; its 40-byte vocabulary would not)."""
+    (ws / "full").mkdir()
+    before = snapshot(ws)
+    done = run_with_file_size_limit(ws, ["convert", "vecs.bin", "full/x.npy"], 200)
+    err = done.stderr.decode()
+    assert_one_error_line(done.returncode, done.stdout.decode(), err, 1, "cannot write full/x.npy: File too large")
+    assert snapshot(ws) == before
+
+
+def test_a_resumed_runs_outputs_are_named_with_control_characters_escaped(ws, capsys):
+    """A checkpoint names the outputs its run writes; one made elsewhere can hold any bytes
+    there, and the line naming them must not drive the terminal."""
+    assert run(capsys, shlex.split(f"{TRAIN} --checkpoint ck"))[0] == 0
+    path = ws / "ck" / "checkpoint.npz"
+    with np.load(path) as archive:
+        arrays = dict(archive)
+    meta = json.loads(arrays["meta"].tobytes())
+    meta["notes"]["command"]["output"] = str(ws / "out\x1b]0;pwned\x07.bin")
+    arrays["meta"] = np.frombuffer(json.dumps(meta).encode(), dtype=np.uint8)
+    np.savez(path, **arrays)
+    code, _, err = run(capsys, ["train", "--resume", "ck", "-q"])
+    assert code == 0 and err.startswith("w2v: resuming ck; writing -o ") and "out\\x1b]0;pwned\\x07.bin" in err
+    assert "\x1b" not in err and "\x07" not in err
+
+
+URLS = {"s3://bucket/corpus.txt": "s3", "https://example.com/c.txt": "http", "gs://b/c.txt": "gcs"}
+URLS |= {"azure://c/c.txt": "azure", "sftp://host/c.txt": "ssh", "webhdfs://host/c.txt": "http"}
+URL_COMMANDS = [f"train {{url}} -o out.bin {FAST}", "vocab {url} -o vocab.txt", "similar king -v {url}"]
+
+
+def missing_transport(scheme: str) -> ImportError:
+    """What smart_open raises for a URL whose transport's packages are not installed."""
+    return ImportError(
+        f"You are trying to use the {scheme} functionality of smart_open\nbut you do not have the correct "
+        f"{scheme} dependencies installed. Try:\n\n    pip install smart_open[{scheme}]\n\n"
+    )
+
+
+@pytest.mark.parametrize("command", URL_COMMANDS)
+@pytest.mark.parametrize(("url", "extra"), URLS.items())
+def test_a_url_whose_transport_is_not_installed(ws, capsys, monkeypatch, url, extra, command):
+    """One line naming the extra to install, not smart_open's five (no URL is fetched)."""
+    smart_open = pytest.importorskip("smart_open")
+
+    def without_transport(uri, *args, **kwargs):
+        raise missing_transport(extra)
+
+    monkeypatch.setattr(smart_open, "open", without_transport)
+    before = snapshot(ws)
+    line = f"reading {url.split(':')[0]}:// URLs needs smart_open's {extra} support: pip install 'w2v[{extra}]'"
+    assert_one_error_line(*run(capsys, shlex.split(command.format(url=url))), 1, line)
+    assert snapshot(ws) == before
+
+
+def test_smart_open_raises_import_error_for_a_missing_transport(ws, capsys, monkeypatch):
+    """The assumption above, on the installed smart_open: a transport registered as missing
+    its packages (as smart_open registers one whose imports fail) raises ImportError."""
+    transport = pytest.importorskip("smart_open.transport")
+    if not hasattr(transport, "_ERRORS") or "s3" not in transport._REGISTRY:
+        pytest.skip("this smart_open keeps its transports otherwise")
+    monkeypatch.delitem(transport._REGISTRY, "s3")
+    monkeypatch.setitem(transport._ERRORS, "s3", "s3")
+    line = "reading s3:// URLs needs smart_open's s3 support: pip install 'w2v[s3]'"
+    assert_one_error_line(*run(capsys, ["similar", "king", "-v", "s3://bucket/v.bin"]), 1, line)
 
 
 # ---- permissions: root ignores them, so these are skipped as root -----------------------

@@ -2,6 +2,8 @@
 
 import io
 import json
+import os
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -64,7 +66,7 @@ def test_analogy_wrong_word_count(in_tmp, capsys):
 def test_analogy_stdin(in_tmp, capsys, monkeypatch):
     stdin = "king man woman\n\nfoo man woman\nking man\nqueen woman man\n"
     code, out, err = run(capsys, "analogy", "-n", "1", stdin=stdin, monkeypatch=monkeypatch)
-    assert out == "# king - man + woman\nqueen\t0.9586\n\n# queen - woman + man\nking\t0.9586\n\n"
+    assert out == "queen\t0.9586\n\nking\t0.9586\n\n"  # no '#' lines unless asked
     assert err.splitlines() == [
         "w2v: error: word not in vocabulary: 'foo'",
         "w2v: error: need three words A B C, got 2: king man",
@@ -73,6 +75,8 @@ def test_analogy_stdin(in_tmp, capsys, monkeypatch):
     assert code == 1
     code, _, err = run(capsys, "analogy", stdin="king man woman\n", monkeypatch=monkeypatch)
     assert (code, err) == (0, "")
+    code, out, _ = run(capsys, "analogy", "-n", "1", "--headers", stdin=stdin, monkeypatch=monkeypatch)
+    assert out == "# king - man + woman\nqueen\t0.9586\n\n# queen - woman + man\nking\t0.9586\n\n"
 
 
 def test_similar(in_tmp, capsys):
@@ -80,8 +84,72 @@ def test_similar(in_tmp, capsys):
     assert code == 0 and out == "prince\t0.9901\nman\t0.7071\n"
     code, out, _ = run(capsys, "similar", "king", "woman", "--minus", "man", "-n", "1")
     assert code == 0 and out == "queen\t0.9586\n"
-    code, _, err = run(capsys, "similar")
-    assert code == 2 and "give at least one word" in err
+
+
+class Terminal(io.StringIO):
+    """Standard input typed on a terminal: the commands prompt on stderr and stop at EXIT."""
+
+    def isatty(self) -> bool:
+        return True
+
+
+def test_similar_stdin(in_tmp, capsys, monkeypatch):
+    """``echo king | w2v similar``: each line is a query (its words' mean), answers
+    separated by a blank line; ``--headers`` adds a '# query' line."""
+    code, out, err = run(capsys, "similar", "-n", "1", stdin="king\n", monkeypatch=monkeypatch)
+    assert (code, out, err) == (0, "prince\t0.9901\n\n", "")
+    stdin = "king\n\nkings\nking woman\n"
+    code, out, err = run(capsys, "similar", "-n", "1", "--headers", stdin=stdin, monkeypatch=monkeypatch)
+    assert out == "# king\nprince\t0.9901\n\n# king + woman\nqueen\t0.8536\n\n"
+    assert err.splitlines() == [
+        "w2v: error: word not in vocabulary: 'kings' (did you mean: king?)",
+        "w2v: error: 1 of 3 queries could not be answered",
+    ]
+    assert code == 1
+    args = ("similar", "-n", "1", "--minus", "man", "--headers")
+    code, out, _ = run(capsys, *args, stdin="king woman\n", monkeypatch=monkeypatch)
+    assert (code, out) == (0, "# king + woman - man\nqueen\t0.9586\n\n")
+    code, out, err = run(capsys, "similar", stdin="", monkeypatch=monkeypatch)
+    assert (code, out, err) == (0, "", "")
+
+
+def test_similar_interactive(in_tmp, capsys, monkeypatch):
+    """On a terminal: distance.c's prompt on stderr before each line, EXIT stops, and a
+    failed query does not fail the session."""
+    monkeypatch.setattr(sys, "stdin", Terminal("king\nfoo\nEXIT\nqueen\n"))
+    code, out, err = run(capsys, "similar", "-n", "1")
+    assert (code, out) == (0, "prince\t0.9901\n\n")
+    prompt = "Enter word or sentence (EXIT to break): "
+    assert err == prompt * 2 + "w2v: error: word not in vocabulary: 'foo'\n" + prompt
+
+
+def test_vector(in_tmp, capsys, monkeypatch):
+    """``w2v vector WORD...``: fastText's print-word-vectors lines, values as the text format's."""
+    code, out, err = run(capsys, "vector", "king", "apple")
+    assert (code, out, err) == (0, "king 1 0 1\napple 0 0 -1\n", "")
+    code, out, err = run(capsys, "vector", stdin="man\nqueen prince\nfoo man\n", monkeypatch=monkeypatch)
+    assert out == "man 1 0 0\nqueen 0 1 1\nprince 1 0.2 1\n"
+    assert err.splitlines() == [
+        "w2v: error: word not in vocabulary: 'foo'",
+        "w2v: error: 1 of 3 lines could not be answered",
+    ]
+    assert code == 1
+    code, out, err = run(capsys, "vector", "king", "kingz")
+    assert (code, out) == (1, "") and err.startswith("w2v: error: word not in vocabulary: 'kingz'")
+
+
+def test_similarity(in_tmp, capsys, monkeypatch):
+    """``w2v similarity A B`` prints the cosine; from stdin, 'A<tab>B<tab>cosine' lines."""
+    code, out, err = run(capsys, "similarity", "king", "prince")
+    assert (code, out, err) == (0, "0.9901\n", "")
+    code, out, err = run(capsys, "similarity", stdin="king queen\nman\nman apple\n", monkeypatch=monkeypatch)
+    assert out == "king\tqueen\t0.5000\nman\tapple\t0.0000\n"
+    assert err.splitlines() == [
+        "w2v: error: need two words A B, got 1: man",
+        "w2v: error: 1 of 3 pairs could not be answered",
+    ]
+    code, _, err = run(capsys, "similarity", "king")
+    assert code == 2 and err.startswith("w2v: error: give two words A B, not 1")
 
 
 def test_missing_default_vectors(tmp_path, monkeypatch, capsys):
@@ -159,22 +227,81 @@ def test_convert_roundtrip(in_tmp, capsys):
     assert code == 0 and (in_tmp / "t.vec").read_bytes() == (in_tmp / "vectors.bin").read_bytes()
 
 
-def test_broken_pipe_is_quiet(tmp_path):
-    """``w2v similar ... | head -1`` ends without a traceback."""
+TITLE = "\x1b]0;pwned\x07"  # an escape sequence that sets a terminal's title
+UNPRINTABLE = re.compile("[\x00-\x08\x0b-\x1f\x7f-\x9f]")  # control characters but tab and newline
+
+
+def test_control_characters_in_words_are_printed_escaped(tmp_path, monkeypatch, capsys):
+    """Words from a vectors file (here an .npy export, whose words may hold any byte but a
+    newline) or from stdin are printed with C0, DEL and C1 control characters as \\xHH."""
+    monkeypatch.chdir(tmp_path)
+    hostile = [f"x{TITLE}", "c1\x9b31m", "tab\tword", "del\x7f"]
+    Vectors(ROYAL.words + hostile, np.vstack([ROYAL.vectors, np.ones((4, 3), np.float32)])).save_npy("v.npy")
+    (tmp_path / "q.txt").write_text(f": sec{TITLE}\nking man woman queen\n")
+    runs = {
+        "similar": run(capsys, "similar", "king", "-n", "10", "-v", "v.npy"),
+        "analogy": run(capsys, "analogy", "king", "man", "woman", "-n", "10", "-v", "v.npy"),
+        "stdin": run(
+            capsys, "analogy", "-v", "v.npy", "--headers", stdin=f"{hostile[0]} king man\n", monkeypatch=monkeypatch
+        ),
+        "unknown": run(capsys, "similar", f"x{TITLE}y", "-v", "v.npy"),  # suggests x{TITLE}
+        "eval": run(capsys, "eval", "-v", "v.npy", "--analogies", "q.txt"),
+    }
+    for name, (_code, out, err) in runs.items():
+        assert not UNPRINTABLE.search(out + err), (name, out, err)
+    escaped = ["x\\x1b]0;pwned\\x07", "c1\\x9b31m", "tab\\x09word", "del\\x7f"]
+    assert set(escaped) <= {line.split("\t")[0] for line in runs["similar"][1].splitlines()}
+    assert runs["stdin"][1].startswith(f"# {escaped[0]} - king + man\n")
+    assert "did you mean: x\\x1b]0;pwned\\x07" in runs["unknown"][2]
+    assert "sec\\x1b]0;pwned\\x07" in runs["eval"][1]
+
+
+CLOSED_PIPE_COMMANDS = {  # -q: no progress lines on stderr, which must stay empty
+    "vocab": ["vocab", "corpus.txt", "-o", "vocab.txt", "-q"],
+    "similar": ["similar", "king", "-v", "v.bin"],
+    "analogy": ["analogy", "king", "man", "woman", "-v", "v.bin"],
+    "analogy stdin": ["analogy", "-v", "v.bin"],
+    "eval": ["eval", "-v", "v.bin", "--analogies", "q.txt"],
+    "convert to stdout": ["convert", "v.bin", "-", "--to", "text"],
+    "phrases to stdout": ["phrases", "corpus.txt", "-o", "-", "-q"],
+    "help": ["--help"],
+    "version": ["--version"],
+}
+
+
+def run_buffered(argv: list[str], cwd: Path, **popen) -> subprocess.Popen:
+    """``python -m w2v ARGV`` with its standard output buffered as it is by default
+    (PYTHONUNBUFFERED makes a write to a closed pipe lose its data without an error)."""
+    env = {k: v for k, v in os.environ.items() if k != "PYTHONUNBUFFERED"}
+    return subprocess.Popen([sys.executable, "-m", "w2v", *argv], cwd=cwd, env=env, stderr=subprocess.PIPE, **popen)
+
+
+@pytest.mark.parametrize("command", CLOSED_PIPE_COMMANDS)
+def test_a_closed_pipe_ends_every_command_quietly(tmp_path, tiny_corpus, command):
+    """Output into a pipe nobody reads any more (its reader gone before the first write, so
+    that every write fails): no message, exit 141 as a Unix tool killed by SIGPIPE."""
+    (tmp_path / "corpus.txt").write_bytes(tiny_corpus.read_bytes())
+    (tmp_path / "q.txt").write_text(": royals\nking man woman queen\n")
+    ROYAL.save(tmp_path / "v.bin")
+    read_end, write_end = os.pipe()
+    os.close(read_end)
+    w2v = run_buffered(CLOSED_PIPE_COMMANDS[command], tmp_path, stdout=write_end, stdin=subprocess.PIPE)
+    os.close(write_end)
+    _, err = w2v.communicate(b"king man woman\n" * 3, timeout=300)
+    assert (w2v.returncode, err.decode()) == (141, "")
+
+
+def test_a_pipe_closed_after_the_first_line(tmp_path):
+    """``w2v similar ... | head -1``: the reader takes one line and goes; the rest (far more
+    than a pipe holds) fails to be written, quietly."""
     words = [f"w{i}" for i in range(20000)]
     matrix = np.random.default_rng(0).standard_normal((20000, 2)).astype(np.float32)
     Vectors(words, matrix).save(tmp_path / "v.bin")
-    root = Path(__file__).resolve().parents[1]
-    w2v = subprocess.Popen(
-        [sys.executable, "-m", "w2v", "similar", "w1", "-n", "20000", "-v", str(tmp_path / "v.bin")],
-        cwd=root,
-        stdout=subprocess.PIPE,
-        stderr=subprocess.PIPE,
-    )
+    w2v = run_buffered(["similar", "w1", "-n", "20000", "-v", "v.bin"], tmp_path, stdout=subprocess.PIPE)
     assert w2v.stdout.readline()
     w2v.stdout.close()
     _, err = w2v.communicate(timeout=120)
-    assert b"Traceback" not in err and w2v.returncode == 0
+    assert (w2v.returncode, err.decode()) == (141, "")
 
 
 def test_convert_to_projector_tsv(tmp_path, capsys):

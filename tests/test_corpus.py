@@ -6,6 +6,7 @@ import lzma
 import os
 import subprocess
 import sys
+import threading
 
 import numpy as np
 import pytest
@@ -14,16 +15,22 @@ from reference import token_blocks
 
 from w2v.corpus import (
     MAX_SENTENCE_TOKENS,
+    MAX_WORD_BYTES,
     SENTENCE_END,
     SentenceCutter,
     TokenBlock,
+    check_text,
     expand_sources,
+    is_stream,
     read_chunks,
     sentence_blocks,
+    sentence_bytes,
+    without_outputs,
 )
 from w2v.counting import block_ids
 from w2v.errors import CorpusError
 from w2v.idstream import IdStreamWriter
+from w2v.phrases import learn_phrases
 
 
 def to_sentences(blocks) -> list[list[bytes]]:
@@ -78,21 +85,51 @@ def test_read_chunks_end_at_whitespace(tmp_path):
         assert len(chunk) <= 64 + 8
 
 
-def test_token_longer_than_block_is_split_not_lost(tmp_path):
-    """A run without whitespace longer than the block is split into tokens, no byte lost."""
-    path = write(tmp_path, "c.txt", b"ab " + b"x" * 150 + b" cd\n")
-    chunks = list(read_chunks(str(path), 64))
-    assert b"".join(chunks).replace(b" ", b"") == b"ab" + b"x" * 150 + b"cd\n"
-    sentences = sentences_of(path, 64)
-    assert len(sentences) == 1
-    assert b"".join(sentences[0]) == b"ab" + b"x" * 150 + b"cd"
-    assert len(sentences[0]) >= 4
+@pytest.mark.parametrize("block_bytes", [8, 64, 1000])
+def test_a_run_longer_than_max_word_is_one_token_cut_to_it(tmp_path, block_bytes):
+    """A run longer than the longest word is cut to its first ``max_word`` bytes and counted
+    once, the rest dropped (word2vec.c's ReadWord), whether it lies inside a piece or reaches
+    across pieces: as many tokens as bytes.split finds; a piece is at most block + max_word."""
+    data = b"ab " + b"x" * 150 + b" cd\n" + b"y" * 20 + b"\n" + b"z" * 21 + b" " + b"w" * 300
+    path = write(tmp_path, "c.txt", data)
+    chunks = list(read_chunks(str(path), block_bytes, max_word=20))
+    assert max(map(len, chunks)) <= block_bytes + 20 + 1
+    sentences = to_sentences(token_blocks([str(path)], block_bytes, max_word=20))
+    assert sentences == [[b"ab", b"x" * 20, b"cd"], [b"y" * 20], [b"z" * 20, b"w" * 20]]
+    assert sum(map(len, sentences)) == len(data.split())
 
 
-def test_token_longer_than_block_is_split_into_block_sized_tokens(tmp_path):
-    path = write(tmp_path, "c.txt", b"ab " + b"x" * 150 + b" cd\n")
-    tokens = [t for s in sentences_of(path, 64) for t in s]
-    assert max(len(t) for t in tokens) <= 64
+def test_python_sentences_cut_words_at_max_word_bytes():
+    long = "é" * MAX_WORD_BYTES  # 2 bytes a character: cut inside one, as a file's word would be
+    assert sentence_bytes(["a", long, b"b" * (MAX_WORD_BYTES + 1)]) == [
+        b"a",
+        long.encode()[:MAX_WORD_BYTES],
+        b"b" * MAX_WORD_BYTES,
+    ]
+
+
+def test_vocab_train_and_phrases_agree_on_words_longer_than_max_word_bytes(tmp_path, cli):
+    """``w2v vocab``, ``w2v train`` and ``w2v phrases`` read a corpus holding runs of MAX_WORD_BYTES
+    - 1, MAX_WORD_BYTES, + 1 and 2.5 times it as len(text.split()) tokens, the longer ones cut to
+    MAX_WORD_BYTES (so three of the four are one word)."""
+    runs = [b"q" * (MAX_WORD_BYTES + extra) for extra in (-1, 0, 1, 3 * MAX_WORD_BYTES // 2)]
+    text = b"\n".join(b"the cat sat on the mat " + run + b" the end" for run in runs * 2) + b"\n"
+    path = write(tmp_path, "c.txt", text)
+    tokens = len(text.split())
+    done = cli("vocab", path, "-o", tmp_path / "vocab.txt", "--min-count", "1")
+    assert done.returncode == 0, done.stderr.decode()
+    assert f"of {tokens:,} tokens".encode() in done.stdout
+    counts = dict(line.rsplit(b" ", 1) for line in (tmp_path / "vocab.txt").read_bytes().splitlines())
+    assert counts[b"q" * MAX_WORD_BYTES] == b"6" and counts[b"q" * (MAX_WORD_BYTES - 1)] == b"2"
+    assert max(map(len, counts)) == MAX_WORD_BYTES
+    train_vocab = tmp_path / "train-vocab.txt"
+    done = cli("train", path, "-o", tmp_path / "v.txt", "--save-vocab", train_vocab, "--min-count", "1", "--epochs=1")
+    assert done.returncode == 0, done.stderr.decode()
+    assert train_vocab.read_bytes() == (tmp_path / "vocab.txt").read_bytes()
+    done = cli("phrases", path, "-o", tmp_path / "phrased.txt", "--min-count", "1")
+    assert done.returncode == 0, done.stderr.decode()
+    assert f"{tokens:,} tokens in".encode() in done.stderr
+    assert max(map(len, (tmp_path / "phrased.txt").read_bytes().split())) == MAX_WORD_BYTES
 
 
 @pytest.mark.parametrize("block_bytes", [12, 64, 1000])  # >= the longest word
@@ -227,6 +264,160 @@ def test_stdin_reads_the_same_tokens(tmp_path):
     )
     done = subprocess.run([sys.executable, "-c", script], input=CONTENT, capture_output=True, timeout=120, check=True)
     assert done.stdout == path.read_bytes()
+
+
+@pytest.fixture
+def fifo(tmp_path):
+    """``feed(data)``: a FIFO that a thread writes ``data`` into once a reader opens it (the
+    writer's open blocks until then: no sleeping)."""
+    path = tmp_path / "fifo"
+    os.mkfifo(path)
+    writers = []
+
+    def feed(data: bytes):
+        writer = threading.Thread(target=path.write_bytes, args=(data,), daemon=True)
+        writer.start()
+        writers.append(writer)
+        return path
+
+    yield feed
+    for writer in writers:
+        if writer.is_alive():  # nothing opened the FIFO: open it so that the writer ends
+            with open(path, "rb") as stream:
+                stream.read()
+        writer.join()
+
+
+def test_a_fifo_is_read_once_as_a_stream(fifo):
+    path = fifo(CONTENT)
+    assert is_stream(str(path)) and expand_sources([path]) == [str(path)]
+    assert sentences_of(path, 100) == [line.split() for line in CONTENT.splitlines()]
+    assert not is_stream(__file__) and not is_stream(os.path.dirname(__file__)) and not is_stream("s3://b/k")
+
+
+def run_on_pipe(data: bytes, *args) -> subprocess.CompletedProcess:
+    """``python -m w2v ARGS``, ``{fd}`` in ARGS standing for the /dev/fd/N of a pipe holding
+    ``data`` (less than a pipe buffer: written and closed before the command starts), as a
+    shell's ``<(command)`` passes it."""
+    read_end, write_end = os.pipe()
+    try:
+        os.write(write_end, data)
+        os.close(write_end)
+        argv = [str(arg).replace("{fd}", f"/dev/fd/{read_end}") for arg in args]
+        command = [sys.executable, "-m", "w2v", *argv]
+        return subprocess.run(command, pass_fds=(read_end,), capture_output=True, timeout=300)
+    finally:
+        os.close(read_end)
+
+
+def test_process_substitution_is_read_as_a_stream(tmp_path, cli):
+    """``w2v vocab <(zcat corpus.gz)`` counts what the file gives; ``w2v train <(...)`` trains."""
+    done = run_on_pipe(CONTENT, "vocab", "{fd}", "-o", tmp_path / "pipe.txt", "--min-count", "1")
+    assert done.returncode == 0, done.stderr.decode()
+    corpus = write(tmp_path, "c.txt", CONTENT)
+    assert cli("vocab", corpus, "-o", tmp_path / "file.txt", "--min-count", "1").returncode == 0
+    assert (tmp_path / "pipe.txt").read_bytes() == (tmp_path / "file.txt").read_bytes()
+    done = run_on_pipe(CONTENT, "train", "{fd}", "-o", tmp_path / "v.txt", "--epochs", "1", "--min-count", "1", "-q")
+    assert done.returncode == 0, done.stderr.decode()
+    assert (tmp_path / "v.txt").read_bytes().startswith(b"11 100\n")  # the words of CONTENT
+
+
+def test_phrases_spool_a_stream_and_train_phrases_refuses_one(tmp_path, cli):
+    """``w2v phrases`` reads its corpus twice: a pipe is copied first; ``train --phrases`` and
+    ``learn_phrases`` refuse one in one line."""
+    done = run_on_pipe(CONTENT, "phrases", "{fd}", "-o", tmp_path / "pipe.txt", "--min-count", "1", "--threshold", "1")
+    assert done.returncode == 0, done.stderr.decode()
+    corpus = write(tmp_path, "c.txt", CONTENT)
+    assert cli("phrases", corpus, "-o", tmp_path / "file.txt", "--min-count", "1", "--threshold", "1").returncode == 0
+    assert (tmp_path / "pipe.txt").read_bytes() == (tmp_path / "file.txt").read_bytes()
+    assert (tmp_path / "pipe.txt").read_bytes().startswith(b"the_quick brown_fox\n")
+    done = run_on_pipe(CONTENT, "train", "{fd}", "-o", tmp_path / "v.bin", "--phrases")
+    message = done.stderr.decode()
+    assert done.returncode == 1 and message.count("\n") == 1, message
+    assert message.startswith("w2v: error: --phrases reads the corpus more than once") and "/dev/fd/" in message
+    os.mkfifo(tmp_path / "fifo")
+    with pytest.raises(CorpusError, match="fifo is a stream"):
+        learn_phrases([str(corpus), str(tmp_path / "fifo")])
+
+
+TEXT = b"the cat sat on the mat\nthe dog sat on the log\n" * 200
+
+
+@pytest.mark.parametrize(
+    "content,reason",
+    [
+        (gzip.compress(TEXT), "gzip's magic bytes (1f 8b)"),
+        (bz2.compress(TEXT), "bzip2's magic bytes (42 5a 68)"),
+        (lzma.compress(TEXT), "xz's magic bytes (fd 37 7a 58 5a 00)"),
+        (zstandard.ZstdCompressor().compress(TEXT), "zstd's magic bytes (28 b5 2f fd)"),
+        (TEXT.decode().encode("utf-16"), "UTF-16 byte-order mark"),  # little-endian here, with its mark
+        (TEXT.decode().encode("utf-16-be"), "50% of its first megabyte are NUL bytes"),  # no mark
+        (np.random.default_rng(0).bytes(1 << 20), "binary data (43% not valid UTF-8, 11% control bytes)"),
+    ],
+    ids=["gzip", "bzip2", "xz", "zstd", "utf-16", "utf-16-be", "random"],
+)
+def test_check_text_says_why_a_file_is_not_text(tmp_path, content, reason):
+    reason_found = check_text(str(write(tmp_path, "corpus.txt", content)))
+    assert reason_found is not None and reason in reason_found, reason_found
+
+
+@pytest.mark.parametrize(
+    "name,content",
+    [
+        ("text.txt", TEXT),
+        ("nul.txt", b"the cat\x00sat on\x00 the mat dog\n" * 2000),  # 7% NUL: legitimate words
+        ("latin1.txt", "déjà vu à la carte\n".encode("latin-1") * 500),
+        ("cp1251.txt", "привет мир\n".encode("cp1251") * 500),  # 80% not UTF-8, but text
+        ("empty.txt", b""),
+        ("packed.txt.gz", gzip.compress(TEXT)),  # decompressed as its name says
+    ],
+)
+def test_check_text_passes_text(tmp_path, name, content):
+    assert check_text(str(write(tmp_path, name, content))) is None
+
+
+def test_check_text_leaves_streams_unread(fifo):
+    path = fifo(TEXT)
+    assert check_text(str(path)) is None and check_text("-") is None
+    assert sentences_of(path) == [line.split() for line in TEXT.splitlines()]  # all of it still there
+
+
+def test_without_outputs_compares_real_paths(tmp_path):
+    (tmp_path / "ckpt").mkdir()
+    for name in ("a.txt", "out.bin", "ckpt/state.npz", "ckpt2.txt"):
+        write(tmp_path, name, TEXT)
+    os.symlink(tmp_path / "out.bin", tmp_path / "link.bin")
+    sources = expand_sources([tmp_path, "-"])
+    kept, skipped = without_outputs(sources, [str(tmp_path / "link.bin"), str(tmp_path / "ckpt")])
+    assert kept == [str(tmp_path / "a.txt"), str(tmp_path / "ckpt2.txt"), "-"]
+    assert skipped == [str(tmp_path / "ckpt" / "state.npz"), str(tmp_path / "link.bin"), str(tmp_path / "out.bin")]
+
+
+def test_commands_never_read_their_own_outputs_and_warn_about_binary_files(tmp_path, cli):
+    """``w2v train folder/ -o folder/vectors.bin`` run twice: the second run leaves out what it
+    writes (the vectors, the vocabulary, the checkpoint's files) with a note, and counts the same
+    corpus; a compressed file under a plain name gets a warning and is still read."""
+    folder = tmp_path / "corpus"
+    folder.mkdir()
+    write(folder, "a.txt", TEXT)
+    write(folder, "packed.txt", gzip.compress(b"zebra " * 10))
+    args = ["-o", folder / "vectors.bin", "--save-vocab", folder / "vocab.txt", "--checkpoint", folder / "ckpt"]
+    args += ["--min-count", "1", "--epochs", "1", "--dim", "8"]
+    vocabularies, messages = [], []
+    for _ in range(2):
+        done = cli("train", folder, *args, "-q")
+        assert done.returncode == 0, done.stderr.decode()
+        vocabularies.append((folder / "vocab.txt").read_bytes())
+        messages.append(done.stderr.decode().splitlines())
+    warning = f"w2v: warning: {folder / 'packed.txt'}: it starts with gzip's magic bytes (1f 8b): compressed data"
+    assert [line.startswith(warning) for line in messages[0]] == [True]
+    assert sorted(line for line in messages[1] if "note" in line) == [
+        f"w2v: note: not reading {folder / name}: this run writes it"
+        for name in ("ckpt/checkpoint.npz", "vectors.bin", "vocab.txt")
+    ]
+    assert vocabularies[0] == vocabularies[1]
+    done = cli("vocab", folder / "vocab.txt", "-o", folder / "vocab.txt")
+    assert done.returncode == 1 and done.stderr.decode().endswith("every file given is one this run writes\n")
 
 
 def test_missing_sources(tmp_path):

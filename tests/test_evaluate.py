@@ -180,6 +180,25 @@ def test_case_variant_of_a_question_word_is_not_an_answer(tmp_path):
     assert_same_as_gensim(Vectors(words, matrix), gensim_kv(words, matrix), path, None, 30000)
 
 
+def test_word2vec_rule_takes_the_best_word(tmp_path):
+    """compute-accuracy.c's rule: the single best word but the three question rows, a case
+    variant included, and only with a positive score; gensim's skips the variant and
+    takes a negative best."""
+    words = ["a", "b", "c", "C", "d"]
+    matrix = np.array([[1, 0, 0], [1, 1, 0], [0, 0, 1], [0, 1, 1], [0, 0.5, 1.2]], dtype=np.float32)
+    path = tmp_path / "q.txt"
+    path.write_text(": s\na b c d\n")
+    gensim = evaluate_analogies(Vectors(words, matrix), path)
+    word2vec = evaluate_analogies(Vectors(words, matrix), path, rule="word2vec")
+    assert (counts(gensim), counts(word2vec)) == ([("s", 1, 0)], [("s", 0, 1)])
+    opposite = Vectors(["p", "q", "r", "s"], np.array([[1, 0], [0, 1], [0, 1], [1, -2]], dtype=np.float32))
+    path.write_text(": t\np q r s\n")  # q - p + r = (-1, 2): s, the only word left, scores below 0
+    assert counts(evaluate_analogies(opposite, path)) == [("t", 1, 0)]
+    assert counts(evaluate_analogies(opposite, path, rule="word2vec")) == [("t", 0, 1)]
+    with pytest.raises(ValueError, match="unknown analogy rule"):
+        evaluate_analogies(opposite, path, rule="C")
+
+
 # --- similarity ----------------------------------------------------------------------------
 
 

@@ -5,8 +5,8 @@ corpus, ``FormatError`` for a vectors file), never another exception, a hang, or
 grows with the garbage. "Correct" is checked against small reference parsers written here from
 the documented formats, not just "no exception".
 
-Budget: each of the five ``@given`` properties runs ``FUZZ_EXAMPLES`` examples (default 300,
-1,500 in all, about 15 s for the whole file on a 2-core machine), derandomized (the same
+Budget: each of the six ``@given`` properties runs ``FUZZ_EXAMPLES`` examples (default 300,
+1,800 in all, about 15 s for the whole file on a 2-core machine), derandomized (the same
 examples on every run: CI cannot go red at random), with no example database.
 ``W2V_FUZZ_EXAMPLES=2000 python -m pytest -q tests/test_fuzz.py`` runs a bigger budget with fresh
 random examples (about 1 minute). The 50 MB inputs and huge headers are plain tests, measured by
@@ -21,6 +21,7 @@ import lzma
 import os
 import re
 import signal
+import struct
 import time
 import zlib
 from itertools import pairwise
@@ -33,7 +34,7 @@ from hypothesis import strategies as st
 from reference import token_blocks
 
 import w2v.formats as formats
-from w2v.corpus import BLOCK_BYTES, MAX_SENTENCE_TOKENS, expand_sources
+from w2v.corpus import MAX_SENTENCE_TOKENS, MAX_WORD_BYTES, expand_sources
 from w2v.errors import CorpusError, FormatError
 from w2v.formats import decode_word, detect_format
 from w2v.vectorfiles import file_kind
@@ -161,22 +162,23 @@ CODECS = {".gz": (gzip.compress, gzip.open), ".bz2": (bz2.compress, bz2.open), "
 CODECS[".zst"] = (zstd.compress, zstd.open)
 
 
-def expected_sentences(data: bytes, block_bytes: int, max_tokens: int) -> list[list[bytes]]:
-    """The documented tokenisation: words between ASCII whitespace, a run of more than
-    ``block_bytes`` without whitespace cut into tokens of ``block_bytes``, a sentence per line,
-    cut every ``max_tokens`` tokens."""
+def expected_sentences(data: bytes, max_word: int, max_tokens: int) -> list[list[bytes]]:
+    """The documented tokenisation: words between ASCII whitespace, each cut to its first
+    ``max_word`` bytes, a sentence per line, cut every ``max_tokens`` tokens."""
     sentences = []
     for line in data.split(b"\n"):
-        tokens = [word[k : k + block_bytes] for word in line.split() for k in range(0, len(word), block_bytes)]
+        tokens = [word[:max_word] for word in line.split()]
         sentences += [tokens[k : k + max_tokens] for k in range(0, len(tokens), max_tokens)]
     return sentences
 
 
-def read_sentences(path: str, block_bytes: int, max_tokens: int = MAX_SENTENCE_TOKENS) -> list[list[bytes]]:
+def read_sentences(
+    path: str, block_bytes: int, max_tokens: int = MAX_SENTENCE_TOKENS, max_word: int = MAX_WORD_BYTES
+) -> list[list[bytes]]:
     """The sentences ``token_blocks`` reads from ``path``, checking each block's ends."""
     tokens: list[bytes] = []
     ends: list[int] = []
-    for block in token_blocks(expand_sources([path]), block_bytes, max_tokens):
+    for block in token_blocks(expand_sources([path]), block_bytes, max_tokens, max_word):
         assert block.ends == sorted(set(block.ends))
         assert all(-1 <= end < len(block.tokens) for end in block.ends)  # -1: ends the previous block's
         ends += [len(tokens) + end for end in block.ends]
@@ -188,11 +190,17 @@ def read_sentences(path: str, block_bytes: int, max_tokens: int = MAX_SENTENCE_T
 
 
 @FUZZ
-@given(data=CORPUS_BYTES, block_bytes=st.integers(1, 40), max_tokens=st.sampled_from([1, 2, 3, MAX_SENTENCE_TOKENS]))
-def test_corpus_of_any_bytes(scratch, data, block_bytes, max_tokens):
+@given(
+    data=CORPUS_BYTES,
+    block_bytes=st.integers(1, 40),
+    max_tokens=st.sampled_from([1, 2, 3, MAX_SENTENCE_TOKENS]),
+    max_word=st.integers(1, 50),
+)
+def test_corpus_of_any_bytes(scratch, data, block_bytes, max_tokens, max_word):
     path = scratch / "corpus.txt"
     path.write_bytes(data)
-    assert read_sentences(str(path), block_bytes, max_tokens) == expected_sentences(data, block_bytes, max_tokens)
+    got = read_sentences(str(path), block_bytes, max_tokens, max_word)
+    assert got == expected_sentences(data, max_word, max_tokens)
 
 
 @FUZZ
@@ -207,7 +215,7 @@ def test_compressed_corpus_damaged_or_not(scratch, text, suffix, draw):
     path.write_bytes(blob)
     try:
         with open_compressed(io.BytesIO(blob), "rb") as stream:
-            expected = expected_sentences(stream.read(), 16, MAX_SENTENCE_TOKENS)
+            expected = expected_sentences(stream.read(), MAX_WORD_BYTES, MAX_SENTENCE_TOKENS)
     except Exception:  # the decompressor rejects it: so must the reader, with a CorpusError
         expected = None
     try:
@@ -223,8 +231,8 @@ def test_compressed_corpus_damaged_or_not(scratch, text, suffix, draw):
 
 @pytest.mark.parametrize("kind", ["run", "run.gz", "words"])
 def test_a_50mb_line_streams_in_bounded_memory(tmp_path, kind):
-    """One 50 MB run without whitespace (cut into 1 MiB tokens), or 50 MB of words with no
-    newline (cut into sentences of MAX_SENTENCE_TOKENS): memory stays a few blocks."""
+    """One 50 MB run without whitespace (one token, cut to MAX_WORD_BYTES), or 50 MB of words
+    with no newline (cut into sentences of MAX_SENTENCE_TOKENS): memory stays a few blocks."""
     data = b"abcdefghi " * (FIFTY_MB // 10) if kind == "words" else b"x" * FIFTY_MB
     path = tmp_path / ("c.txt.gz" if kind.endswith(".gz") else "c.txt")
     path.write_bytes(gzip.compress(data, 1) if kind.endswith(".gz") else data)
@@ -242,15 +250,15 @@ def test_a_50mb_line_streams_in_bounded_memory(tmp_path, kind):
     if kind == "words":
         assert (tokens, sentences, longest) == (FIFTY_MB // 10, FIFTY_MB // 10 // MAX_SENTENCE_TOKENS, 9)
     else:
-        assert (tokens, sentences, longest) == (-(-FIFTY_MB // BLOCK_BYTES), 1, BLOCK_BYTES)
+        assert (tokens, sentences, longest) == (1, 1, MAX_WORD_BYTES)
     assert growth < 40, f"peak memory rose {growth} MiB reading a 50 MB line"
 
 
 # --- the vector readers ----------------------------------------------------------------------
 
-WORD_BYTES = [b for b in range(0x21, 0x100) if b != 0x7F]  # no space, no control byte
+WORD_BYTES = [b for b in range(0x100) if b not in b" \t\n\r\x0b\x0c"]  # what a corpus word holds: no whitespace
 WORD = st.one_of(
-    st.text(st.characters(exclude_categories=["Cc", "Cs"], exclude_characters=" "), min_size=1, max_size=6),
+    st.text(st.characters(exclude_categories=["Cs"], exclude_characters=" \t\n\r\x0b\x0c"), min_size=1, max_size=6),
     st.lists(st.sampled_from(WORD_BYTES), min_size=1, max_size=6).map(bytes).map(decode_word),  # not UTF-8
     st.integers(4000, 9000).map(lambda k: "é" * k),  # 8 to 18 KB: longer than a word2vec.c word
 )
@@ -302,13 +310,14 @@ def parse_headerless(content: bytes, limit: int | None) -> tuple[list[bytes], np
 
 
 def parse_binary(body: bytes, n: int, dim: int, check_end: bool) -> tuple[list[bytes], np.ndarray]:
-    """Reference binary reader: ``n`` records of newlines, a word, a space and ``4*dim`` bytes."""
+    """Reference binary reader: ``n`` records of newlines, a word (1 to READ_WORD_BYTES bytes, no
+    ASCII whitespace), a space and ``4*dim`` bytes."""
     words, rows, pos = [], [], 0
     for _ in range(n):
         while body[pos : pos + 1] == b"\n":
             pos += 1
         space = body.find(b" ", pos)
-        assert space > pos and not re.search(rb"[\x00-\x1f\x7f]", body[pos:space])
+        assert 0 < space - pos <= formats.READ_WORD_BYTES and not re.search(rb"[\t\n\r\x0b\x0c]", body[pos:space])
         words.append(body[pos:space])
         rows.append(body[space + 1 : space + 1 + 4 * dim])
         assert len(rows[-1]) == 4 * dim
@@ -410,6 +419,59 @@ def test_arbitrary_bytes_as_vectors(scratch, header, body, binary):
     path = scratch / "any.vec"
     path.write_bytes(header + body)
     check_load(path, binary, None)
+
+
+NPY_GOOD_DESCRS = ["<f4", ">f8", "<f2", "<i4", "|u1"]
+NPY_BAD = {  # one part of an .npy export damaged at a time
+    "descr": ["|b1", "<c8", "<U3", "|S2", "|O", "<M8[s]", "|V4", "xyz", "", 3, [("a", "<f4")]],
+    "shape": ["(3,)", "(3, 2, 1)", "()", "'ab'", "(3, 99999999999999999999)", "(3, 2.5)", "(-1, 2)", "[3, 2]"],
+    "fortran_order": ["3", "'x'", "None"],
+}
+
+
+def npy_bytes(header: bytes, body: bytes) -> bytes:
+    """An ``.npy`` file (format 1.0) whose header dict is ``header`` as written (padded)."""
+    header += b" " * (-(10 + len(header) + 1) % 64) + b"\n"
+    return b"\x93NUMPY\x01\x00" + struct.pack("<H", len(header)) + header + body
+
+
+@FUZZ
+@given(draw=st.data())
+def test_arbitrary_npy_exports(scratch, draw):
+    """An ``.npy`` export with one part damaged (or none): a header field, the header's text,
+    the body, the words beside it. The matrix numpy reads, as float32, or a FormatError."""
+    damaged = draw.draw(st.sampled_from([None, "descr", "shape", "fortran_order", "header", "body", "words"]))
+    rows, cols = draw.draw(st.integers(0, 4)), draw.draw(st.integers(0, 4))
+    fields = {
+        "descr": draw.draw(st.sampled_from(NPY_GOOD_DESCRS)),
+        "fortran_order": draw.draw(st.sampled_from(["False", "True"])),
+        "shape": repr((rows, cols)),
+    }
+    if damaged in NPY_BAD:
+        fields[damaged] = draw.draw(st.sampled_from(NPY_BAD[damaged]))
+    header = (
+        f"{{'descr': {fields['descr']!r}, 'fortran_order': {fields['fortran_order']}, 'shape': {fields['shape']}, }}"
+    )
+    if damaged == "header":
+        noise = draw.draw(st.text(st.characters(max_codepoint=255), max_size=80))
+        header = draw.draw(st.sampled_from([noise, header[: len(noise)], "[" * len(noise) + header, ""]))
+    body = draw.draw(st.binary(max_size=100)) if damaged == "body" else bytes(8 * rows * cols)
+    words = draw.draw(st.integers(0, 5)) if damaged == "words" else rows
+    limit = draw.draw(st.sampled_from([None, 1]))
+    path = scratch / "x.npy"
+    path.write_bytes(npy_bytes(header.encode("latin1"), body) if header else body)
+    (scratch / "x.vocab.txt").write_text("".join(f"w{i}\n" for i in range(words)))
+    try:
+        got = Vectors.load(path, limit=limit)
+    except FormatError as err:
+        assert_one_line(err, path)
+        event(f"FormatError ({damaged} damaged)")
+        return
+    expected = np.load(path, allow_pickle=False)
+    n = words if limit is None else min(limit, words)
+    assert got.words == [f"w{i}" for i in range(n)] and got.vectors.dtype == np.float32
+    np.testing.assert_array_equal(got.vectors, expected[:n].astype(np.float32))
+    event(f"read ({damaged} damaged)")
 
 
 def format_error(path, **load_args) -> FormatError:

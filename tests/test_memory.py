@@ -64,10 +64,11 @@ def test_peak_rss_of_training_on_five_million_distinct_words_is_bounded(tmp_path
     """``w2v train --epochs 1 --prune-at 500000`` on 5,000,000 distinct words
     (6.25M tokens, 44 MB) peaks under LIMIT_MB = 450 MB of RSS.
 
-    Measured on Linux, CPython 3.11, numpy 2.4, Numba: about 280-310 MB, of which
-    about 185 MB is Python, numpy, Numba and the compiled kernels (a run on a tiny
-    corpus), about 80 MB the 16 bytes per provisional id (live or pruned) that
-    counting keeps, and the rest the 500,000-odd live words. The limit leaves
+    Measured on Linux, CPython 3.11, numpy 2.4, Numba: about 280 MB, of which
+    about 165 MB is Python, numpy, Numba and the compiled kernels (a run on a tiny
+    corpus), about 60-80 MB the 12 to 16 bytes per provisional id (live or pruned)
+    that counting and encoding keep (a count, and a remap entry), and the rest the
+    500,000-odd live words. The limit leaves
     about 50% for other platforms and versions. With the default --prune-at
     (10,000,000: nothing pruned here) the same run peaks at about 1 GB, so the
     limit fails if counting stops pruning.

@@ -9,6 +9,7 @@ import numpy as np
 import pytest
 
 import w2v.formats as formats
+from w2v.corpus import MAX_WORD_BYTES
 from w2v.errors import FormatError, W2VError
 from w2v.formats import decode_word, detect_format, encode_word, load_vectors
 from w2v.vectors import Vectors
@@ -118,6 +119,55 @@ def test_roundtrip_project_writer(tmp_path):
         assert (tmp_path / name).read_bytes() == (tmp_path / ("again-" + name)).read_bytes()
     # the word cut inside a UTF-8 character is kept byte for byte
     assert encode_word(Vectors.load(tmp_path / "a.bin").words[4]) == b"caf\xc3"
+
+
+ODD_WORDS = [
+    "q" * MAX_WORD_BYTES,  # the longest corpus word, first: the format is detected from it
+    "cat\x00sat",  # NUL
+    "\x1b[31mred\x1b[0m",  # ESC: a terminal escape sequence
+    "\x01\x1f\x7f\x1c\x85",  # other control bytes, and characters str.split() but not bytes.split() splits at
+    decode_word(b"\xff\x00\xfe"),  # not UTF-8
+    decode_word(("é" * MAX_WORD_BYTES).encode()[:MAX_WORD_BYTES]),  # the longest, cut inside a character
+]
+
+
+@pytest.mark.parametrize("name", ["v.bin", "v.txt", "v.bin.gz"])
+def test_every_word_a_corpus_can_hold_round_trips(tmp_path, name):
+    """What w2v writes it reads back: words with control bytes, invalid UTF-8, MAX_WORD_BYTES long."""
+    matrix = np.arange(3 * len(ODD_WORDS), dtype=np.float32).reshape(-1, 3)
+    Vectors(ODD_WORDS, matrix).save(tmp_path / name)
+    loaded = Vectors.load(tmp_path / name)
+    assert loaded.words == ODD_WORDS
+    np.testing.assert_array_equal(loaded.vectors, matrix)
+
+
+def test_gensim_reads_words_with_control_bytes(tmp_path):
+    """gensim reads them too; a word that is not UTF-8 needs its unicode_errors."""
+    gensim_kv = pytest.importorskip("gensim.models.keyedvectors")
+    matrix = np.ones((len(ODD_WORDS), 3), dtype=np.float32)
+    for binary in (True, False):
+        path = tmp_path / f"v{binary}.w2v"
+        Vectors(ODD_WORDS, matrix).save(path, binary=binary)
+        with pytest.raises(UnicodeDecodeError):
+            gensim_kv.KeyedVectors.load_word2vec_format(str(path), binary=binary)
+        back = gensim_kv.KeyedVectors.load_word2vec_format(str(path), binary=binary, unicode_errors="surrogateescape")
+        assert back.index_to_key == ODD_WORDS
+
+
+def test_vectors_trained_on_a_corpus_with_nul_bytes_load_back(tmp_path, cli):
+    """The issue's corpus: NUL bytes inside words and after them; both formats load and query."""
+    corpus = tmp_path / "nul.txt"
+    corpus.write_bytes(b"the cat\x00sat on\x00 the mat dog\n" * 2000)
+    loaded = {}
+    for name in ("nul.bin", "nul.txt.vec"):
+        done = cli("train", corpus, "-o", tmp_path / name, "--min-count", "1", "--epochs", "1", "--threads", "1", "-q")
+        assert done.returncode == 0, done.stderr.decode()
+        done = cli("similar", "the", "-v", tmp_path / name, "-n", "2")
+        assert done.returncode == 0 and len(done.stdout.splitlines()) == 2, done.stderr.decode()
+        loaded[name] = Vectors.load(tmp_path / name)
+    assert sorted(loaded["nul.bin"].words) == ["cat\x00sat", "dog", "mat", "on\x00", "the"]
+    assert loaded["nul.txt.vec"].words == loaded["nul.bin"].words
+    np.testing.assert_allclose(loaded["nul.txt.vec"].vectors, loaded["nul.bin"].vectors, rtol=1e-5)
 
 
 def test_npy_export(tmp_path):
@@ -241,9 +291,21 @@ def test_binary_more_data_than_header(tmp_path):
     damaged(tmp_path, "v.bin", b"4 3\n" + BIN.split(b"\n", 1)[1], "data after the last of the 4 records")
 
 
-def test_binary_control_bytes_in_word(tmp_path):
-    data = BIN.replace(b"the ", b"t\x00e ")
-    damaged(tmp_path, "v.bin", data, r"record 2: no valid word")
+def test_binary_whitespace_in_word(tmp_path):
+    """A corpus word holds no whitespace: a tab or newline inside a binary "word" (after the
+    newlines that may start a record) is damage, as is an empty word."""
+    damaged(tmp_path, "v.bin", BIN.replace(b"the ", b"t\te "), r"record 2: no valid word")
+    damaged(tmp_path, "v.bin", BIN.replace(b"the ", b"t\ne "), r"record 2: no valid word")
+    damaged(tmp_path, "v.bin", BIN.replace(b"the ", b"\n "), r"record 2: no valid word")
+
+
+def test_binary_word_longer_than_the_reader_takes(tmp_path):
+    """A word of READ_WORD_BYTES reads; one byte more is a damaged record."""
+    longest = b"w" * formats.READ_WORD_BYTES
+    row = np.float32([1, 2, 3]).tobytes()
+    for word in (longest, b"\n" + longest):
+        assert load_vectors(write(tmp_path, "v.bin", b"1 3\n" + word + b" " + row + b"\n"))[0] == [longest.decode()]
+    damaged(tmp_path, "v.bin", b"1 3\n" + longest + b"w " + row + b"\n", r"record 1: no valid word")
 
 
 def test_text_truncated_final_record(tmp_path):

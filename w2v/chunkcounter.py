@@ -3,10 +3,14 @@ hashes their words into an open-addressing table and counts them in one Numba
 loop, with ``counting.WordCounter``'s results (ids, sentence ends, counts, pruning).
 
 Words are the bytes between ASCII whitespace (``b" \\t\\n\\r\\x0b\\x0c"``, as
-``bytes.split``), kept in one growing byte array (``arena``); word ``i`` (a
-provisional id) is ``arena[offsets[i]:offsets[i + 1]]`` and its 64-bit FNV-1a
-hash ``hashes[i]``. The table holds provisional ids (int32, ``EMPTY`` for a free
-slot), a power of two in size, probed linearly from ``hash & (size - 1)``.
+``bytes.split``), each cut to its first ``corpus.MAX_WORD_BYTES`` bytes. Only the
+words held (not pruned) are stored, each at an index ``k`` of the store, in the
+order they were issued: word ``k`` is ``arena[starts[k]:starts[k + 1]]``, its
+64-bit FNV-1a hash ``hashes[k]`` and its provisional id ``ids[k]`` (ascending in
+``k``). Pruning moves the words kept to the front of the store, so that it is
+bounded by the words held, not by the provisional ids ever issued. The table
+holds store indices (int32, ``EMPTY`` for a free slot), a power of two in size,
+probed linearly from ``hash & (size - 1)``.
 """
 
 from collections.abc import Iterable, Iterator, Sequence
@@ -15,7 +19,14 @@ import numpy as np
 from numba import njit
 
 from w2v.config import DEFAULT_PRUNE_AT
-from w2v.corpus import BLOCK_BYTES, MAX_SENTENCE_TOKENS, SENTENCE_END, chunks_and_offsets, corpus_bytes
+from w2v.corpus import (
+    BLOCK_BYTES,
+    MAX_SENTENCE_TOKENS,
+    MAX_WORD_BYTES,
+    SENTENCE_END,
+    chunks_and_offsets,
+    corpus_bytes,
+)
 from w2v.counting import OnRead, ProvisionalCounts, ReadStatus, grown
 
 FNV_OFFSET = np.uint64(0xCBF29CE484222325)  # 64-bit FNV-1a
@@ -50,10 +61,10 @@ def fnv1a(data, start, end):
 
 
 @njit(nogil=True, cache=True)
-def probe(table, hashes, offsets, arena, data, start, end, digest):
+def probe(table, hashes, starts, arena, data, start, end, digest):
     """Find the word ``data[start:end]`` (hash ``digest``) in ``table``. Returns
-    ``(slot, id)``: its slot and provisional id, or the free slot where it would
-    go and ``EMPTY``."""
+    ``(slot, k)``: its slot and store index, or the free slot where it would go
+    and ``EMPTY``."""
     mask = np.uint64(table.shape[0] - 1)
     slot = digest & mask
     length = end - start
@@ -61,10 +72,10 @@ def probe(table, hashes, offsets, arena, data, start, end, digest):
         word = table[slot]
         if word == EMPTY:
             return slot, EMPTY
-        first = offsets[word]
+        first = starts[word]
         if (
             hashes[word] == digest
-            and offsets[word + 1] - first == length
+            and starts[word + 1] - first == length
             and same_bytes(arena, first, data, start, length)
         ):
             return slot, word
@@ -72,17 +83,20 @@ def probe(table, hashes, offsets, arena, data, start, end, digest):
 
 
 @njit(nogil=True, cache=True)
-def scan_chunk(chunk, position, out, written, run, max_tokens, table, hashes, offsets, arena, issued, held):
-    """Tokenise ``chunk`` (uint8) from ``position`` on, writing each token's
-    provisional id to ``out`` (int32, from ``written`` on) and ``SENTENCE_END``
-    after each sentence: at a newline ending a sentence of at least one token,
-    and after every ``max_tokens`` tokens of one (``run`` of them are already
-    read). A new word is issued id ``issued``: its 64-bit FNV-1a hash goes to
-    ``hashes``, its bytes to ``arena`` at ``offsets[issued]`` and its id to a
-    free slot of ``table`` (open addressing, linear probing, a power of two in
-    size). The caller leaves room in ``hashes``, ``offsets`` and ``arena`` for
-    every token of the chunk; the table must keep a free slot in two, so the
-    scan stops before a new word would fill more than half of it.
+def scan_chunk(
+    chunk, position, out, written, run, max_tokens, max_word, table, hashes, starts, ids, arena, issued, held
+):
+    """Tokenise ``chunk`` (uint8) from ``position`` on, each token cut to its first
+    ``max_word`` bytes, writing each token's provisional id to ``out`` (int32, from
+    ``written`` on) and ``SENTENCE_END`` after each sentence: at a newline ending a
+    sentence of at least one token, and after every ``max_tokens`` tokens of one
+    (``run`` of them are already read). A new word is issued id ``issued`` and stored
+    at index ``held``: its hash in ``hashes``, its bytes in ``arena`` from
+    ``starts[held]``, its id in ``ids``, its index in a free slot of ``table`` (open
+    addressing, linear probing, a power of two in size). The caller leaves room in
+    ``hashes``, ``starts``, ``ids`` and ``arena`` for every token of the chunk; the
+    table must keep a free slot in two, so the scan stops before a new word would
+    fill more than half of it.
 
     Returns ``(position, written, run, issued, held)``: the position reached
     (the chunk's length, or the start of the word that did not fit) and the
@@ -101,20 +115,22 @@ def scan_chunk(chunk, position, out, written, run, max_tokens, table, hashes, of
         end = position
         while end < size and not is_space(chunk[end]):
             end += 1
-        digest = fnv1a(chunk, position, end)
-        slot, word = probe(table, hashes, offsets, arena, chunk, position, end, digest)
+        stop = min(end, position + max_word)  # the word: the run cut to max_word bytes
+        digest = fnv1a(chunk, position, stop)
+        slot, word = probe(table, hashes, starts, arena, chunk, position, stop, digest)
         if word == EMPTY:
             if held >= limit:
                 return position, written, run, issued, held
-            word = issued
+            word = held
             table[slot] = word
             hashes[word] = digest
-            start = offsets[word]
-            arena[start : start + end - position] = chunk[position:end]
-            offsets[word + 1] = start + end - position
+            ids[word] = issued
+            start = starts[word]
+            arena[start : start + stop - position] = chunk[position:stop]
+            starts[word + 1] = start + stop - position
             issued += 1
             held += 1
-        out[written] = word
+        out[written] = ids[word]
         written += 1
         run += 1
         if run == max_tokens:
@@ -126,11 +142,11 @@ def scan_chunk(chunk, position, out, written, run, max_tokens, table, hashes, of
 
 
 @njit(nogil=True, cache=True)
-def fill_table(table, hashes, ids):
-    """Empty ``table`` and put the provisional ``ids`` back by their ``hashes``."""
+def fill_table(table, hashes, held):
+    """Empty ``table`` and put the store indices ``0 .. held - 1`` back by their ``hashes``."""
     mask = np.uint64(table.shape[0] - 1)
     table[:] = EMPTY
-    for word in ids:
+    for word in range(held):
         slot = hashes[word] & mask
         while table[slot] != EMPTY:
             slot = (slot + np.uint64(1)) & mask
@@ -138,49 +154,72 @@ def fill_table(table, hashes, ids):
 
 
 @njit(nogil=True, cache=True)
-def find_words(table, hashes, offsets, arena, words, bounds):
-    """The provisional ids of the words ``words[bounds[i]:bounds[i + 1]]`` (uint8,
+def compact(keep, hashes, starts, ids, arena):
+    """Move the stored words whose ``keep`` (bool, one per word held) is True to the
+    front of the store, in order, each with its hash, bytes and id. Returns how many."""
+    kept = 0
+    end = 0
+    for word in range(keep.shape[0]):
+        if keep[word]:
+            first, length = starts[word], starts[word + 1] - starts[word]
+            for byte in range(length):  # forward, byte by byte: end <= first, the ranges may overlap
+                arena[end + byte] = arena[first + byte]
+            hashes[kept], ids[kept], starts[kept] = hashes[word], ids[word], end
+            end += length
+            kept += 1
+    starts[kept] = end
+    return kept
+
+
+@njit(nogil=True, cache=True)
+def find_words(table, hashes, starts, arena, words, bounds):
+    """The store indices of the words ``words[bounds[i]:bounds[i + 1]]`` (uint8,
     int64), ``EMPTY`` for a word not held."""
     found = np.empty(bounds.shape[0] - 1, dtype=np.int64)
     for i in range(found.shape[0]):
         start, end = bounds[i], bounds[i + 1]
-        found[i] = probe(table, hashes, offsets, arena, words, start, end, fnv1a(words, start, end))[1]
+        found[i] = probe(table, hashes, starts, arena, words, start, end, fnv1a(words, start, end))[1]
     return found
 
 
 class ArenaWords(Sequence[bytes]):
-    """The words of provisional ``ids`` (int64), each made when it is read: a
-    vocabulary keeps a few of a corpus' words, and the rest never become
-    ``bytes`` objects (on the benchmark corpus, 220,000 of them would take 10 MB)."""
+    """The words at store indices ``indices`` (int64), each made when it is read: a
+    vocabulary keeps a few of a corpus' words, and the rest never become ``bytes``
+    objects (on the benchmark corpus, 220,000 of them would take 10 MB)."""
 
-    def __init__(self, arena: np.ndarray, offsets: np.ndarray, ids: np.ndarray):
-        self.arena, self.offsets, self.ids = arena, offsets, ids
+    def __init__(self, arena: np.ndarray, starts: np.ndarray, indices: np.ndarray):
+        self.arena, self.starts, self.indices = arena, starts, indices
 
     def __len__(self) -> int:
-        return len(self.ids)
+        return len(self.indices)
 
     def __getitem__(self, index):  # an int: no slices
-        word = self.ids[index]
-        return self.arena[self.offsets[word] : self.offsets[word + 1]].tobytes()
+        word = self.indices[index]
+        return self.arena[self.starts[word] : self.starts[word + 1]].tobytes()
 
 
 class ChunkCounter(ProvisionalCounts):
     """``WordCounter``'s counts and provisional ids from raw corpus bytes, tokenised,
     hashed and counted in one compiled loop (``scan_chunk``).
 
-    Memory: the table, 4 bytes a slot, at most 4 slots per word held (8 MB for
-    the 250,000 distinct words of a 17M-token corpus); per provisional id
-    issued, 8 bytes of hash, 8 of offset and the word's bytes, besides the
-    counts (``ProvisionalCounts``); and per chunk, 4 bytes per byte of it for the
-    ids (``corpus.BLOCK_BYTES``, 1 MB: 4 MB).
+    Memory, besides the counts (8 bytes per provisional id issued, live or pruned:
+    ``ProvisionalCounts``), is bounded by the words held (at most ``prune_at`` and
+    one chunk's new words): the table, 4 bytes a slot, 2 to 4 slots per word held
+    (8 MB for the 250,000 distinct words of a 17M-token corpus); per word held, 8
+    bytes of hash, 8 of start, 4 of id and its bytes; and per chunk, 4 bytes per
+    byte of it for the ids (``corpus.BLOCK_BYTES``, 1 MB: 4 MB).
     """
 
-    def __init__(self, prune_at: int = DEFAULT_PRUNE_AT, max_tokens: int = MAX_SENTENCE_TOKENS):
+    def __init__(
+        self, prune_at: int = DEFAULT_PRUNE_AT, max_tokens: int = MAX_SENTENCE_TOKENS, max_word: int = MAX_WORD_BYTES
+    ):
         super().__init__(prune_at)
         self.max_tokens = max_tokens
+        self.max_word = max_word
         self.table = np.full(FIRST_TABLE, EMPTY, dtype=np.int32)
-        self.hashes = np.empty(FIRST_TABLE, dtype=np.uint64)  # provisional id -> hash
-        self.offsets = np.zeros(FIRST_TABLE + 1, dtype=np.int64)  # provisional id -> start in arena
+        self.hashes = np.empty(FIRST_TABLE, dtype=np.uint64)  # store index -> hash
+        self.starts = np.zeros(FIRST_TABLE + 1, dtype=np.int64)  # store index -> start in arena
+        self.ids = np.empty(FIRST_TABLE, dtype=np.int32)  # store index -> provisional id
         self.arena = np.empty(1 << 20, dtype=np.uint8)
         self.run = 0  # tokens of the current, unfinished sentence
         self._issued = 0
@@ -192,7 +231,7 @@ class ChunkCounter(ProvisionalCounts):
         counting later compiles nothing. Changes nothing."""
         self.add_chunk(b"")  # scan_chunk
         self.find([])  # find_words
-        fill_table(self.table, self.hashes, np.flatnonzero(self.counts[: self._issued]))  # the words held
+        fill_table(self.table, self.hashes, self._held)  # the words held
 
     @property
     def issued(self) -> int:
@@ -203,13 +242,14 @@ class ChunkCounter(ProvisionalCounts):
         return self._held
 
     def words_of(self, ids: np.ndarray) -> Sequence[bytes]:
-        return ArenaWords(self.arena, self.offsets, ids)
+        return ArenaWords(self.arena, self.starts, np.searchsorted(self.ids[: self._held], ids))
 
     def find(self, words: Sequence[bytes]) -> np.ndarray:
         bounds = np.zeros(len(words) + 1, dtype=np.int64)
         np.cumsum([len(word) for word in words], out=bounds[1:])
         data = np.frombuffer(b"".join(words), dtype=np.uint8)
-        return find_words(self.table, self.hashes, self.offsets, self.arena, data, bounds)
+        found = find_words(self.table, self.hashes, self.starts, self.arena, data, bounds)
+        return np.where(found == EMPTY, -1, self.ids[np.maximum(found, 0)].astype(np.int64))
 
     def read(
         self, sources: Iterable[str], block_bytes: int = BLOCK_BYTES, on_read: OnRead | None = None
@@ -226,7 +266,7 @@ class ChunkCounter(ProvisionalCounts):
         done = 0  # bytes of the sources read before this one
         for source in sources:
             offset = 0
-            for chunk, offset in chunks_and_offsets(source, block_bytes):
+            for chunk, offset in chunks_and_offsets(source, block_bytes, self.max_word):
                 ids = self.add_chunk(chunk)
                 if on_read is not None:
                     on_read(ReadStatus(done + offset, total, self.tokens, self._held))
@@ -241,32 +281,28 @@ class ChunkCounter(ProvisionalCounts):
         data = np.frombuffer(chunk, dtype=np.uint8)
         most = (len(data) + 1) // 2  # tokens (and new words) in the chunk at most
         self.check_room(most)
-        self.hashes = grown(self.hashes, self._issued, self._issued + most)
-        self.offsets = grown(self.offsets, self._issued + 1, self._issued + most + 1)
-        self.arena = grown(self.arena, int(self.offsets[self._issued]), int(self.offsets[self._issued]) + len(data))
+        held = self._held
+        self.hashes = grown(self.hashes, held, held + most)
+        self.starts = grown(self.starts, held + 1, held + most + 1)
+        self.ids = grown(self.ids, held, held + most)
+        self.arena = grown(self.arena, int(self.starts[held]), int(self.starts[held]) + len(data))
         out = np.empty(len(data) + 1, dtype=np.int32)  # ids and sentence ends: at most two per token
-        position, written, first_new = 0, 0, self._issued
+        position, written = 0, 0
         while True:
             position, written, self.run, self._issued, self._held = scan_chunk(
-                data, position, out, written, self.run, self.max_tokens,
-                self.table, self.hashes, self.offsets, self.arena, self._issued, self._held,
+                data, position, out, written, self.run, self.max_tokens, self.max_word,
+                self.table, self.hashes, self.starts, self.ids, self.arena, self._issued, self._held,
             )  # fmt: skip
             if position == len(data):
                 break
-            self._resize_table(2 * len(self.table), first_new)
+            self.table = np.empty(2 * len(self.table), dtype=np.int32)
+            fill_table(self.table, self.hashes, self._held)
         ids = out[:written]
         self.counted(ids[ids != SENTENCE_END])
         return ids
 
-    def _resize_table(self, slots: int, first_new: int) -> None:
-        """A table of ``slots`` slots holding the live words: those counted before
-        this chunk, and the ids from ``first_new`` on, issued in it, not yet counted."""
-        held = np.concatenate([np.flatnonzero(self.counts[:first_new]), np.arange(first_new, self._issued)])
-        self.table = np.empty(slots, dtype=np.int32)
-        fill_table(self.table, self.hashes, held)
-
     def _forget(self, dead: np.ndarray) -> None:
-        keep = self.counts[: self._issued] > 0
-        keep[dead] = False
-        self._held -= len(dead)
-        fill_table(self.table, self.hashes, np.flatnonzero(keep))
+        keep = np.ones(self._held, dtype=bool)
+        keep[np.searchsorted(self.ids[: self._held], dead)] = False  # dead: held ids, ascending as ``ids``
+        self._held = compact(keep, self.hashes, self.starts, self.ids, self.arena)
+        fill_table(self.table, self.hashes, self._held)

@@ -2,6 +2,8 @@
 
 Every user mistake ends as one ``w2v: error: ...`` line on stderr and a non-zero
 exit (1 for bad input, 2 for bad usage, 130/143 when interrupted), never a traceback.
+A closed output pipe (``w2v vocab ... | head -2``) ends any command quietly with
+exit 141, as a Unix tool killed by SIGPIPE.
 """
 
 import os
@@ -9,28 +11,71 @@ import signal
 import sys
 import threading
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from typing import TypeVar
 
 import click
 
 from w2v.config import DEFAULT_PRUNE_AT, load_preset, preset_names
-from w2v.corpus import expand_sources
 from w2v.errors import ConfigError, W2VError, plural
 from w2v.files import binary_name, check_writable, is_special, is_url
 from w2v.plots import METHODS as PLOT_METHODS
 from w2v.state import checkpoint_path
 from w2v.train import train as train_vectors
+from w2v.vectors import display_word
 
 CONTEXT = {"help_option_names": ["-h", "--help"], "max_content_width": 100}
 
 
 def fail(message: str, code: int = 1):
-    """Print one error line and exit."""
-    click.echo(f"w2v: error: {message}", err=True)
+    """Print one error line (control characters escaped: it may quote a file) and exit."""
+    click.echo(f"w2v: error: {display_word(message)}", err=True)
     sys.exit(code)
 
 
-@click.group(context_settings=CONTEXT)
+CLOSED_PIPE_EXIT = 128 + 13  # a shell's status for a command killed by SIGPIPE
+
+
+class OutputClosed(Exception):
+    """Standard output or error was a pipe whose reader went away (``w2v vocab | head -2``)."""
+
+
+@contextmanager
+def closed_pipe_raised() -> Iterator[None]:
+    """BrokenPipeError as ``OutputClosed``, which click lets through to ``main`` (click
+    itself exits 1, silently, on EPIPE)."""
+    try:
+        yield
+    except BrokenPipeError:
+        raise OutputClosed from None
+
+
+class Commands(click.Group):
+    """The ``w2v`` group: ``closed_pipe_raised`` around what prints, the help and
+    version included."""
+
+    def make_context(self, *args, **kwargs):
+        with closed_pipe_raised():
+            return super().make_context(*args, **kwargs)
+
+    def invoke(self, ctx):
+        with closed_pipe_raised():
+            return super().invoke(ctx)
+
+
+def silence_stdout() -> None:
+    """Point standard output at /dev/null, so that the flush at exit does not meet the
+    closed pipe again (the Python documentation's recipe for SIGPIPE)."""
+    try:
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+        os.close(devnull)
+    except (OSError, ValueError, AttributeError):  # no descriptor behind sys.stdout (captured, closed)
+        pass
+
+
+@click.group(cls=Commands, context_settings=CONTEXT)
 @click.version_option(package_name="w2v", prog_name="w2v")
 def cli() -> None:
     """word2vec: train word vectors (skip-gram/CBOW, HS/NS) and query them."""
@@ -65,13 +110,20 @@ def main(argv: list[str] | None = None) -> None:
         signal.signal(signal.SIGTERM, terminate)
     try:
         cli.main(args=argv, prog_name="w2v", standalone_mode=False)
+        if sys.stdout is not None:  # None when started with stdout closed (>&-)
+            sys.stdout.flush()  # what is still buffered meets a closed pipe here, not at exit
+    except (OutputClosed, BrokenPipeError):
+        silence_stdout()
+        sys.exit(CLOSED_PIPE_EXIT)
     except click.exceptions.Abort:
         fail("interrupted", 130)
     except getattr(click.exceptions, "NoArgsIsHelpError", ()) as err:  # plain ``w2v`` (click 8.2+): the help
         click.echo(err.format_message(), err=True)
         sys.exit(2)
+    except click.UsageError as err:
+        fail(err.format_message() + c_flags_hint(sys.argv[1:] if argv is None else argv), 2)
     except click.ClickException as err:
-        fail(err.format_message(), 2 if isinstance(err, click.UsageError) else 1)
+        fail(err.format_message())
     except W2VError as err:
         fail(str(err))
     except KeyboardInterrupt:
@@ -82,9 +134,18 @@ def main(argv: list[str] | None = None) -> None:
         fail(str(err), err.code)
     except MemoryError as err:  # numpy's message names the array's shape, e.g. (words, --dim)
         fail(f"out of memory{f': {err}' if str(err) else ''}")
-    except BrokenPipeError:
-        sys.stderr.close()  # output piped into head: not an error
-        sys.exit(0)
+
+
+def c_flags_hint(argv: list[str]) -> str:
+    """For ``w2v train`` given word2vec.c's flags (``-train x``, ``--cbow 1``): where they are taken."""
+    from w2v.c_tools import c_style_flags
+
+    if not argv or argv[0] != "train":
+        return ""
+    found = c_style_flags(argv[1:], {opt for param in train.params for opt in param.opts})
+    if not found:
+        return ""
+    return f" ({found[0]} is a word2vec.c flag: 'w2v word2vec -train FILE -output FILE ...' takes its command lines)"
 
 
 def apply_preset(ctx: click.Context, _param, preset: str | None) -> str | None:
@@ -117,6 +178,26 @@ def check_distinct_outputs(paths: dict[str, str | None]) -> None:
         if key in seen:
             raise click.UsageError(f"{seen[key]} and {option} name the same file: {path}")
         seen[key] = option
+
+
+def corpus_sources(corpus: list[str], outputs: list[str | None]) -> list[str]:
+    """The command's corpus expanded (``corpus.expand_sources``), without the files the
+    command writes (``outputs``: files, or folders such as a checkpoint's; None and ``-``
+    ignored), each left out with a note, and with a warning for each file that is
+    clearly not text (``corpus.check_text``)."""
+    from w2v.corpus import check_text, expand_sources, without_outputs
+
+    written = [path for path in outputs if path and path != "-"]
+    sources, skipped = without_outputs(expand_sources(corpus), written)
+    for source in skipped:
+        click.echo(f"w2v: note: not reading {source}: this run writes it", err=True)
+    if not sources:
+        raise W2VError("no corpus left to read: every file given is one this run writes")
+    for source in sources:
+        reason = check_text(source)
+        if reason:
+            click.echo(f"w2v: warning: {source}: {reason}", err=True)
+    return sources
 
 
 def reject_unused(names: tuple[str, ...], why: str) -> None:
@@ -350,7 +431,10 @@ def train(corpus, output, fmt, quiet, cbow_sum, save_vocab, read_vocab, **settin
     if long_run["resume"]:
         name_resumed_outputs(long_run, output, extras)
     notes = {"command": rerun_recipe(ctx)}
-    source = phrased_corpus(list(corpus), extras, settings, quiet)
+    classes_output = extras["classes_output"] if extras["classes"] else None
+    checkpoint = long_run["checkpoint"] or long_run["resume"]
+    sources = corpus_sources(list(corpus), [output, save_vocab, long_run["save_model"], classes_output, checkpoint])
+    source = phrased_corpus(sources, extras, settings, quiet)
     seed, heldout = (
         settings["seed"],
         {"heldout": settings.pop("heldout"), "heldout_pairs": settings.pop("heldout_pairs")},
@@ -379,17 +463,21 @@ def train(corpus, output, fmt, quiet, cbow_sum, save_vocab, read_vocab, **settin
     write_start = time.perf_counter()
     written = write_trained(vectors, output, fmt, extras, seed, quiet)
     if not quiet:
-        r = vectors.report
-        compiling = f"{r.compile_seconds:.1f} s compiling the kernels, " if r.compile_seconds else ""
-        click.echo(
-            f"w2v: {plural(r.vocab_size, 'word')} in vocabulary, {plural(r.train_words, 'word')} trained "
-            f"in {r.train_seconds:.1f} s ({r.words_per_second:,.0f} words/s), final loss {r.epoch_loss[-1]:.4f}; "
-            f"{r.prepare_seconds:.1f} s reading the corpus, {compiling}{time.perf_counter() - write_start:.1f} s "
-            f"writing {output}",
-            err=True,
-        )
+        echo_summary(vectors, output, time.perf_counter() - write_start)
         for line in written:
             click.echo(line, err=True)
+
+
+def echo_summary(vectors, output: str, write_seconds: float) -> None:
+    """The line a training run ends with: vocabulary, speed, final loss, timings."""
+    r = vectors.report
+    compiling = f"{r.compile_seconds:.1f} s compiling the kernels, " if r.compile_seconds else ""
+    click.echo(
+        f"w2v: {plural(r.vocab_size, 'word')} in vocabulary, {plural(r.train_words, 'word')} trained "
+        f"in {r.train_seconds:.1f} s ({r.words_per_second:,.0f} words/s), final loss {r.epoch_loss[-1]:.4f}; "
+        f"{r.prepare_seconds:.1f} s reading the corpus, {compiling}{write_seconds:.1f} s writing {output}",
+        err=True,
+    )
 
 
 def print_epoch(epoch: int, loss: float, heldout: float) -> None:
@@ -436,7 +524,6 @@ def check_train_options(ctx, corpus, output, save_vocab, read_vocab, long_run, e
             check_writable(path)
     if read_vocab and not os.path.isfile(read_vocab):
         raise W2VError(f"vocabulary file not found: {read_vocab}")
-    expand_sources(corpus)  # a missing file: 'corpus not found', before any work
 
 
 def name_resumed_outputs(long_run: dict, output: str, extras: dict) -> None:
@@ -452,7 +539,7 @@ def name_resumed_outputs(long_run: dict, output: str, extras: dict) -> None:
     folder = long_run["checkpoint"] or (resume if os.path.isdir(resume) else None)
     if folder:
         written.append(f"checkpoints in {folder}")
-    click.echo(f"w2v: resuming {resume}; writing {', '.join(written)}", err=True)
+    click.echo(display_word(f"w2v: resuming {resume}; writing {', '.join(written)}"), err=True)  # paths from a file
 
 
 def phrased_corpus(corpus: list[str], extras: dict, settings: dict, quiet: bool) -> list[str] | Iterator[list[bytes]]:
@@ -460,11 +547,16 @@ def phrased_corpus(corpus: list[str], extras: dict, settings: dict, quiet: bool)
     (never written); else the corpus as given."""
     if not extras["phrases"]:
         return corpus
+    from w2v.corpus import is_stream
     from w2v.phrases import learn_phrases, phrased_lines
     from w2v.progress import Steps, reading
 
-    if "-" in corpus:
-        raise W2VError("--phrases reads the corpus more than once: give files, not - (standard input)")
+    streams = [source for source in corpus if is_stream(source)]
+    if streams:
+        raise W2VError(
+            f"--phrases reads the corpus more than once: give files, not {streams[0]} "
+            "(standard input or a pipe, read only once)"
+        )
     passes = extras["phrase_passes"]
     with Steps(not quiet) as steps:
         table = learn_phrases(
@@ -558,19 +650,62 @@ def load_for_query(path: str, fmt: str, limit: int | None):
     return load_vectors_as(path, fmt, limit)
 
 
-def limit_noted(err: W2VError, limit: int | None) -> W2VError:
-    """``err``, saying that only ``--limit N`` words were read when it is an unknown word."""
+def limit_noted(search: Callable, limit: int | None) -> Callable:
+    """``search``, its unknown-word errors saying that only the ``--limit N`` most
+    frequent words were read."""
     from w2v.vectors import UnknownWordError
 
-    if limit is None or not isinstance(err, UnknownWordError):
-        return err
-    return W2VError(f"{err}; only the {limit:,} most frequent words were read (--limit {limit})")
+    if limit is None:
+        return search
+
+    def noted(*args):
+        try:
+            return search(*args)
+        except UnknownWordError as err:
+            raise W2VError(f"{err}; only the {limit:,} most frequent words were read (--limit {limit})") from None
+
+    return noted
 
 
-def echo_neighbours(found) -> None:
-    from w2v.vectors import display_word
+def neighbours(found) -> str:
+    """``word<tab>score`` lines of the (word, cosine) pairs ``found``."""
+    return "".join(f"{display_word(word)}\t{score:.4f}\n" for word, score in found)
 
-    click.echo("".join(f"{display_word(word)}\t{score:.4f}\n" for word, score in found), nl=False)
+
+def answer_stdin(prompt: str, answer: Callable[[list[str]], str | bytes], what: tuple[str, str]) -> None:
+    """Answer the queries of standard input, one a line, printing ``answer(words)`` for
+    each; on a terminal, a prompt loop (``prompt`` on stderr; EXIT or end of input to
+    stop). A query ``answer`` fails on (W2VError: an unknown word) is reported and skipped;
+    if any failed and stdin is not a terminal, W2VError at the end counts them
+    (``what``: the singular and plural of a query)."""
+    interactive = sys.stdin.isatty()
+    asked = failed = 0
+    while True:
+        if interactive:
+            click.echo(prompt, nl=False, err=True)
+        line = sys.stdin.readline()
+        if not line:
+            break
+        query = line.split()
+        if not query:
+            continue
+        if interactive and query == ["EXIT"]:
+            break
+        asked += 1
+        try:
+            text = answer(query)
+        except W2VError as err:  # an unknown word too (UnknownWordError)
+            failed += 1
+            click.echo(f"w2v: error: {display_word(str(err))}", err=True)
+            continue
+        click.echo(text, nl=False)
+    if failed and not interactive:
+        raise W2VError(f"{failed:,} of {plural(asked, *what)} could not be answered")
+
+
+HEADERS = click.option(
+    "--headers", is_flag=True, default=False, help="Stdin mode: a '# query' line before each answer."
+)
 
 
 @cli.command(context_settings=CONTEXT)
@@ -585,48 +720,28 @@ def echo_neighbours(found) -> None:
     help="3CosAdd, or 3CosMul (Levy & Goldberg 2014).",
 )
 @click.option("--restrict", type=click.IntRange(min=1), default=None, help="Search only the N most frequent words.")
-def analogy(words, vectors_path, fmt, limit, n, method, restrict):
+@HEADERS
+def analogy(words, vectors_path, fmt, limit, n, method, restrict, headers):
     """Words closest to A - B + C (king man woman: queen), with their cosine.
 
-    With no words, reads 'A B C' lines from stdin (a prompt loop on a terminal,
-    EXIT or end of input to stop).
+    With no words, reads 'A B C' lines from stdin and answers each, a blank line
+    after each answer (a prompt loop on a terminal, EXIT or end of input to stop).
     """
     if words and len(words) != 3:
         raise click.UsageError(f"give three words A B C (for A - B + C), not {len(words)}; or none to read stdin")
     vectors = load_for_query(vectors_path, fmt, limit)
+    search = limit_noted(lambda q: vectors.analogy(*q, topn=n, method=method, restrict_vocab=restrict), limit)
     if words:
-        try:
-            echo_neighbours(vectors.analogy(*words, topn=n, method=method, restrict_vocab=restrict))
-        except W2VError as err:
-            raise limit_noted(err, limit) from None
+        click.echo(neighbours(search(words)), nl=False)
         return
-    interactive = sys.stdin.isatty()
-    asked = failed = 0
-    while True:
-        if interactive:
-            click.echo("Enter three words (EXIT to break): ", nl=False, err=True)
-        line = sys.stdin.readline()
-        if not line:
-            break
-        query = line.split()
-        if not query:
-            continue
-        if interactive and query == ["EXIT"]:
-            break
-        asked += 1
-        try:
-            if len(query) != 3:
-                raise W2VError(f"need three words A B C, got {len(query)}: {line.strip()}")
-            found = vectors.analogy(*query, topn=n, method=method, restrict_vocab=restrict)
-        except W2VError as err:  # an unknown word too (UnknownWordError)
-            failed += 1
-            click.echo(f"w2v: error: {limit_noted(err, limit)}", err=True)
-            continue
-        click.echo(f"# {' - '.join(query[:2])} + {query[2]}")
-        echo_neighbours(found)
-        click.echo()
-    if failed and not interactive:
-        raise W2VError(f"{failed:,} of {plural(asked, 'analogy', 'analogies')} could not be answered")
+
+    def answer(query: list[str]) -> str:
+        if len(query) != 3:
+            raise W2VError(f"need three words A B C, got {len(query)}: {' '.join(query)}")
+        header = f"# {' - '.join(map(display_word, query[:2]))} + {display_word(query[2])}\n"
+        return (header if headers else "") + neighbours(search(query)) + "\n"
+
+    answer_stdin("Enter three words (EXIT to break): ", answer, ("analogy", "analogies"))
 
 
 @cli.command(context_settings=CONTEXT)
@@ -635,16 +750,80 @@ def analogy(words, vectors_path, fmt, limit, n, method, restrict):
 @vectors_options
 @click.option("-n", "--top", "n", type=click.IntRange(min=1), default=10, show_default=True, help="Results to print.")
 @click.option("--restrict", type=click.IntRange(min=1), default=None, help="Search only the N most frequent words.")
-def similar(words, minus, vectors_path, fmt, limit, n, restrict):
-    """Words closest in cosine to the mean of WORDS (minus the --minus words)."""
-    if not words and not minus:
-        raise click.UsageError("give at least one word")
+@HEADERS
+def similar(words, minus, vectors_path, fmt, limit, n, restrict, headers):
+    """Words closest in cosine to the mean of WORDS (minus the --minus words).
+
+    With no words, reads lines of words from stdin and answers each (their mean,
+    minus the --minus words), a blank line after each answer (a prompt loop on a
+    terminal, EXIT or end of input to stop).
+    """
     vectors = load_for_query(vectors_path, fmt, limit)
-    try:
-        found = vectors.most_similar(list(words), list(minus), topn=n, restrict_vocab=restrict)
-    except W2VError as err:
-        raise limit_noted(err, limit) from None
-    echo_neighbours(found)
+    search = limit_noted(lambda query: vectors.most_similar(query, list(minus), topn=n, restrict_vocab=restrict), limit)
+    if words:
+        click.echo(neighbours(search(list(words))), nl=False)
+        return
+
+    def answer(query: list[str]) -> str:
+        found = search(query)
+        header = f"# {' + '.join(query)}{''.join(f' - {m}' for m in minus)}\n" if headers else ""
+        return header + neighbours(found) + "\n"
+
+    answer_stdin("Enter word or sentence (EXIT to break): ", answer, ("query", "queries"))
+
+
+@cli.command(context_settings=CONTEXT)
+@click.argument("words", nargs=-1)
+@vectors_options
+def vector(words, vectors_path, fmt, limit):
+    """Print the vectors of WORDS: 'word v1 ... vD' lines (fastText's print-word-vectors).
+
+    With no words, reads words from stdin (any number a line) and prints their
+    vectors. A line (or the arguments) with an unknown word prints nothing for it and
+    is reported on stderr.
+    """
+    from w2v.formats import encode_word, text_records
+
+    vectors = load_for_query(vectors_path, fmt, limit)
+
+    def records(query) -> bytes:
+        rows = vectors.vectors[[vectors.index(w) for w in query]]
+        return text_records([encode_word(w) for w in query], rows)
+
+    answer = limit_noted(records, limit)
+
+    if words:
+        click.echo(answer(words), nl=False)
+        return
+    answer_stdin("Enter words (EXIT to break): ", answer, ("line", "lines"))
+
+
+@cli.command(context_settings=CONTEXT)
+@click.argument("words", nargs=-1)
+@vectors_options
+def similarity(words, vectors_path, fmt, limit):
+    """Print the cosine similarity of the words A and B.
+
+    With no words, reads 'A B' lines from stdin and prints 'A<tab>B<tab>cosine'
+    for each (a prompt loop on a terminal, EXIT or end of input to stop).
+    """
+    from w2v.vectors import display_word
+
+    if words and len(words) != 2:
+        raise click.UsageError(f"give two words A B, not {len(words)}; or none to read stdin")
+    vectors = load_for_query(vectors_path, fmt, limit)
+    cosine = limit_noted(lambda a, b: vectors.similarity(a, b), limit)
+    if words:
+        click.echo(f"{cosine(*words):.4f}")
+        return
+
+    def answer(query: list[str]) -> str:
+        if len(query) != 2:
+            raise W2VError(f"need two words A B, got {len(query)}: {' '.join(query)}")
+        a, b = query
+        return f"{display_word(a)}\t{display_word(b)}\t{cosine(a, b):.4f}\n"
+
+    answer_stdin("Enter two words (EXIT to break): ", answer, ("pair", "pairs"))
 
 
 @cli.command("eval", context_settings=CONTEXT)
@@ -707,7 +886,7 @@ def evaluate(vectors_path, fmt, limit, analogies, similarity, restrict, case_sen
             + (f", {plural(r.invalid, 'invalid line')}" if r.invalid else "")
         )
         for s in r.sections:
-            click.echo(f"  {s.name:<32} {100 * s.accuracy:6.2f}%  ({s.correct:,}/{s.answered:,})")
+            click.echo(f"  {display_word(s.name):<32} {100 * s.accuracy:6.2f}%  ({s.correct:,}/{s.answered:,})")
     for r in results_s:
         click.echo(
             f"{r.path}: Spearman {r.spearman:.4f} (Pearson {r.pearson:.4f}) on {plural(r.pairs, 'pair')}, "
@@ -908,7 +1087,7 @@ def vocab(corpus, output, min_count, max_vocab, prune_at, quiet):
     from w2v.vocab import Vocab, coverage_table
 
     check_writable(output)
-    sources = expand_sources(corpus)
+    sources = corpus_sources(list(corpus), [output])
     with compiling_noted(not quiet), Steps(not quiet) as steps:
         counter = count_words(sources, prune_at, on_read=reading(steps))
     live = counter.live_ids()
@@ -1033,7 +1212,7 @@ def phrases(
     Each line of the corpus gives one line of output, its words separated by one
     space; 'new york' becomes 'new_york'. --passes 2 builds longer phrases.
     """
-    from w2v.phrases import PhraseTable, check_npmi_threshold, learn_phrases, spooled_stdin, write_phrased
+    from w2v.phrases import PhraseTable, check_npmi_threshold, learn_phrases, spooled_streams, write_phrased
     from w2v.progress import Steps, reading
 
     if output != "-":
@@ -1052,7 +1231,7 @@ def phrases(
             check_npmi_threshold(scoring, threshold)
         except ConfigError as err:  # a usage error, reported before the corpus is read
             raise click.BadParameter(str(err), param_hint="--threshold") from None
-    with spooled_stdin(expand_sources(corpus)) as sources, Steps(not quiet) as steps:
+    with spooled_streams(corpus_sources(list(corpus), [output, save_phrases])) as sources, Steps(not quiet) as steps:
         if apply_phrases:
             table = PhraseTable.load(apply_phrases)
         else:
@@ -1076,3 +1255,175 @@ def phrases(
             f"{written.tokens_out:,} out; wrote {output}" + (f" and {save_phrases}" if save_phrases else ""),
             err=True,
         )
+
+
+# --- word2vec.c's command lines: word2vec, word2phrase, distance, word-analogy, compute-accuracy ---
+
+# the raw arguments reach the command: click must not read -hs as -h -s, nor -h as its help
+C_TOOL = {**CONTEXT, "help_option_names": ["--help"], "ignore_unknown_options": True}
+C_HELP = ("-h", "-help")
+Parsed = TypeVar("Parsed")
+
+
+def c_arguments(args: tuple[str, ...], parse: Callable[[tuple[str, ...]], Parsed]) -> Parsed:
+    """``parse(args)`` (a ``c_tools`` parser); the help for no arguments or -h (word2vec.c
+    prints its usage then), a usage error for a bad command line."""
+    ctx = click.get_current_context()
+    if not args or args[0] in C_HELP:
+        click.echo(ctx.get_help())
+        ctx.exit(0)
+    try:
+        return parse(args)
+    except ConfigError as err:
+        raise click.UsageError(str(err)) from None
+
+
+def c_help(summary: str, flags) -> str:
+    from w2v.c_tools import flags_help
+
+    return f"{summary}\n\n{flags_help(flags)}"
+
+
+def word2vec_help() -> str:
+    from w2v.c_tools import WORD2VEC_FLAGS
+
+    return c_help(
+        "word2vec.c's command line: train vectors with its flags and defaults.\n\n"
+        "'w2v word2vec -train text8 -output vectors.bin -cbow 1 -size 200 -window 8 -negative 25 -hs 0 "
+        "-sample 1e-4 -threads 20 -binary 1 -iter 15' runs as ./word2vec does. Defaults are word2vec.c's, not "
+        "'w2v train''s: CBOW, -alpha 0.05 (0.025 skip-gram), 12 threads (more than the cores is allowed, but "
+        "slower), text output unless -binary 1, and -hs 1 keeps -negative 5 on (both losses train). Without "
+        "-output the vocabulary is counted (and written with -save-vocab) and nothing is trained. -classes K "
+        "writes 'word class' lines (k-means, word2vec.c's initialisation, 10 iterations) instead of vectors.\n\n"
+        "Differences: a newline is not the word </s> (the vocabulary has one word less), and an unknown flag is "
+        "an error where word2vec.c ignores it. docs/options.md maps each flag to 'w2v train'.",
+        WORD2VEC_FLAGS,
+    )
+
+
+@cli.command("word2vec", context_settings=C_TOOL, help=word2vec_help(), options_metavar="")
+@click.argument("args", nargs=-1, type=click.UNPROCESSED, metavar="-train FILE [-output FILE] [-flag VALUE]...")
+def word2vec(args):
+    from w2v.c_tools import count_vocab, word2vec_run
+
+    run = c_arguments(args, word2vec_run)
+    check_distinct_outputs({"-output": run.output, "-save-vocab": run.save_vocab})
+    for path in (run.output, run.save_vocab):
+        if path is not None:
+            check_writable(path)
+    if run.read_vocab is not None and not os.path.isfile(run.read_vocab):
+        raise W2VError(f"vocabulary file not found: {run.read_vocab}")
+    if run.output is None:  # word2vec.c stops after the vocabulary
+        vocab = count_vocab(run)
+        if run.save_vocab is not None:
+            vocab.save(run.save_vocab)
+        if run.debug > 0:
+            saved = f"; wrote {run.save_vocab}" if run.save_vocab else ""
+            click.echo(f"w2v: {len(vocab):,} words in vocabulary; no -output, nothing trained{saved}", err=True)
+        return
+    vectors = train_vectors(
+        [run.train], read_vocab=run.read_vocab, save_vocab=run.save_vocab, progress=run.debug > 1, **run.settings
+    )
+    write_start = time.perf_counter()
+    if run.classes:
+        from w2v.classes import kmeans, write_classes
+
+        found = kmeans(vectors.vectors, run.classes, iterations=10, init="word2vec")
+        write_classes(run.output, vectors.words, found.labels, order="vocab")
+    else:
+        vectors.save(run.output, binary=run.binary)
+    if run.debug > 0:
+        echo_summary(vectors, run.output, time.perf_counter() - write_start)
+
+
+def word2phrase_help() -> str:
+    from w2v.c_tools import WORD2PHRASE_FLAGS
+
+    return c_help(
+        "word2phrase's command line: join frequent pairs of words with '_' (as 'w2v phrases').\n\n"
+        "'w2v word2phrase -train text.txt -output phrases.txt -threshold 100 -debug 2' runs as ./word2phrase "
+        "does; run it again on its output for phrases of up to four words. An unknown flag is an error.",
+        WORD2PHRASE_FLAGS,
+    )
+
+
+@cli.command("word2phrase", context_settings=C_TOOL, help=word2phrase_help(), options_metavar="")
+@click.argument("args", nargs=-1, type=click.UNPROCESSED, metavar="-train FILE -output FILE [-flag VALUE]...")
+def word2phrase(args):
+    from w2v.c_tools import word2phrase_settings
+
+    settings = c_arguments(args, word2phrase_settings)
+    click.get_current_context().invoke(
+        phrases,
+        corpus=(settings["train"],),
+        output=settings["output"],
+        min_count=settings["min_count"],
+        threshold=settings["threshold"],
+        quiet=settings["debug"] == 0,
+    )
+
+
+def read_stdin_lines() -> Iterator[str]:
+    """Standard input's lines, read one at a time (a prompt is answered before the next)."""
+    return iter(sys.stdin.readline, "")
+
+
+def echo_session(texts: Iterator[str]) -> None:
+    """Print a C tool's output as it comes (prompts without a newline)."""
+    for text in texts:
+        click.echo(text, nl=False)
+
+
+@cli.command("distance", context_settings=CONTEXT)
+@click.argument("file")
+def distance(file):
+    """word2vec.c's distance: the 40 words closest to a word or to the sum of several.
+
+    Reads lines of words from stdin ('Enter word or sentence (EXIT to break): ')
+    and prints distance.c's table of words and cosines for each. FILE: vectors in
+    any word2vec format.
+    """
+    from w2v.c_tools import distance_session
+    from w2v.vectors import Vectors
+
+    echo_session(distance_session(Vectors.load(file), read_stdin_lines()))
+
+
+@cli.command("word-analogy", context_settings=CONTEXT)
+@click.argument("file")
+def word_analogy(file):
+    """word2vec.c's word-analogy: for 'A B C', the 40 words closest to B - A + C.
+
+    Note the order: 'man king woman' answers queen (w2v analogy takes 'king man
+    woman'). Reads lines from stdin ('Enter three words (EXIT to break): ') and
+    prints word-analogy.c's table for each.
+    """
+    from w2v.c_tools import word_analogy_session
+    from w2v.vectors import Vectors
+
+    echo_session(word_analogy_session(Vectors.load(file), read_stdin_lines()))
+
+
+@cli.command("compute-accuracy", context_settings=CONTEXT)
+@click.argument("file")
+@click.argument("threshold", type=click.IntRange(min=0), default=0, required=False)
+def compute_accuracy(file, threshold):
+    """word2vec.c's compute-accuracy: analogy accuracy of FILE on the questions of stdin.
+
+    'w2v compute-accuracy vectors.bin 30000 < questions-words.txt'. Only the
+    THRESHOLD most frequent words are read (0: all); words are upper-cased; a
+    question is answered by the best word for B - A + C other than A, B and C, and
+    skipped if one of its words is out of the vocabulary. Prints each section's
+    top-1 accuracy, the running total, semantic (first five sections) and syntactic
+    accuracy, then the questions seen, in compute-accuracy.c's format ('w2v eval'
+    grades as gensim does).
+    """
+    from w2v.c_tools import accuracy_report
+    from w2v.evaluate import parse_analogies, score_analogies
+    from w2v.vectors import Vectors
+
+    vectors = Vectors.load(file, limit=threshold or None)
+    questions = parse_analogies(read_stdin_lines(), "standard input")
+    result = score_analogies(vectors, questions, "-", restrict=None, rule="word2vec")
+    for line in accuracy_report(result):
+        click.echo(line)

@@ -2,10 +2,13 @@
 
 Words are the byte strings between ASCII whitespace (as word2vec.c reads them);
 they are never decoded here, so any bytes, valid UTF-8 or not, map to the same
-word every time. A newline ends a sentence; a sentence longer than
-``MAX_SENTENCE_TOKENS`` is cut into pieces of at most that many tokens and no
-token is dropped (word2vec.c cuts at 1000 and gensim at 10,000, silently
-dropping the rest of the line).
+word every time. A word is at most ``MAX_WORD_BYTES`` long: a longer run of
+non-whitespace is cut to its first ``MAX_WORD_BYTES`` bytes and counted once, the
+rest of the run dropped (word2vec.c's ReadWord does the same at 100 bytes), so a
+corpus has as many tokens as ``bytes.split`` finds. A newline ends a sentence; a
+sentence longer than ``MAX_SENTENCE_TOKENS`` is cut into pieces of at most that
+many tokens and no token is dropped (word2vec.c cuts at 1000 and gensim at
+10,000, silently dropping the rest of the line).
 
 Counted and encoded corpora mark the end of a sentence with ``SENTENCE_END`` (-1)
 among their word ids (``counting``, ``idstream``).
@@ -22,6 +25,7 @@ from w2v.errors import CorpusError
 from w2v.files import is_url, open_input, zstd
 
 BLOCK_BYTES = 1 << 20
+MAX_WORD_BYTES = 1 << 16  # longer runs of non-whitespace are data (base64, a file without spaces), not words
 MAX_SENTENCE_TOKENS = 10_000
 SENTENCE_END = -1
 WHITESPACE = b" \t\n\r\x0b\x0c"
@@ -32,7 +36,9 @@ def expand_sources(sources: Iterable[str | os.PathLike]) -> list[str]:
     """Resolve the user's corpus arguments into a list of readable sources.
 
     A folder becomes its files (recursively, sorted, hidden ones skipped); ``-``
-    is standard input; a URL (``scheme://``) is passed to smart_open as it is.
+    is standard input; a URL (``scheme://``) is passed to smart_open as it is; a
+    path that is neither a file nor a folder (a FIFO, ``/dev/stdin``, the
+    ``/dev/fd/N`` of a shell's ``<(command)``) is a stream, read once (``is_stream``).
     Raises CorpusError for a local path that does not exist or a folder with no files.
     """
     resolved = []
@@ -53,13 +59,84 @@ def expand_sources(sources: Iterable[str | os.PathLike]) -> list[str]:
             if not files:
                 raise CorpusError(f"corpus folder has no files: {text}")
             resolved.extend(files)
-        elif path.is_file():
+        elif path.exists():  # a file, or a stream
             resolved.append(text)
         else:
             raise CorpusError(f"corpus not found: {text}")
     if not resolved:
         raise CorpusError("no corpus given")
     return resolved
+
+
+def without_outputs(sources: Iterable[str], outputs: Iterable[str]) -> tuple[list[str], list[str]]:
+    """``sources`` split into those to read and those that are one of a run's ``outputs``
+    (files, or folders such as a checkpoint's, whose files are all outputs), compared by
+    real path, so that a folder corpus holding a run's output is not trained on it."""
+    targets = [os.path.realpath(path) for path in outputs]
+    kept: list[str] = []
+    skipped: list[str] = []
+    for source in sources:
+        real = "" if source == "-" or is_url(source) else os.path.realpath(source)
+        inside = any(real == target or real.startswith(os.path.join(target, "")) for target in targets)
+        (skipped if real and inside else kept).append(source)
+    return kept, skipped
+
+
+TEXT_SAMPLE_BYTES = 1 << 20  # what check_text reads of a source
+COMPRESSION_MAGIC = {  # magic bytes: the format and the extension that has it decompressed
+    b"\x1f\x8b": ("gzip", ".gz"),
+    b"BZh": ("bzip2", ".bz2"),
+    b"\xfd7zXZ\x00": ("xz", ".xz"),
+    b"\x28\xb5\x2f\xfd": ("zstd", ".zst"),
+}
+UTF16_MARKS = (b"\xff\xfe", b"\xfe\xff")
+CONTROL_BYTES = bytes(b for b in range(32) if b not in WHITESPACE) + b"\x7f"
+
+
+def check_text(source: str) -> str | None:
+    """Why ``source`` is clearly not text, from its first ``TEXT_SAMPLE_BYTES`` (decompressed
+    as its name says), or None. Not text: compressed data under a name that does not
+    say so (a compression format's magic bytes); UTF-16 (a byte-order mark, or more than a
+    quarter NUL bytes); binary data (more than a fifth not valid UTF-8 and more than a
+    twentieth control bytes: random bytes have 43% and 11%, while text in any 8-bit
+    encoding has no control bytes and a few are legitimate words). A stream (it would be
+    consumed), a URL, or a file that cannot be read (reading it will say why) is not checked."""
+    if is_url(source) or is_stream(source):
+        return None
+    try:
+        with open_source(source) as stream:
+            sample = stream.read(TEXT_SAMPLE_BYTES)
+    except (CorpusError, ValueError, *stream_errors()):  # type: ignore[misc]  # a tuple built at run time
+        return None
+    size = len(sample)
+    for magic, (name, extension) in COMPRESSION_MAGIC.items():
+        if sample.startswith(magic):
+            return (
+                f"it starts with {name}'s magic bytes ({magic.hex(' ')}): compressed data, "
+                f"read as text unless its name ends in {extension}"
+            )
+    if sample.startswith(UTF16_MARKS):
+        return "it starts with a UTF-16 byte-order mark: words are read as bytes; convert it to UTF-8 first"
+    nuls = sample.count(0)
+    if nuls > size // 4:
+        return f"{100 * nuls / size:.0f}% of its first megabyte are NUL bytes: UTF-16 text or binary data?"
+    invalid = size - len(sample.decode("utf-8", "ignore").encode("utf-8"))
+    control = size - len(sample.translate(None, CONTROL_BYTES))
+    if invalid > size // 5 and control > size // 20:
+        return (
+            f"its first megabyte looks like binary data ({100 * invalid / size:.0f}% not valid UTF-8, "
+            f"{100 * control / size:.0f}% control bytes)"
+        )
+    return None
+
+
+def is_stream(source: str) -> bool:
+    """Whether ``source`` can be read only once: ``-`` (standard input), or a local path
+    that exists and is neither a regular file nor a folder (a FIFO, a pipe's
+    ``/dev/fd/N``, a character device)."""
+    if source == "-":
+        return True
+    return not is_url(source) and os.path.exists(source) and not os.path.isfile(source) and not os.path.isdir(source)
 
 
 def open_source(source: str):
@@ -84,24 +161,30 @@ def stream_errors() -> tuple[type[Exception], ...]:
     return (OSError, EOFError, zlib.error, lzma.LZMAError, zstd().ZstdError)
 
 
-def read_chunks(source: str, block_bytes: int = BLOCK_BYTES) -> Iterator[bytes]:
+def read_chunks(source: str, block_bytes: int = BLOCK_BYTES, max_word: int = MAX_WORD_BYTES) -> Iterator[bytes]:
     """Yield the bytes of ``source`` in pieces of about ``block_bytes``, each ending
-    at whitespace, so that no token is split between two pieces.
+    at whitespace (or at the source's end), so that no word is split between two pieces.
 
-    A run of more than ``block_bytes`` bytes without whitespace is split into
-    tokens of at most ``block_bytes`` bytes, so that memory stays bounded.
+    A run of non-whitespace that reaches ``max_word`` bytes at the end of a read is
+    cut here: its first ``max_word`` bytes and a space end the piece and the rest of
+    the run is dropped, so a piece holds at most ``block_bytes + max_word`` bytes.
+    A longer run inside one piece is cut by the tokeniser (``line_words``,
+    ``chunkcounter.scan_chunk``).
     """
-    for chunk, _ in chunks_and_offsets(source, block_bytes):
+    for chunk, _ in chunks_and_offsets(source, block_bytes, max_word):
         yield chunk
 
 
-def chunks_and_offsets(source: str, block_bytes: int = BLOCK_BYTES) -> Iterator[tuple[bytes, int]]:
+def chunks_and_offsets(
+    source: str, block_bytes: int = BLOCK_BYTES, max_word: int = MAX_WORD_BYTES
+) -> Iterator[tuple[bytes, int]]:
     """``read_chunks``' pieces, each with the bytes of ``source`` read so far: of the
     file as stored (compressed bytes for a compressed file, to compare with its size),
     or, where that cannot be told (a pipe, a URL), of its content."""
     with open_source(source) as stream:
         descriptor = seekable_descriptor(stream)
-        carry = b""
+        carry = b""  # the run of non-whitespace the last read ended in: fewer than max_word bytes
+        dropping = False  # inside a run already cut at max_word bytes
         content = 0
         while True:
             try:
@@ -114,15 +197,18 @@ def chunks_and_offsets(source: str, block_bytes: int = BLOCK_BYTES) -> Iterator[
                 if carry:
                     yield carry, offset
                 return
+            if dropping:
+                first = FIRST_SPACE.search(block)
+                if first is None:
+                    continue
+                block, dropping = block[first.start() :], False
             data = carry + block
-            cut = max(data.rfind(c, max(len(carry) - 1, 0)) for c in WHITESPACE)
-            first = FIRST_SPACE.search(data)
-            run = first.start() if first else len(data)  # the leading run without whitespace
-            while run > block_bytes:  # cut it into tokens of block_bytes
-                yield data[:block_bytes] + b" ", offset
-                data, run, cut = data[block_bytes:], run - block_bytes, cut - block_bytes
+            cut = max(data.rfind(c, len(carry)) for c in WHITESPACE)
             carry = data[cut + 1 :]
-            if cut >= 0:
+            if len(carry) >= max_word:
+                yield data[: cut + 1] + carry[:max_word] + b" ", offset
+                carry, dropping = b"", True
+            elif cut >= 0:
                 yield data[: cut + 1], offset
 
 
@@ -149,6 +235,15 @@ def corpus_bytes(sources: Iterable[str]) -> int | None:
         except OSError:
             return None
     return total
+
+
+def line_words(line: bytes, max_word: int = MAX_WORD_BYTES) -> list[bytes]:
+    """The words of ``line``: its runs of non-whitespace (``bytes.split``), each cut to
+    its first ``max_word`` bytes."""
+    words = line.split()
+    if len(line) > max_word and max(map(len, words), default=0) > max_word:
+        return [word[:max_word] for word in words]
+    return words
 
 
 @dataclass
@@ -190,11 +285,15 @@ class SentenceCutter:
 
 def sentence_bytes(sentence: Iterable[str | bytes]) -> list[bytes]:
     """The words of one tokenised sentence as bytes: str words encoded as UTF-8
-    (surrogateescape, so bytes decoded that way come back unchanged). CorpusError for
-    a sentence given as a string, whose iteration would yield its characters."""
+    (surrogateescape, so bytes decoded that way come back unchanged), each cut to its
+    first ``MAX_WORD_BYTES`` bytes as a corpus file's would be. CorpusError for a
+    sentence given as a string, whose iteration would yield its characters."""
     if isinstance(sentence, (str, bytes)):
         raise CorpusError("a corpus of sentences must yield lists of words, not strings")
-    return [w if isinstance(w, bytes) else str(w).encode("utf-8", "surrogateescape") for w in sentence]
+    words = [w if isinstance(w, bytes) else str(w).encode("utf-8", "surrogateescape") for w in sentence]
+    if words and max(map(len, words)) > MAX_WORD_BYTES:
+        return [word[:MAX_WORD_BYTES] for word in words]
+    return words
 
 
 def source_list(corpus) -> list[str] | None:

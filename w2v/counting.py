@@ -44,6 +44,10 @@ class ProvisionalCounts(ABC):
     word's count is 0 and, seen again, it starts a new count under a new
     provisional id; a live word's count is at least 1.
 
+    Memory: ``counts`` takes 8 bytes per provisional id issued, live or pruned (16 for a
+    moment while it doubles), the one cost that grows with the ids and not with the
+    words held.
+
     Subclasses issue the ids (in order of first sight), say how many they issued
     (``issued``) and how many words they hold (``held``), give the words of ids
     and the ids of words (``words_of``, ``find``), and forget pruned words (``_forget``)."""
@@ -250,6 +254,11 @@ def count_words(corpus, prune_at: int = DEFAULT_PRUNE_AT, on_read: OnRead | None
 
 
 def check_not_empty(counter: ProvisionalCounts) -> None:
-    """CorpusError if ``counter`` counted no token."""
+    """CorpusError if ``counter`` counted no token, or pruned every word it counted."""
     if counter.tokens == 0:
         raise CorpusError("the corpus is empty: it holds no words")
+    if counter.held == 0:
+        raise CorpusError(
+            f"every word was pruned while counting (prune_at={counter.prune_at:,}: past that many distinct "
+            "words, the rarest are dropped): raise --prune-at"
+        )

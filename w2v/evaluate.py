@@ -10,11 +10,14 @@ that is not a case variant of one of them.
 
 Two standard sets ship with the package (``w2v/data/README.md`` gives their sources
 and licences): ``DEFAULT_ANALOGIES``, the Google analogy set, and
-``DEFAULT_SIMILARITY``, WordSim-353.
+``DEFAULT_SIMILARITY``, WordSim-353. ``rule="word2vec"`` grades as
+compute-accuracy.c does instead: the single best word other than the three
+question rows, and only if its cosine is positive.
 """
 
 import math
 import os
+from collections.abc import Iterable
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import NamedTuple, cast
@@ -27,6 +30,8 @@ from w2v.vectors import Vectors
 
 QUESTION_BATCH = 256
 GENSIM_TOPN = 5  # gensim looks at the 5 best answers for one that is not a question word
+RULES = ("gensim", "word2vec")  # how an answer is picked: see the module docstring
+NO_SECTION = "(none)"  # the section of questions before any ': section' header
 SCORE_COLUMNS = ("simlex999", "score", "similarity", "sim", "human (mean)", "relatedness", "mean")
 DATA = Path(__file__).parent / "data"
 DEFAULT_ANALOGIES = str(DATA / "questions-words.txt")  # Mikolov et al. 2013: 19,544 questions, 14 sections
@@ -152,12 +157,18 @@ def _read_lines(path: str, encoding: str = "utf-8") -> list[str]:
 
 
 def read_analogies(path: str | os.PathLike) -> Questions:
-    """Read ``: section`` headers and ``a b c d`` lines (blank lines ignored, other
-    lines counted as invalid). Questions before any header go to section ``"(none)"``."""
+    """Read an analogy file (see ``parse_analogies``)."""
     path = os.fspath(path)
+    return parse_analogies(_read_lines(path), path)
+
+
+def parse_analogies(lines: Iterable[str], source: str) -> Questions:
+    """Parse ``: section`` headers and ``a b c d`` lines (blank lines ignored, other
+    lines counted as invalid). Questions before any header go to section ``NO_SECTION``.
+    ``source`` names the input in the error raised when it holds no question."""
     out = Questions()
     current: list | None = None
-    for line in _read_lines(path):
+    for line in lines:
         if line.startswith(":"):
             current = []
             out.sections.append((line.lstrip(": ").strip(), current))
@@ -170,10 +181,10 @@ def read_analogies(path: str | os.PathLike) -> Questions:
             continue
         if current is None:
             current = []
-            out.sections.append(("(none)", current))
+            out.sections.append((NO_SECTION, current))
         current.append(tuple(words))
     if not any(q for _, q in out.sections):
-        raise FormatError(f"{path}: no analogy questions ('a b c d' lines) found")
+        raise FormatError(f"{source}: no analogy questions ('a b c d' lines) found")
     return out
 
 
@@ -225,17 +236,33 @@ def restricted_index(vectors: Vectors, restrict: int | None, case_insensitive: b
 def evaluate_analogies(
     vectors: Vectors,
     path: str | os.PathLike,
-    restrict: int = 30_000,
+    restrict: int | None = 30_000,
     case_insensitive: bool = True,
     method: str = "add",
+    rule: str = "gensim",
 ) -> AnalogyResult:
     """Accuracy on an analogy file, per section and overall (see the module docstring).
-    ``method="cosmul"`` (or its alias ``"mul"``) ranks answers by 3CosMul instead of 3CosAdd."""
-    method = analogy_method(method)
+    ``method="cosmul"`` (or its alias ``"mul"``) ranks answers by 3CosMul instead of 3CosAdd;
+    ``rule="word2vec"`` picks the answer as compute-accuracy.c does; ``restrict=None``: all words."""
     path = os.fspath(path)
-    questions = read_analogies(path)
-    index = restricted_index(vectors, restrict, case_insensitive)
-    rows = min(restrict, len(vectors))
+    return score_analogies(vectors, read_analogies(path), path, restrict, case_insensitive, method, rule)
+
+
+def score_analogies(
+    vectors: Vectors,
+    questions: Questions,
+    path: str,
+    restrict: int | None = 30_000,
+    case_insensitive: bool = True,
+    method: str = "add",
+    rule: str = "gensim",
+) -> AnalogyResult:
+    """``evaluate_analogies`` on questions already read (``path`` names their source)."""
+    method = analogy_method(method)
+    if rule not in RULES:
+        raise ValueError(f"unknown analogy rule {rule!r}: {' or '.join(RULES)}")
+    rows = len(vectors) if restrict is None else min(restrict, len(vectors))
+    index = restricted_index(vectors, rows, case_insensitive)
     unit = vectors.unit[:rows]
     upper = [w.upper() if case_insensitive else w for w in vectors.words[:rows]]
     sections, todo = [], []  # todo: (section, question's place in it, rows of a, b and c, the four keys)
@@ -253,23 +280,24 @@ def evaluate_analogies(
                 continue
             todo.append((section, len(section.questions) - 1, index[keys[0]], index[keys[1]], index[keys[2]], keys))
     for start in range(0, len(todo), QUESTION_BATCH):
-        _grade(todo[start : start + QUESTION_BATCH], unit, upper, method)
+        _grade(todo[start : start + QUESTION_BATCH], unit, upper, method, rule)
     return AnalogyResult(
         path=path,
         sections=sections,
         questions=total,
         skipped=skipped,
         invalid=questions.invalid,
-        restrict=restrict,
+        restrict=rows if restrict is None else restrict,
         case_insensitive=case_insensitive,
         method=method,
     )
 
 
-def _grade(batch: list, unit: np.ndarray, upper: list[str], method: str) -> None:
+def _grade(batch: list, unit: np.ndarray, upper: list[str], method: str, rule: str) -> None:
     """Answer a batch of questions ``(section, place, rows of a, b and c, the four keys)``
     over the (rows, D) ``unit`` vectors, whose keys are ``upper``, and note each answer
-    in its section: the best of the top ``GENSIM_TOPN`` that is not a question word."""
+    in its section: the best of the top ``GENSIM_TOPN`` that is not a question word
+    (``rule`` gensim), or the best with a positive score (word2vec)."""
     rows = len(unit)
     a = unit[[q[2] for q in batch]]
     b = unit[[q[3] for q in batch]]
@@ -283,11 +311,14 @@ def _grade(batch: list, unit: np.ndarray, upper: list[str], method: str) -> None
         cand = best[:, j]
         cand_scores = scores[cand, j]
         ranked = [int(r) for r in cand[np.lexsort((cand, -cand_scores))] if r not in (ia, ib, ic)]
-        predicted = None
-        for r in ranked[:GENSIM_TOPN]:
-            predicted = upper[r]
-            if predicted not in keys[:3]:
-                break
+        if rule == "word2vec":  # compute-accuracy.c: its best starts at score 0
+            predicted = upper[ranked[0]] if ranked and scores[ranked[0], j] > 0 else None
+        else:
+            predicted = None
+            for r in ranked[:GENSIM_TOPN]:
+                predicted = upper[r]
+                if predicted not in keys[:3]:
+                    break
         section.answers[place] = predicted == keys[3]
 
 

@@ -1,9 +1,12 @@
-"""Writing outputs safely: never half-written, never replacing a device or a pipe."""
+"""Writing outputs safely: never half-written, never replacing a device or a pipe,
+never writing through a link planted beside the output."""
 
 import os
+import stat
 import sys
+import tempfile
 from collections.abc import Iterator
-from contextlib import contextmanager
+from contextlib import contextmanager, suppress
 from typing import BinaryIO, Literal
 
 from w2v.errors import W2VError
@@ -28,36 +31,61 @@ def binary_name(path: str) -> bool:
     return (path[: -len(extension)] if extension else path).endswith(".bin")
 
 
-def open_file(path: str, mode: Literal["rb", "wb"], extension: str | None) -> BinaryIO:
-    """A local file opened in binary ``mode`` (``"rb"``, ``"wb"``), compressed as
+def open_file(file: str | BinaryIO, mode: Literal["rb", "wb"], extension: str | None) -> BinaryIO:
+    """A local file (a path, or a binary file object already open, returned as it is
+    when not compressed) in binary ``mode`` (``"rb"``, ``"wb"``), compressed as
     ``extension`` says (one of ``COMPRESSED``; None: not compressed) through the
     standard library (zstd: ``backports.zstd`` before Python 3.14). smart_open is for
     URLs only: importing it costs 0.15-0.2 s and 26 MB."""
     if extension == ".gz":
         import gzip
 
-        return gzip.open(path, mode)  # type: ignore[return-value]  # typeshed: not a BinaryIO, but one
+        return gzip.open(file, mode)  # type: ignore[return-value]  # typeshed: not a BinaryIO, but one
     if extension == ".bz2":
         import bz2
 
-        return bz2.open(path, mode)  # type: ignore[return-value]
+        return bz2.open(file, mode)  # type: ignore[return-value]
     if extension == ".xz":
         import lzma
 
-        return lzma.open(path, mode)  # type: ignore[return-value]
+        return lzma.open(file, mode)  # type: ignore[return-value]
     if extension == ".zst":
-        return zstd().open(path, mode)  # type: ignore[return-value]
-    return open(path, mode)
+        return zstd().open(file, mode)  # type: ignore[return-value]
+    return open(file, mode) if isinstance(file, str) else file
+
+
+# URL schemes and the extra of w2v (pyproject.toml) that installs smart_open's support for them
+URL_EXTRAS = {
+    **dict.fromkeys(("http", "https", "webhdfs"), "http"),
+    **dict.fromkeys(("s3", "s3a", "s3n", "s3u"), "s3"),
+    "gs": "gcs",
+    "azure": "azure",
+    **dict.fromkeys(("ssh", "scp", "sftp"), "ssh"),
+}
 
 
 def open_input(path: str) -> BinaryIO:
     """``path`` opened for binary reading: a URL (``scheme://``) through smart_open,
-    a local file through ``open_file``, decompressed as its extension says."""
+    a local file through ``open_file``, decompressed as its extension says. A URL
+    whose transport smart_open lacks the packages for is a W2VError naming the extra
+    to install (``pip install 'w2v[s3]'``)."""
     if is_url(path):
         import smart_open  # only for URLs: it costs 0.15-0.2 s and 26 MB to import
 
-        return smart_open.open(path, "rb")
+        try:
+            return smart_open.open(path, "rb")
+        except ImportError as err:  # smart_open's message: five lines, naming its own extra
+            raise missing_transport(path, err) from None
     return open_file(path, "rb", compression_of(path))
+
+
+def missing_transport(url: str, err: ImportError) -> W2VError:
+    """The one-line error for a URL whose smart_open transport lacks its packages."""
+    scheme = url.split("://", 1)[0].lower()
+    extra = URL_EXTRAS.get(scheme)
+    if extra is None:
+        return W2VError(f"reading {scheme}:// URLs needs a package that is missing: {str(err).splitlines()[0]}")
+    return W2VError(f"reading {scheme}:// URLs needs smart_open's {extra} support: pip install 'w2v[{extra}]'")
 
 
 def zstd():
@@ -75,29 +103,77 @@ def is_special(path: str) -> bool:
     return os.path.exists(path) and not os.path.isfile(path)
 
 
+def read_umask() -> int:
+    """The process's umask. Reading it means setting it for a moment (0o077 meanwhile,
+    so that a file another thread creates then is never more open than it should be),
+    so it is read once, at import."""
+    mask = os.umask(0o077)
+    os.umask(mask)
+    return mask
+
+
+UMASK = read_umask()
+
+
+def output_target(path: str) -> str:
+    """The file that writing ``path`` replaces: ``path`` itself, or, when it is a symlink,
+    the file it leads to (the link is kept). A link that Linux's ``protected_symlinks``
+    would not follow is refused (W2VError): one in a sticky world-writable folder such
+    as /tmp, owned by neither this user nor the folder's owner."""
+    if not os.path.islink(path):
+        return path
+    link, folder = os.lstat(path), os.stat(os.path.dirname(os.path.abspath(path)))
+    shared = folder.st_mode & stat.S_ISVTX and folder.st_mode & stat.S_IWOTH
+    if shared and hasattr(os, "geteuid") and link.st_uid not in (os.geteuid(), folder.st_uid):
+        raise W2VError(f"not writing through {path}: a symlink of another user in a shared folder")
+    return os.path.realpath(path)
+
+
+def finished_mode(target: str) -> int:
+    """The permission bits a finished output gets: those of the file it replaces, else
+    what ``open`` gives a new file (0o666 less the umask)."""
+    try:
+        return stat.S_IMODE(os.stat(target).st_mode) & 0o777  # never set-id bits
+    except FileNotFoundError:
+        return 0o666 & ~UMASK
+
+
 @contextmanager
 def atomic_output(path: str, compress: bool = False) -> Iterator[BinaryIO]:
-    """A binary file object for ``path``, written beside it and renamed over it when
-    the block ends without an error (so an interrupted or failed write leaves no
-    half-written file and any old file untouched). A device or FIFO is written in
-    place, ``-`` is standard output, and with ``compress`` a .gz/.bz2/.xz/.zst name
-    is compressed. OSError becomes a one-line W2VError naming ``path``."""
+    """A binary file object for ``path``, written to a temporary file beside it and
+    renamed over it when the block ends without an error (so an interrupted or failed
+    write leaves no half-written file and any old file untouched). The temporary file
+    has an unpredictable name (``.NAME.XXXXXXXX.tmp``) and is created exclusively, so a
+    link planted in the folder is never written through; the finished file has the
+    permissions of the one it replaces, or a new file's. ``path`` naming a symlink: the
+    file it leads to is replaced (``output_target``). A device or FIFO is written in
+    place, ``-`` is standard output, and with ``compress`` a .gz/.bz2/.xz/.zst name is
+    compressed. OSError becomes a one-line W2VError naming ``path``."""
     if path == "-":
         yield sys.stdout.buffer
         sys.stdout.buffer.flush()
         return
-    special = is_special(path)
-    target = path if special else f"{path}.tmp{os.getpid()}"
+    extension = compression_of(path) if compress else None
     try:
-        with open_file(target, "wb", compression_of(path) if compress else None) as out:
-            yield out
-        if not special:
-            os.replace(target, path)
-    except OSError as err:
-        raise W2VError(f"cannot write {path}: {err.strerror}") from None
-    finally:
-        if not special and os.path.exists(target):
-            os.unlink(target)
+        if is_special(path):
+            with open_file(path, "wb", extension) as out:
+                yield out
+            return
+        target = output_target(path)
+        folder, name = os.path.split(os.path.abspath(target))
+        mode = finished_mode(target)
+        fd, temporary = tempfile.mkstemp(dir=folder, prefix=f".{name}.", suffix=".tmp")
+        try:
+            os.fchmod(fd, mode)
+            with os.fdopen(fd, "wb") as raw, open_file(raw, "wb", extension) as out:
+                yield out
+            os.replace(temporary, target)
+        except BaseException:
+            with suppress(OSError):
+                os.unlink(temporary)
+            raise
+    except OSError as err:  # numpy's tofile raises one without strerror ("N requested and 0 written")
+        raise W2VError(f"cannot write {path}: {err.strerror or err}") from None
 
 
 def write_atomic(path: str, data: bytes) -> None:
@@ -111,7 +187,7 @@ def check_writable(path: str) -> None:
     the work that would write it."""
     if not path:
         raise W2VError("empty output path ''")
-    folder = os.path.dirname(os.path.abspath(path))
+    folder = os.path.dirname(os.path.realpath(output_target(path)))  # a symlink's target is what is replaced
     if os.path.isdir(path):
         raise W2VError(f"output path is a folder: {path}")
     if not os.path.isdir(folder):

@@ -5,7 +5,8 @@ one space, D little-endian float32 and a newline. Text format: the same header,
 then per line the word and D values separated by single spaces.
 
 Words are ``str``; bytes that are not UTF-8 are kept with ``surrogateescape`` so a
-word is written back exactly as it was read from the corpus.
+word is written back exactly as it was read from the corpus. A word is any bytes
+but ASCII whitespace, control bytes (NUL, ESC) included, as a corpus' words are.
 
 ``load_vectors`` reads the files of word2vec.c (binary records end in a newline),
 gensim (binary records without it), fastText ``.vec`` and this project, text or
@@ -23,17 +24,20 @@ from collections.abc import Sequence
 
 import numpy as np
 
-from w2v.corpus import BLOCK_BYTES, stream_errors
+from w2v.corpus import stream_errors
 from w2v.errors import FormatError, W2VError, plural
 from w2v.files import COMPRESSED, atomic_output, binary_name, is_url, open_input
 
 WRITE_ROWS = 4096  # rows formatted per write
 READ_CHUNK = 1 << 24  # bytes read at a time
-MAX_WORD_BYTES = BLOCK_BYTES  # the corpus's longest token: a longer "word" means a damaged record
-VALUE_BYTES = 64  # a text record longer than MAX_WORD_BYTES + this much a value is damaged
+# The longest word read: a longer "word" means a damaged record. 16 times the longest corpus
+# word (corpus.MAX_WORD_BYTES), so that other tools' files with longer words read too.
+READ_WORD_BYTES = 1 << 20
+VALUE_BYTES = 64  # a text record longer than READ_WORD_BYTES + this much a value is damaged
 HEADER_BYTES = 256
-DETECT_BYTES = 1 << 16
-_CONTROL = re.compile(rb"[\x00-\x1f\x7f]")
+DETECT_BYTES = 1 << 16  # of values read to detect the format, after the first word
+_NOT_IN_WORD = re.compile(rb"[\t\n\r\x0b\x0c]")  # ASCII whitespace but the space that ends a binary word
+_NEWLINES = re.compile(rb"\n*")
 _PRINTABLE = bytes(range(0x20, 0x7F)) + b"\t\r"
 
 
@@ -68,27 +72,36 @@ def write_vectors(out, words: Sequence[str], vectors: np.ndarray, binary: bool) 
     """Write the header and records to the binary file object ``out``."""
     count, dim = vectors.shape
     out.write(b"%d %d\n" % (count, dim))
-    row_format = " ".join(["%.6g"] * dim).encode() + b"\n"
     for start in range(0, count, WRITE_ROWS):
         block = np.ascontiguousarray(vectors[start : start + WRITE_ROWS], dtype="<f4")
         names = [encode_word(w) for w in words[start : start + WRITE_ROWS]]
         if binary:
             out.write(b"".join(name + b" " + row.tobytes() + b"\n" for name, row in zip(names, block, strict=True)))
         else:
-            out.write(
-                b"".join(name + b" " + row_format % tuple(row) for name, row in zip(names, block.tolist(), strict=True))
-            )
+            out.write(text_records(names, block))
+
+
+def text_records(names: Sequence[bytes], rows: np.ndarray) -> bytes:
+    """Text-format records, ``word v1 ... vD\\n`` with values as ``%.6g``, of the words
+    ``names`` and their (n, D) float32 ``rows``."""
+    row_format = " ".join(["%.6g"] * rows.shape[1]).encode() + b"\n"
+    return b"".join(name + b" " + row_format % tuple(row) for name, row in zip(names, rows.tolist(), strict=True))
 
 
 def save_npy(path: str | os.PathLike, words: Sequence[str], vectors: np.ndarray) -> str:
     """Write ``vectors`` (V, D) as ``path`` (``.npy``, float32) and ``words``, one a line,
     beside it as ``<stem>.vocab.txt``; returns the vocabulary's path. Both are written
-    beside their names and renamed, the vocabulary first: if it fails, neither is replaced."""
+    beside their names and renamed, the vocabulary first: if it fails, neither is replaced.
+    A failure names the file that failed."""
     path = os.fspath(path)
     vocab = npy_vocab_path(path)
-    with atomic_output(path) as out, atomic_output(vocab) as words_out:
-        np.save(out, np.ascontiguousarray(vectors, dtype=np.float32))
-        words_out.write(b"".join(encode_word(w) + b"\n" for w in words))
+    matrix = np.ascontiguousarray(vectors, dtype=np.float32)
+    with atomic_output(path) as out:
+        np.lib.format.write_array_header_1_0(out, np.lib.format.header_data_from_array_1_0(matrix))
+        out.write(matrix.data)  # not np.save: its tofile reports a full disk without the reason
+        out.flush()  # the matrix's write errors show here, before the vocabulary is renamed
+        with atomic_output(vocab) as words_out:
+            words_out.write(b"".join(encode_word(w) + b"\n" for w in words))
     return vocab
 
 
@@ -154,7 +167,7 @@ def detect_format(path: str | os.PathLike) -> str:
     with _opened(path) as fin:
         try:
             _count, dim = read_header(fin, path)
-            sample = fin.read(DETECT_BYTES)
+            sample = fin.read(2 + READ_WORD_BYTES + min(4 * dim, DETECT_BYTES))  # a newline, the word, a space
         except stream_errors() as err:
             raise FormatError(f"{path}: cannot read: {err}") from None
     return "binary" if looks_binary(sample, dim) else "text"
@@ -226,7 +239,9 @@ def _check_size(fin, path: str, fmt: str, count: int, dim: int, n: int) -> None:
 
 def _read_binary(fin, path: str, count: int, out: np.ndarray, check_end: bool) -> list[str]:
     """Fill ``out`` from binary records: word bytes (after any newlines, which word2vec.c
-    writes after each record and gensim does not), a space, ``4*dim`` bytes of float32."""
+    writes after each record and gensim does not), a space, ``4*dim`` bytes of float32.
+    A word is 1 to ``READ_WORD_BYTES`` bytes without ASCII whitespace; anything else is
+    the sign of a damaged file."""
     n, dim = out.shape
     size = 4 * dim
     target = out.data.cast("B") if n else None  # (an empty view cannot be cast)
@@ -236,20 +251,19 @@ def _read_binary(fin, path: str, count: int, out: np.ndarray, check_end: bool) -
     eof = False
     i = 0
     while i < n:
-        space = buf.find(b" ", pos, pos + MAX_WORD_BYTES)
+        if buf.startswith(b"\n", pos):
+            pos = _NEWLINES.match(buf, pos).end()  # type: ignore[union-attr]  # it matches here
+        space = buf.find(b" ", pos, pos + READ_WORD_BYTES + 1)
         if space < 0 or space + 1 + size > len(buf):
+            if space < 0 and len(buf) - pos > READ_WORD_BYTES:
+                raise _bad_word(path, i, buf[pos : pos + 40])
             if eof:
-                rest = buf[pos:].lstrip(b"\n")
-                if not rest:
+                if pos == len(buf):
                     raise FormatError(f"{path}: file ends after record {i:,}; the header promises {count:,}")
-                if space < 0 and len(buf) - pos >= MAX_WORD_BYTES:
-                    raise _bad_word(path, i, buf[pos : pos + 40])
                 raise FormatError(
                     f"{path}: record {i + 1:,} is truncated: the file ends inside it "
                     f"(the header promises {plural(count, 'record')} of {plural(dim, 'float32 value')})"
                 )
-            if space < 0 and len(buf) - pos >= MAX_WORD_BYTES:
-                raise _bad_word(path, i, buf[pos : pos + 40])
             chunk = fin.read(READ_CHUNK)
             eof = not chunk
             buf = buf[pos:] + chunk
@@ -257,10 +271,8 @@ def _read_binary(fin, path: str, count: int, out: np.ndarray, check_end: bool) -
             source = memoryview(buf)
             continue
         raw = buf[pos:space]
-        if raw.startswith(b"\n"):
-            raw = raw.lstrip(b"\n")
-        if not raw or _CONTROL.search(raw):
-            raise _bad_word(path, i, buf[pos:space])
+        if not raw or _NOT_IN_WORD.search(raw):
+            raise _bad_word(path, i, raw)
         words.append(decode_word(raw))
         assert target is not None  # n > 0 here: a record was read
         target[i * size : (i + 1) * size] = source[space + 1 : space + 1 + size]
@@ -288,7 +300,7 @@ def _read_text(fin, path: str, count: int, out: np.ndarray, check_end: bool) -> 
     """Fill ``out`` from text lines ``word v1 ... vD`` (trailing spaces allowed), read in
     chunks of lines and converted by numpy a chunk at a time."""
     n, dim = out.shape
-    longest = MAX_WORD_BYTES + VALUE_BYTES * dim
+    longest = READ_WORD_BYTES + VALUE_BYTES * dim
     words: list[str] = []
     extra: list[bytes] = []
     i = 0
@@ -376,7 +388,8 @@ def _text_value_error(path, parts, first) -> None:
 
 def _load_npy(path: str, limit: int | None) -> tuple[list[str], np.ndarray]:
     """The words and matrix of an ``.npy`` export (read through a memory map, so that
-    ``limit`` rows are all that is copied)."""
+    ``limit`` rows are all that is copied). FormatError for a damaged header or a
+    matrix that does not hold numbers."""
     vocab = npy_vocab_path(path)
     try:
         matrix = np.load(path, mmap_mode="r", allow_pickle=False)
@@ -384,8 +397,12 @@ def _load_npy(path: str, limit: int | None) -> tuple[list[str], np.ndarray]:
             words = [decode_word(line.rstrip(b"\r\n")) for line in fin]
     except FileNotFoundError as err:
         raise W2VError(f"file not found: {err.filename}") from None
-    except (OSError, ValueError) as err:
-        raise FormatError(f"{path}: not a readable .npy matrix: {err}") from None
+    except OSError as err:
+        raise FormatError(f"{path}: not a readable .npy matrix: {err.strerror or err}") from None
+    except Exception as err:  # numpy's header parser raises many types (SyntaxError, OverflowError ...)
+        raise FormatError(f"{path}: not a readable .npy matrix: {str(err).splitlines()[0][:200]}") from None
+    if matrix.dtype.kind not in "fiu":
+        raise FormatError(f"{path}: the matrix holds {matrix.dtype} values, not real numbers")
     if matrix.ndim != 2 or matrix.shape[0] != len(words):
         raise FormatError(f"{path}: matrix of shape {matrix.shape} but {plural(len(words), 'word')} in {vocab}")
     n = len(words) if limit is None else min(limit, len(words))
@@ -438,7 +455,7 @@ def _read_headerless(fin, path: str, most: int, dim: int) -> tuple[list[str], np
     words: list[str] = []
     seen = 0  # lines read, blank ones included
     while len(words) < most:
-        lines = _read_lines(fin, READ_CHUNK, MAX_WORD_BYTES + VALUE_BYTES * dim)
+        lines = _read_lines(fin, READ_CHUNK, READ_WORD_BYTES + VALUE_BYTES * dim)
         if not lines:
             break
         kept = [(seen + j + 1, line.split(None, 1)) for j, line in enumerate(lines) if line.strip()]

@@ -135,7 +135,7 @@ class Encoded:
     digest: int  # CRC-32 of the id stream: a resumed run checks it reads the same corpus
 
 
-def encode_corpus(
+def _encode_corpus(
     corpus, config: TrainConfig, workdir: str, choose: VocabChooser | None = None, on_read: OnRead | None = None
 ) -> Encoded:
     """One pass over ``corpus`` (``counting.count_corpus``): count words and write
@@ -167,3 +167,15 @@ def encode_corpus(
             writer.write(mapped)
             digest = zlib.crc32(mapped.tobytes(), digest)
     return Encoded(vocab, writer.finish(), counter.tokens, digest)
+
+
+def encode_corpus(
+    corpus, config: TrainConfig, workdir: str, choose: VocabChooser | None = None, on_read: OnRead | None = None
+) -> Encoded:
+    """``_encode_corpus``, with an OSError of its id files in ``workdir`` (a full
+    ``$TMPDIR``, mostly) raised as one CorpusError line; reading the corpus itself
+    raises CorpusError already."""
+    try:
+        return _encode_corpus(corpus, config, workdir, choose, on_read)
+    except OSError as err:
+        raise CorpusError(f"cannot write the encoded corpus in {workdir} ($TMPDIR): {err.strerror or err}") from None

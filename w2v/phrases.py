@@ -32,10 +32,19 @@ from dataclasses import dataclass, field
 from typing import cast
 
 from w2v.config import DEFAULT_PRUNE_AT
-from w2v.corpus import BLOCK_BYTES, MAX_SENTENCE_TOKENS, chunks_and_offsets, corpus_bytes, sentence_bytes, source_list
+from w2v.corpus import (
+    BLOCK_BYTES,
+    MAX_SENTENCE_TOKENS,
+    chunks_and_offsets,
+    corpus_bytes,
+    is_stream,
+    line_words,
+    sentence_bytes,
+    source_list,
+)
 from w2v.counting import OnRead, ReadStatus, WordCounter
 from w2v.errors import ConfigError, CorpusError, FormatError
-from w2v.files import atomic_output, write_atomic
+from w2v.files import atomic_output, compression_of, write_atomic
 
 SCORINGS = ("default", "npmi")
 DEFAULT_THRESHOLD = {"default": 100.0, "npmi": 0.5}
@@ -186,9 +195,9 @@ def pieces_of_sources(
     sources: Sequence[str], block_bytes: int = BLOCK_BYTES, on_read: OnRead | None = None
 ) -> Iterator[Piece]:
     """The lines of ``sources`` as pieces, read in bounded chunks (a line may come in
-    several pieces; the last one has ``line_end`` True). Each source ends a line.
-    ``on_read(ReadStatus)`` (bytes and tokens; no distinct words) is called as reading
-    starts and after each chunk."""
+    several pieces; the last one has ``line_end`` True), their words cut as
+    ``corpus.line_words`` cuts them. Each source ends a line. ``on_read(ReadStatus)``
+    (bytes and tokens; no distinct words) is called as reading starts and after each chunk."""
     total = corpus_bytes(sources) if on_read is not None else None
     done = tokens = 0  # bytes of the sources before this one; tokens so far
     if on_read is not None:
@@ -199,12 +208,12 @@ def pieces_of_sources(
         for chunk, offset in chunks_and_offsets(source, block_bytes):
             lines = chunk.split(b"\n")
             for line in lines[:-1]:
-                words = line.split()
+                words = line_words(line)
                 tokens += len(words)
                 yield words, True
                 open_words = False
             if lines[-1]:
-                words = lines[-1].split()
+                words = line_words(lines[-1])
                 tokens += len(words)
                 open_words = open_words or bool(words)
                 yield words, False
@@ -289,7 +298,8 @@ def learn_phrases(
     on_read: Callable[[int, ReadStatus], None] | None = None,
 ) -> PhraseTable:
     """Detect phrases in ``corpus``: a path, URL, or a list of them (read ``passes``
-    times; not ``-``), or a re-iterable of tokenised sentences (lists of str).
+    times; not ``-`` nor another stream, see ``spooled_streams``), or a re-iterable of
+    tokenised sentences (lists of str).
     ``threshold``: 100 for ``default`` scoring, 0.5 for ``npmi`` when not given.
     ``on_read(pass_number, ReadStatus)`` follows the reading of files, pass by pass (from 1).
 
@@ -319,8 +329,12 @@ def corpus_pieces(corpus: Corpus, once: bool = False) -> Callable[[OnRead | None
     and iterators are fine). Tokenised sentences are not reported to ``on_read``."""
     sources = source_list(corpus)
     if sources is not None:
-        if "-" in sources and not once:
-            raise CorpusError("phrases read the corpus more than once: spool standard input to a file first")
+        streams = [s for s in sources if is_stream(s)] if not once else []
+        if streams:
+            raise CorpusError(
+                f"phrases read the corpus more than once: {streams[0]} is a stream "
+                "(standard input or a pipe) that can be read only once; spool it to a file first"
+            )
         return lambda on_read: pieces_of_sources(sources, on_read=on_read)
     sentences = cast(Iterable[Sequence[str]], corpus)
     if iter(sentences) is sentences and not once:
@@ -393,14 +407,32 @@ def write_phrased(corpus: Corpus, table: PhraseTable, output: str, on_read: OnRe
 
 
 @contextmanager
-def spooled_stdin(sources: Sequence[str]) -> Iterator[list[str]]:
-    """``sources`` with ``-`` replaced by a temporary copy of standard input, so that
-    it can be read more than once."""
-    if "-" not in sources:
+def spooled_streams(sources: Sequence[str]) -> Iterator[list[str]]:
+    """``sources`` with each stream (``-``, a FIFO, a pipe's ``/dev/fd/N``: ``corpus.is_stream``)
+    replaced by a temporary copy, named with its compressed extension, so that it can be
+    read more than once."""
+    if not any(is_stream(s) for s in sources):
         yield list(sources)
         return
     with tempfile.TemporaryDirectory(prefix="w2v-phrases-") as folder:
-        copy = os.path.join(folder, "stdin.txt")
+        copies = []
+        for index, source in enumerate(sources):
+            if is_stream(source):
+                copy = os.path.join(folder, f"stream{index}{compression_of(source) or ''}")
+                spool(source, copy)
+                source = copy
+            copies.append(source)
+        yield copies
+
+
+def spool(stream: str, copy: str) -> None:
+    """Copy the bytes of ``stream`` (``-``: standard input) to the file ``copy``."""
+    try:
         with open(copy, "wb") as out:
-            shutil.copyfileobj(sys.stdin.buffer, out, 1 << 20)
-        yield [copy if s == "-" else s for s in sources]
+            if stream == "-":
+                shutil.copyfileobj(sys.stdin.buffer, out, BLOCK_BYTES)
+            else:
+                with open(stream, "rb") as source:
+                    shutil.copyfileobj(source, out, BLOCK_BYTES)
+    except OSError as err:
+        raise CorpusError(f"cannot copy {stream} to {copy}: {err.strerror or err}") from None

@@ -16,9 +16,11 @@ converts to and from gensim's class (``to_gensim``, ``from_gensim``).
 
 import difflib
 import os
+import re
 import warnings
 from collections.abc import Sequence
 from dataclasses import dataclass, field
+from typing import overload
 
 import numpy as np
 
@@ -31,6 +33,7 @@ from w2v.vectorfiles import load_any
 SUGGEST_CANDIDATES = 50_000  # spelling suggestions look among this many most frequent words
 Key = str | int | np.integer  # a word, or a row number
 Query = Key | np.ndarray | tuple  # also a (D,) vector, or a (word or vector, weight) pair
+QueryTerms = Query | Sequence[Query] | None
 
 
 @dataclass
@@ -308,10 +311,24 @@ class Vectors:
 
     # --- nearest neighbours ------------------------------------------------------------
 
+    @overload
     def most_similar(
         self,
-        positive: Query | Sequence[Query] | None = None,
-        negative: Query | Sequence[Query] | None = None,
+        positive: QueryTerms = None,
+        negative: QueryTerms = None,
+        topn: int = 10,
+        restrict_vocab: int | None = None,
+    ) -> list[tuple[str, float]]: ...
+
+    @overload
+    def most_similar(
+        self, positive: QueryTerms = None, negative: QueryTerms = None, *, topn: None, restrict_vocab: int | None = None
+    ) -> np.ndarray: ...
+
+    def most_similar(
+        self,
+        positive: QueryTerms = None,
+        negative: QueryTerms = None,
         topn: int | None = 10,
         restrict_vocab: int | None = None,
     ) -> list[tuple[str, float]] | np.ndarray:
@@ -329,10 +346,24 @@ class Vectors:
         exclude = {row for _, _, row in terms if row is not None}
         return self._best(query[:, None], topn, exclude, restrict_vocab)
 
+    @overload
     def most_similar_cosmul(
         self,
-        positive: Query | Sequence[Query] | None = None,
-        negative: Query | Sequence[Query] | None = None,
+        positive: QueryTerms = None,
+        negative: QueryTerms = None,
+        topn: int = 10,
+        restrict_vocab: int | None = None,
+    ) -> list[tuple[str, float]]: ...
+
+    @overload
+    def most_similar_cosmul(
+        self, positive: QueryTerms = None, negative: QueryTerms = None, *, topn: None, restrict_vocab: int | None = None
+    ) -> np.ndarray: ...
+
+    def most_similar_cosmul(
+        self,
+        positive: QueryTerms = None,
+        negative: QueryTerms = None,
         topn: int | None = 10,
         restrict_vocab: int | None = None,
     ) -> list[tuple[str, float]] | np.ndarray:
@@ -406,7 +437,7 @@ class UnknownWordError(W2VError, KeyError):
     def __init__(self, word: str, suggestions: Sequence[str] = ()):
         self.word = word
         self.suggestions = list(suggestions)
-        message = f"word not in vocabulary: {display_word(word)!r}"
+        message = f"word not in vocabulary: '{display_word(word)}'"
         if self.suggestions:
             message += " (did you mean: " + ", ".join(display_word(w) for w in self.suggestions) + "?)"
         super().__init__(message)
@@ -415,6 +446,12 @@ class UnknownWordError(W2VError, KeyError):
         return str(self.args[0])  # the message itself, not KeyError's repr of it
 
 
+CONTROL_CHARACTERS = re.compile("[\x00-\x1f\x7f-\x9f]")  # C0, DEL and C1
+
+
 def display_word(word: str) -> str:
-    """``word`` printable: bytes that are not UTF-8 become U+FFFD."""
-    return encode_word(word).decode("utf-8", "replace")
+    """``word`` (or any text from a file) safe to print on a terminal: bytes that are not
+    UTF-8 become U+FFFD, and control characters, which could move the cursor, set the
+    window's title or start a terminal's escape sequence, become ``\\xHH``."""
+    shown = encode_word(word).decode("utf-8", "replace")
+    return CONTROL_CHARACTERS.sub(lambda control: f"\\x{ord(control.group()):02x}", shown)
