@@ -60,3 +60,69 @@ def test_on_progress(sentences):
     assert all(a[0] <= b[0] for a, b in itertools.pairwise(calls))
     assert all(isinstance(c[0], int) and isinstance(c[1], int) for c in calls)
     assert alpha > 0
+
+
+@pytest.mark.parametrize(
+    ("keyword", "value", "hint"),
+    [
+        ("vector_size", 10, "vector_size is gensim's name: use dim=10"),
+        ("size", 10, "size is gensim's name: use dim=10"),
+        ("sg", 1, "sg is gensim's name: use model='skipgram'"),
+        ("sg", 0, "sg is gensim's name: use model='cbow'"),
+        ("workers", 3, "workers is gensim's name: use threads=3"),
+        ("iter", 2, "iter is gensim's name: use epochs=2"),
+        ("max_vocab_size", 1000, "max_vocab_size is gensim's name: use prune_at=1000 (distinct words held"),
+        ("max_final_vocab", 50, "max_final_vocab is gensim's name: use max_vocab=50"),
+        ("compute_loss", True, "compute_loss is gensim's name: use nothing: the loss is always computed"),
+        ("callbacks", [], "callbacks is gensim's name: use on_epoch_end=function(epoch, loss)"),
+    ],
+)
+def test_gensim_training_keywords_name_w2v_settings(sentences, keyword, value, hint):
+    with pytest.raises(w2v.W2VError) as caught:
+        w2v.train(sentences, **{keyword: value})
+    assert str(caught.value).startswith(hint)
+
+
+def test_gensim_corpus_keywords_and_no_corpus(sentences):
+    with pytest.raises(w2v.W2VError, match=r"^sentences is gensim's name: use w2v.train\(sentences, \.\.\.\)"):
+        w2v.train(sentences=sentences, vector_size=10)
+    with pytest.raises(w2v.W2VError, match=r"^corpus_file is gensim's name: use w2v.train\('c.txt', \.\.\.\)"):
+        w2v.train(corpus_file="c.txt")
+    with pytest.raises(w2v.W2VError, match=r"^give a corpus"):
+        w2v.train(dim=10)
+
+
+@pytest.mark.parametrize(
+    "corpus", [["the cat sat", "the dog sat"], ["the", "cat", "sat"], "the cat sat on the mat", ("a b", "c")]
+)
+def test_strings_that_name_no_file_are_taken_for_sentences(corpus, tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    with pytest.raises(w2v.W2VError) as caught:
+        w2v.train(corpus, min_count=1)
+    message = str(caught.value)
+    first = corpus if isinstance(corpus, str) else corpus[0]
+    assert message.startswith(f"corpus not found: {first!r}: ")
+    assert "strings are read as file names; a corpus of sentences is a list of lists of tokens" in message
+
+
+def test_lists_of_file_names_are_read(tiny_corpus, tmp_path):
+    vectors = w2v.train([str(tiny_corpus), tiny_corpus], min_count=1, dim=4, epochs=1, threads=1)
+    assert vectors.report is not None and vectors.report.corpus_words == 2 * len(tiny_corpus.read_text().split())
+    with pytest.raises(w2v.W2VError, match=r"^corpus not found: \S*missing.txt$"):  # a typo among real files
+        w2v.train([str(tiny_corpus), str(tmp_path / "missing.txt")])
+    with pytest.raises(w2v.W2VError, match=r"^corpus not found: \S*missing.txt$"):  # one name: a file name
+        w2v.train(str(tmp_path / "missing.txt"))
+
+
+def test_help_shows_what_w2v_is_and_an_example():
+    doc = w2v.__doc__ or ""
+    assert doc.startswith("w2v: word2vec in Python and Numba")
+    for call in (
+        "w2v.train(",
+        'vectors.most_similar("cat", topn=3)',
+        "vectors.save(",
+        "w2v.Vectors.load(",
+        "to_gensim",
+    ):
+        assert call in doc
+    assert "help(w2v.train)" in doc and "README.md" in doc

@@ -163,7 +163,7 @@ def test_demo_word_distance(demo_word, w2v):
     head = f"{prompt}\nWord: anarchism  Position in vocabulary: {vectors.index('anarchism')}\n"
     assert out.startswith(head + "\n" + " " * 46 + "Word       Cosine distance\n" + "-" * 72 + "\n")
     assert out.endswith(f"\t\t{table(out)[-1][1]:f}\n{prompt}")
-    expected = vectors.most_similar(["anarchism"], n=40)
+    expected = vectors.most_similar(["anarchism"], topn=40)
     assert [w for w, _ in table(out)] == [w for w, _ in expected]
 
 
@@ -453,11 +453,11 @@ def test_distance_transcript(royal, w2v):
         prompt
         + "\nWord: king  Position in vocabulary: 2\n"
         + header
-        + "".join(f"{w:>50}\t\t{s:f}\n" for w, s in ROYAL.most_similar(["king"], n=40))
+        + "".join(f"{w:>50}\t\t{s:f}\n" for w, s in ROYAL.most_similar(["king"], topn=40))
         + prompt
         + "\nWord: king  Position in vocabulary: 2\n\nWord: woman  Position in vocabulary: 1\n"
         + header
-        + "".join(f"{w:>50}\t\t{s:f}\n" for w, s in ROYAL.most_similar(["king", "woman"], n=40))
+        + "".join(f"{w:>50}\t\t{s:f}\n" for w, s in ROYAL.most_similar(["king", "woman"], topn=40))
         + prompt * 2
         + "\nWord: king  Position in vocabulary: 2\n\nWord: foo  Position in vocabulary: -1\nOut of dictionary word!\n"
         + prompt
@@ -473,7 +473,7 @@ def test_word_analogy_transcript(royal, w2v):
     prompt = "Enter three words (EXIT to break): "
     header = "\n" + " " * 46 + "Word              Distance\n" + "-" * 72 + "\n"
     words = "".join(f"\nWord: {w}  Position in vocabulary: {i}\n" for w, i in (("man", 0), ("king", 2), ("woman", 1)))
-    rows = ROYAL.analogy("king", "man", "woman", n=40)
+    rows = ROYAL.analogy("king", "man", "woman", topn=40)
     assert rows[0][0] == "queen"
     assert out == (
         prompt

@@ -256,14 +256,14 @@ def test_control_characters_in_words_are_printed_escaped(tmp_path, monkeypatch, 
     assert "sec\\x1b]0;pwned\\x07" in runs["eval"][1]
 
 
-CLOSED_PIPE_COMMANDS = {
-    "vocab": ["vocab", "corpus.txt", "-o", "vocab.txt"],
+CLOSED_PIPE_COMMANDS = {  # -q: no progress lines on stderr, which must stay empty
+    "vocab": ["vocab", "corpus.txt", "-o", "vocab.txt", "-q"],
     "similar": ["similar", "king", "-v", "v.bin"],
     "analogy": ["analogy", "king", "man", "woman", "-v", "v.bin"],
     "analogy stdin": ["analogy", "-v", "v.bin"],
     "eval": ["eval", "-v", "v.bin", "--analogies", "q.txt"],
     "convert to stdout": ["convert", "v.bin", "-", "--to", "text"],
-    "phrases to stdout": ["phrases", "corpus.txt", "-o", "-"],
+    "phrases to stdout": ["phrases", "corpus.txt", "-o", "-", "-q"],
     "help": ["--help"],
     "version": ["--version"],
 }

@@ -10,12 +10,14 @@ from w2v.errors import FormatError, W2VError
 from w2v.evaluate import (
     DEFAULT_ANALOGIES,
     DEFAULT_SIMILARITY,
+    correlation_pvalue,
     evaluate_analogies,
     evaluate_similarity,
     pearson,
     rankdata,
     read_analogies,
     read_pairs,
+    regularized_beta,
     spearman,
 )
 from w2v.vectors import Vectors
@@ -159,7 +161,7 @@ def test_analogies_cosmul():
     result = evaluate_analogies(VECTORS, ANALOGIES, method="cosmul")
     assert counts(result) == [("gender", 0, 3), ("capitals", 2, 1)]
     assert result.method == "cosmul"
-    assert VECTORS.analogy("king", "man", "woman", n=1, method="cosmul")[0][0] == "apple"
+    assert VECTORS.analogy("king", "man", "woman", topn=1, method="cosmul")[0][0] == "apple"
     alias = evaluate_analogies(VECTORS, ANALOGIES, method="mul")
     assert counts(alias) == counts(result) and alias.method == "cosmul"
     with pytest.raises(ValueError, match="unknown analogy method"):
@@ -172,7 +174,7 @@ def test_case_variant_of_a_question_word_is_not_an_answer(tmp_path):
     matrix = np.array([[1, 0, 0], [1, 1, 0], [0, 0, 1], [0, 1, 1], [0, 0.5, 1.2]], dtype=np.float32)
     path = tmp_path / "q.txt"
     path.write_text(": s\na b c d\n")
-    assert Vectors(words, matrix).analogy("c", "a", "b", n=1)[0][0] == "C"
+    assert Vectors(words, matrix).analogy("c", "a", "b", topn=1)[0][0] == "C"
     result = evaluate_analogies(Vectors(words, matrix), path)
     assert counts(result) == [("s", 1, 0)]
     assert_same_as_gensim(Vectors(words, matrix), gensim_kv(words, matrix), path, None, 30000)
@@ -277,3 +279,18 @@ def test_gensim_agrees_on_google_analogies_and_wordsim():
     assert_same_as_gensim(vectors, kv, analogies, None, 400)
     result = evaluate_analogies(vectors, analogies)
     assert result.questions == 19544 and 0.5 < result.accuracy < 1 and result.skipped > 0
+
+
+def test_correlation_pvalues_match_scipy():
+    stats = pytest.importorskip("scipy.stats")
+    rng = np.random.default_rng(4)
+    for n in (3, 4, 10, 353, 5000):
+        x = rng.normal(size=n)
+        y = x * rng.uniform(0, 1) + rng.normal(size=n)
+        assert correlation_pvalue(pearson(x, y), n) == pytest.approx(stats.pearsonr(x, y).pvalue, rel=1e-9, abs=1e-300)
+        rho = spearman(x, y)
+        assert correlation_pvalue(rho, n) == pytest.approx(stats.spearmanr(x, y).pvalue, rel=1e-9, abs=1e-300)
+    assert correlation_pvalue(1.0, 10) == 0.0 and correlation_pvalue(-1.0, 10) == 0.0
+    assert math.isnan(correlation_pvalue(0.5, 2)) and math.isnan(correlation_pvalue(math.nan, 10))
+    assert regularized_beta(2.0, 3.0, 0.0) == 0.0 and regularized_beta(2.0, 3.0, 1.0) == 1.0
+    assert regularized_beta(1.0, 1.0, 0.3) == pytest.approx(0.3)  # the uniform distribution's CDF

@@ -37,6 +37,7 @@ import w2v.formats as formats
 from w2v.corpus import MAX_SENTENCE_TOKENS, MAX_WORD_BYTES, expand_sources
 from w2v.errors import CorpusError, FormatError
 from w2v.formats import decode_word, detect_format
+from w2v.vectorfiles import file_kind
 from w2v.vectors import Vectors
 
 try:
@@ -299,6 +300,15 @@ def parse_text(body: bytes, n: int, dim: int, check_end: bool) -> tuple[list[byt
     return words, np.array(rows, dtype=np.float32).reshape(n, dim)
 
 
+def parse_headerless(content: bytes, limit: int | None) -> tuple[list[bytes], np.ndarray]:
+    """Reference reader of text without a header: the non-blank lines (the first ``limit``),
+    each a word and as many numbers as the first."""
+    lines = [line.split() for line in content.split(b"\n") if line.strip()][:limit]
+    assert all(len(line) == len(lines[0]) for line in lines)
+    matrix = np.array([[float(v) for v in line[1:]] for line in lines], dtype=np.float32)
+    return [line[0] for line in lines], matrix.reshape(len(lines), len(lines[0]) - 1)
+
+
 def parse_binary(body: bytes, n: int, dim: int, check_end: bool) -> tuple[list[bytes], np.ndarray]:
     """Reference binary reader: ``n`` records of newlines, a word (1 to READ_WORD_BYTES bytes, no
     ASCII whitespace), a space and ``4*dim`` bytes."""
@@ -341,6 +351,12 @@ def check_load(path, binary: bool | None, limit: int | None) -> Vectors | None:
     content = path.read_bytes()
     if path.name.endswith(".gz"):
         content = gunzip_prefix(content)
+    if binary is None and file_kind(str(path)) == "headerless":  # a damaged header may leave GloVe's layout
+        words, matrix = parse_headerless(content, limit)
+        assert got.words == [decode_word(w) for w in words]
+        np.testing.assert_array_equal(got.vectors, matrix)
+        event("read headerless")
+        return got
     count, dim, body = parse_header(content)
     n = count if limit is None else min(count, limit)
     is_binary = binary if binary is not None else detect_format(path) == "binary"

@@ -553,7 +553,7 @@ CLI_SETTINGS = ["--dim", "12", "--epochs", "10", "--threads", "1", "--min-count"
 
 
 def start_training(args, sigint=signal.SIG_DFL) -> subprocess.Popen:
-    """Start ``w2v train ARGS`` and return once its progress bar shows the learning
+    """Start ``w2v train ARGS`` and return once its progress line shows the learning
     rate: the workers are training and the main thread is reporting.
 
     The child starts with SIGINT set to ``sigint``, not to what this process
@@ -567,13 +567,12 @@ def start_training(args, sigint=signal.SIG_DFL) -> subprocess.Popen:
         preexec_fn=lambda: signal.signal(signal.SIGINT, sigint),
     )
     assert child.stderr is not None
-    seen = child.stderr.read(10)
-    assert seen == b"\rtraining:"
-    while b"lr=" not in seen:
-        byte = child.stderr.read(1)
-        assert byte, f"the run ended before training: {seen[-500:]!r}"
-        seen += byte
-    return child
+    seen = b""
+    for line in child.stderr:  # progress lines, stderr not being a terminal
+        seen += line
+        if line.startswith(b"w2v: training: ") and b"lr=" in line:
+            return child
+    raise AssertionError(f"the run ended before training: {seen[-500:]!r}")
 
 
 @pytest.mark.parametrize(

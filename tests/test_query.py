@@ -27,18 +27,18 @@ def approx(pairs):
 def test_most_similar_exact():
     # ties (c, d) go to the more frequent word
     assert PLANE.most_similar(["a"]) == approx([("c", 1 / R2), ("d", 1 / R2), ("f", 0.6), ("b", 0.0), ("e", -1.0)])
-    assert PLANE.most_similar(["a"], n=2) == approx([("c", 1 / R2), ("d", 1 / R2)])
-    assert PLANE.most_similar("a", n=1) == approx([("c", 1 / R2)])
+    assert PLANE.most_similar(["a"], topn=2) == approx([("c", 1 / R2), ("d", 1 / R2)])
+    assert PLANE.most_similar("a", topn=1) == approx([("c", 1 / R2)])
 
 
 def test_most_similar_positive_negative():
-    assert PLANE.most_similar(["a", "b"], n=3) == approx([("c", 1.0), ("f", 7 / (5 * R2)), ("d", 0.0)])
+    assert PLANE.most_similar(["a", "b"], topn=3) == approx([("c", 1.0), ("f", 7 / (5 * R2)), ("d", 0.0)])
     s5 = math.sqrt(5)
-    assert PLANE.most_similar(["f"], ["e"], n=3) == approx([("c", 3 / math.sqrt(10)), ("a", 2 / s5), ("b", 1 / s5)])
+    assert PLANE.most_similar(["f"], ["e"], topn=3) == approx([("c", 3 / math.sqrt(10)), ("a", 2 / s5), ("b", 1 / s5)])
 
 
 def test_most_similar_restrict():
-    assert PLANE.most_similar(["a"], restrict=3) == approx([("c", 1 / R2), ("b", 0.0)])
+    assert PLANE.most_similar(["a"], restrict_vocab=3) == approx([("c", 1 / R2), ("b", 0.0)])
 
 
 def test_analogy_3cosadd_exact():
@@ -48,7 +48,7 @@ def test_analogy_3cosadd_exact():
     prince = q @ np.array([1, 0.2, 1]) / math.sqrt(2.04)
     apple = -q[2]
     expected = [("queen", queen), ("prince", prince), ("apple", apple)]
-    assert ROYAL.analogy("king", "man", "woman", n=3) == approx(expected)
+    assert ROYAL.analogy("king", "man", "woman", topn=3) == approx(expected)
     assert queen == pytest.approx(0.958569, abs=1e-6)
 
 
@@ -63,13 +63,13 @@ def test_analogy_3cosmul_exact():
         return shifted(x, king) * shifted(x, woman) / (shifted(x, man) + 1e-6)
 
     expected = [("queen", score([0, 1, 1])), ("prince", score([1, 0.2, 1])), ("apple", score([0, 0, -1]))]
-    assert ROYAL.analogy("king", "man", "woman", n=3, method="cosmul") == approx(expected)
-    assert ROYAL.analogy("king", "man", "woman", n=3, method="mul") == approx(expected)  # the alias
+    assert ROYAL.analogy("king", "man", "woman", topn=3, method="cosmul") == approx(expected)
+    assert ROYAL.analogy("king", "man", "woman", topn=3, method="mul") == approx(expected)  # the alias
     assert expected[0][1] == pytest.approx(1.280328, abs=1e-6)
 
 
 def test_analogy_excludes_inputs_and_bad_method():
-    found = [w for w, _ in ROYAL.analogy("king", "man", "woman", n=10)]
+    found = [w for w, _ in ROYAL.analogy("king", "man", "woman", topn=10)]
     assert found == ["queen", "prince", "apple"]
     with pytest.raises(ValueError, match="unknown analogy method 'sub': add or cosmul"):
         ROYAL.analogy("king", "man", "woman", method="sub")
@@ -98,9 +98,9 @@ def test_blocked_search_matches_brute_force(monkeypatch):
     rng = np.random.default_rng(7)
     words = [f"w{i}" for i in range(100)]
     v = Vectors(words, rng.standard_normal((100, 6)).astype(np.float32))
-    full = v.most_similar(["w3", "w5"], ["w9"], n=20)
+    full = v.most_similar(["w3", "w5"], ["w9"], topn=20)
     monkeypatch.setattr(query, "BLOCK_ROWS", 7)
-    assert v.most_similar(["w3", "w5"], ["w9"], n=20) == approx(full)  # BLAS may round blocks differently
+    assert v.most_similar(["w3", "w5"], ["w9"], topn=20) == approx(full)  # BLAS may round blocks differently
     u = v.unit.astype(np.float64)
     q = u[3] + u[5] - u[9]
     sims = u @ (q / np.linalg.norm(q))
@@ -140,14 +140,14 @@ def test_agrees_with_gensim():
     kv.add_vectors(words, matrix)
     v = Vectors(words, matrix)
     for pos, neg in [(["w1"], []), (["w1", "w7"], ["w2"]), (["w4", "w5", "w6"], ["w8", "w9"])]:
-        ours = v.most_similar(pos, neg, n=10)
+        ours = v.most_similar(pos, neg, topn=10)
         theirs = kv.most_similar(positive=pos, negative=neg, topn=10)
         assert [w for w, _ in ours] == [w for w, _ in theirs]
         np.testing.assert_allclose([s for _, s in ours], [s for _, s in theirs], atol=1e-5)
-    ours = v.analogy("w1", "w2", "w3", n=10, method="cosmul")
+    ours = v.analogy("w1", "w2", "w3", topn=10, method="cosmul")
     theirs = kv.most_similar_cosmul(positive=["w1", "w3"], negative=["w2"], topn=10)
     assert [w for w, _ in ours] == [w for w, _ in theirs]
     np.testing.assert_allclose([s for _, s in ours], [s for _, s in theirs], atol=1e-5)
-    ours = v.most_similar(["w1"], n=5, restrict=100)
+    ours = v.most_similar(["w1"], topn=5, restrict_vocab=100)
     theirs = kv.most_similar("w1", topn=5, restrict_vocab=100)
     assert [w for w, _ in ours] == [w for w, _ in theirs]

@@ -19,7 +19,7 @@ import w2v
 from w2v import chunkcounter, kernels
 from w2v.config import TrainConfig
 from w2v.counting import count_words
-from w2v.errors import CorpusError, W2VError
+from w2v.errors import ConfigError, CorpusError, W2VError
 from w2v.idstream import encode_corpus
 from w2v.interrupts import signals_held
 from w2v.vectors import Vectors
@@ -334,8 +334,10 @@ def test_train_api_errors(tmp_path):
         tiny_train([["a", "b"]], min_count=2)
     with pytest.raises(W2VError):
         tiny_train([["a", "b"]], negative=0)
-    with pytest.raises(TypeError):
+    with pytest.raises(ConfigError, match="unknown setting 'no_such_setting' \\(the settings are alpha, "):
         tiny_train([["a", "b"]], no_such_setting=1)
+    with pytest.raises(ConfigError, match=r"^unknown setting 'windwo' \(did you mean window\?\)$"):
+        tiny_train([["a", "b"]], windwo=1)
 
 
 def test_save_and_read_vocab(tmp_path, tiny_corpus):

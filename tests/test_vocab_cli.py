@@ -11,7 +11,7 @@ def run_vocab(tmp_path, *args, corpus=CORPUS):
     source = tmp_path / "corpus.txt"
     source.write_text(corpus)
     out = tmp_path / "vocab.txt"
-    result = CliRunner().invoke(w2v_cli, ["vocab", str(source), "-o", str(out), *args])
+    result = CliRunner().invoke(w2v_cli, ["vocab", str(source), "-o", str(out), "-q", *args])
     assert result.exit_code == 0, result.output
     return result.output, out
 
@@ -66,7 +66,7 @@ def test_vocab_errors_are_one_line(cli, tmp_path):
     assert len(missing.stderr.splitlines()) == 1
     empty = tmp_path / "empty.txt"
     empty.write_text("\n \n")
-    done = cli("vocab", empty, "-o", tmp_path / "v.txt")
+    done = cli("vocab", empty, "-o", tmp_path / "v.txt", "-q")  # -q: no progress line before the error
     assert done.returncode == 1 and done.stderr == b"w2v: error: the corpus is empty: it holds no words\n"
 
 

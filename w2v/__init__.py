@@ -1,4 +1,30 @@
-"""w2v: word2vec in Python and Numba, faithful to word2vec.c and faster."""
+"""w2v: word2vec in Python and Numba, faithful to word2vec.c and faster.
+
+Skip-gram and CBOW with negative sampling and/or hierarchical softmax, trained by
+lock-free threads over a corpus that is never held in memory; the vectors are
+written and read in word2vec.c's text and binary formats. ``w2v.train`` returns
+a ``w2v.Vectors``, which answers gensim's ``KeyedVectors`` calls::
+
+    import w2v
+
+    vectors = w2v.train("corpus.txt.gz", dim=100, epochs=5, progress=True)
+    vectors = w2v.train([["the", "cat", "sat"], ["a", "dog", "ran"]] * 100, min_count=1)
+    vectors["cat"]                                  # (D,) float32
+    vectors.most_similar("cat", topn=3)             # [(word, cosine), ...]
+    vectors.most_similar(positive=["king", "woman"], negative=["man"])
+    vectors.save("vectors.bin")                     # word2vec.c binary (text for other names)
+    vectors = w2v.Vectors.load("vectors.bin")       # also .txt, .vec, GloVe, .npy, model files
+    kv = vectors.to_gensim()                        # a gensim KeyedVectors, where gensim is installed
+
+Training settings are ``w2v.TrainConfig``'s fields (``model``, ``dim``, ``window``,
+``negative``, ``hs``, ``sample``, ``min_count``, ``epochs``, ``threads``...); gensim's
+names for them raise an error naming w2v's. Errors users can cause are
+``w2v.W2VError``, with one-line messages.
+
+More: ``help(w2v.train)``, ``help(w2v.Vectors)``; the command line, ``w2v --help``;
+README.md and docs/ (vectors.md: formats, queries, evaluation; toolkit.md:
+vocab, phrases, classes; parity.md: word2vec.c detail by detail).
+"""
 
 from w2v.config import TrainConfig
 from w2v.errors import W2VError

@@ -263,7 +263,7 @@ def positions(vectors: Vectors, words: list[str]) -> tuple[str, bool]:
     word!``), and whether all were found."""
     text = []
     for word in words:
-        row = vectors.word_index.get(word, -1)
+        row = vectors.key_to_index.get(word, -1)
         text.append(f"\nWord: {display_word(word)}  Position in vocabulary: {row}\n")
         if row < 0:
             text.append("Out of dictionary word!\n")
@@ -286,7 +286,7 @@ def distance_session(vectors: Vectors, lines: Iterable[str], n: int = RESULTS) -
         text, found = positions(vectors, item)
         yield text
         if found:
-            yield table(DISTANCE_HEADER, vectors.most_similar(item, n=n))
+            yield table(DISTANCE_HEADER, vectors.most_similar(item, topn=n))
 
 
 def word_analogy_session(vectors: Vectors, lines: Iterable[str], n: int = RESULTS) -> Iterator[str]:
@@ -303,7 +303,7 @@ def word_analogy_session(vectors: Vectors, lines: Iterable[str], n: int = RESULT
         yield text
         if found:
             a, b, c = item[:3]
-            yield table(ANALOGY_HEADER, vectors.analogy(b, a, c, n=n))
+            yield table(ANALOGY_HEADER, vectors.analogy(b, a, c, topn=n))
 
 
 def c_percent(part: int, whole: int) -> str:

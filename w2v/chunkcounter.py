@@ -19,8 +19,15 @@ import numpy as np
 from numba import njit
 
 from w2v.config import DEFAULT_PRUNE_AT
-from w2v.corpus import BLOCK_BYTES, MAX_SENTENCE_TOKENS, MAX_WORD_BYTES, SENTENCE_END, read_chunks
-from w2v.counting import ProvisionalCounts, grown
+from w2v.corpus import (
+    BLOCK_BYTES,
+    MAX_SENTENCE_TOKENS,
+    MAX_WORD_BYTES,
+    SENTENCE_END,
+    chunks_and_offsets,
+    corpus_bytes,
+)
+from w2v.counting import OnRead, ProvisionalCounts, ReadStatus, grown
 
 FNV_OFFSET = np.uint64(0xCBF29CE484222325)  # 64-bit FNV-1a
 FNV_PRIME = np.uint64(0x100000001B3)
@@ -245,13 +252,27 @@ class ChunkCounter(ProvisionalCounts):
         found = find_words(self.table, self.hashes, self.starts, self.arena, data, bounds)
         return np.where(found == EMPTY, -1, self.ids[np.maximum(found, 0)].astype(np.int64))
 
-    def read(self, sources: Iterable[str], block_bytes: int = BLOCK_BYTES) -> Iterator[np.ndarray]:
+    def read(
+        self, sources: Iterable[str], block_bytes: int = BLOCK_BYTES, on_read: OnRead | None = None
+    ) -> Iterator[np.ndarray]:
         """Count the sources one after the other, in chunks of about ``block_bytes``;
         yield the provisional ids of each chunk with its sentence ends (int32), as
-        ``WordCounter`` would for the same tokens. The end of each source ends a sentence."""
+        ``WordCounter`` would for the same tokens. The end of each source ends a sentence.
+        ``on_read(ReadStatus)`` is called before the first chunk and after each one is counted."""
+        sources = list(sources)
+        total = None
+        if on_read is not None:
+            total = corpus_bytes(sources)
+            on_read(ReadStatus(0, total, 0, 0))
+        done = 0  # bytes of the sources read before this one
         for source in sources:
-            for chunk in read_chunks(source, block_bytes, self.max_word):
-                yield self.add_chunk(chunk)
+            offset = 0
+            for chunk, offset in chunks_and_offsets(source, block_bytes, self.max_word):
+                ids = self.add_chunk(chunk)
+                if on_read is not None:
+                    on_read(ReadStatus(done + offset, total, self.tokens, self._held))
+                yield ids
+            done += offset
             if self.run:
                 self.run = 0
                 yield np.array([SENTENCE_END], dtype=np.int32)

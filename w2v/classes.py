@@ -15,7 +15,7 @@ its own centroid. Classes are numbered in order of their first (most frequent)
 word, so the numbering does not depend on the initialisation.
 """
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
 import numpy as np
@@ -27,6 +27,8 @@ from w2v.query import unit_rows
 
 BLOCK_ROWS = 8192  # words per matrix product
 INITS = ("kmeans++", "word2vec")
+# on_step(step name, done, total, unit, **fields): a progress callback, as ``progress.Steps`` takes
+OnStep = Callable[..., None]
 
 
 @dataclass
@@ -64,12 +66,16 @@ def centroids_of(unit: np.ndarray, labels: np.ndarray, k: int) -> tuple[np.ndarr
     return unit_rows(sums), sizes
 
 
-def kmeans_plus_plus(unit: np.ndarray, k: int, rng: np.random.Generator) -> np.ndarray:
+def kmeans_plus_plus(unit: np.ndarray, k: int, rng: np.random.Generator, on_step: OnStep | None = None) -> np.ndarray:
     """k-means++ seeding: indices of ``k`` rows, each next one drawn with probability
-    proportional to its squared distance to the nearest one chosen."""
+    proportional to its squared distance to the nearest one chosen. ``on_step``: see ``kmeans``."""
+    if on_step is not None:
+        on_step("k-means++ seeding", 0, k, "centroids")
     chosen = [int(rng.integers(len(unit)))]
     distance = np.maximum(2.0 - 2.0 * (unit @ unit[chosen[0]]).astype(np.float64), 0.0)
     for _ in range(1, k):
+        if on_step is not None:
+            on_step("k-means++ seeding", len(chosen), k, "centroids")
         total = distance.sum()
         if total <= 0:  # every row coincides with a chosen one: take the next unchosen rows
             rest = np.setdiff1d(np.arange(len(unit)), chosen)
@@ -79,6 +85,8 @@ def kmeans_plus_plus(unit: np.ndarray, k: int, rng: np.random.Generator) -> np.n
         pick = min(pick, len(unit) - 1)
         chosen.append(pick)
         distance = np.minimum(distance, np.maximum(2.0 - 2.0 * (unit @ unit[pick]).astype(np.float64), 0.0))
+    if on_step is not None:
+        on_step("k-means++ seeding", k, k, "centroids")
     return np.asarray(chosen, dtype=np.int64)
 
 
@@ -93,8 +101,18 @@ def renumber(labels: np.ndarray, centroids: np.ndarray) -> tuple[np.ndarray, np.
     return new[labels], centroids[order]
 
 
-def kmeans(vectors: np.ndarray, k: int, iterations: int = 10, seed: int = 1, init: str = "kmeans++") -> Clustering:
+def kmeans(
+    vectors: np.ndarray,
+    k: int,
+    iterations: int = 10,
+    seed: int = 1,
+    init: str = "kmeans++",
+    on_step: OnStep | None = None,
+) -> Clustering:
     """Cluster the rows of ``vectors`` (V, D) into ``k`` classes by cosine similarity.
+    ``on_step(name, done, total, unit, **fields)`` follows the seeding (centroids
+    chosen) and the iterations (with the words that ``changed`` class), as
+    ``progress.Steps`` shows them.
 
     >>> import numpy as np
     >>> points = np.array([[1, 0.1], [1, -0.1], [-0.1, 1], [0.1, 1]], dtype=np.float32)
@@ -116,19 +134,23 @@ def kmeans(vectors: np.ndarray, k: int, iterations: int = 10, seed: int = 1, ini
         labels = (np.arange(len(unit)) % k).astype(np.int32)
         centroids, _ = centroids_of(unit, labels, k)
     else:
-        centroids = unit[kmeans_plus_plus(unit, k, np.random.default_rng(seed))]
+        centroids = unit[kmeans_plus_plus(unit, k, np.random.default_rng(seed), on_step)]
         labels = np.full(len(unit), -1, dtype=np.int32)
     done = 0
-    for done in range(1, iterations + 1):  # noqa: B007 - the count is reported
+    if on_step is not None:
+        on_step("k-means", 0, iterations, "iterations")
+    for done in range(1, iterations + 1):
         new_labels, similarity = assign(unit, centroids)
         sizes = np.bincount(new_labels, minlength=k)
         empty = np.flatnonzero(sizes == 0)
         if len(empty):  # give each empty class the words worst served by their centroid
             worst = np.argsort(similarity, kind="stable")[: len(empty)]
             new_labels[worst] = empty
-        changed = not np.array_equal(new_labels, labels)
+        changed = int(np.count_nonzero(new_labels != labels))
         labels = new_labels
         centroids, _ = centroids_of(unit, labels, k)
+        if on_step is not None:
+            on_step("k-means", done, iterations, "iterations", changed=f"{changed:,}")
         if not changed:
             break
     labels, centroids = renumber(labels, centroids)

@@ -461,7 +461,7 @@ def train(corpus, output, fmt, quiet, cbow_sum, save_vocab, read_vocab, **settin
     except (KeyboardInterrupt, Terminated) as err:
         raise Stopped(err, long_run["checkpoint"] or long_run["resume"]) from None
     write_start = time.perf_counter()
-    written = write_trained(vectors, output, fmt, extras, seed)
+    written = write_trained(vectors, output, fmt, extras, seed, quiet)
     if not quiet:
         echo_summary(vectors, output, time.perf_counter() - write_start)
         for line in written:
@@ -471,10 +471,11 @@ def train(corpus, output, fmt, quiet, cbow_sum, save_vocab, read_vocab, **settin
 def echo_summary(vectors, output: str, write_seconds: float) -> None:
     """The line a training run ends with: vocabulary, speed, final loss, timings."""
     r = vectors.report
+    compiling = f"{r.compile_seconds:.1f} s compiling the kernels, " if r.compile_seconds else ""
     click.echo(
         f"w2v: {plural(r.vocab_size, 'word')} in vocabulary, {plural(r.train_words, 'word')} trained "
         f"in {r.train_seconds:.1f} s ({r.words_per_second:,.0f} words/s), final loss {r.epoch_loss[-1]:.4f}; "
-        f"{r.prepare_seconds:.1f} s reading the corpus, {write_seconds:.1f} s writing {output}",
+        f"{r.prepare_seconds:.1f} s reading the corpus, {compiling}{write_seconds:.1f} s writing {output}",
         err=True,
     )
 
@@ -548,6 +549,7 @@ def phrased_corpus(corpus: list[str], extras: dict, settings: dict, quiet: bool)
         return corpus
     from w2v.corpus import is_stream
     from w2v.phrases import learn_phrases, phrased_lines
+    from w2v.progress import Steps, reading
 
     streams = [source for source in corpus if is_stream(source)]
     if streams:
@@ -556,33 +558,37 @@ def phrased_corpus(corpus: list[str], extras: dict, settings: dict, quiet: bool)
             "(standard input or a pipe, read only once)"
         )
     passes = extras["phrase_passes"]
-    table = learn_phrases(
-        corpus,
-        min_count=settings["min_count"],
-        threshold=extras["phrase_threshold"],
-        passes=passes,
-        prune_at=settings["prune_at"],
-    )
+    with Steps(not quiet) as steps:
+        table = learn_phrases(
+            corpus,
+            min_count=settings["min_count"],
+            threshold=extras["phrase_threshold"],
+            passes=passes,
+            prune_at=settings["prune_at"],
+            on_read=lambda done, status: reading(steps, f"phrases, pass {done}/{passes}")(status),
+        )
     if not quiet:
         found = ", ".join(f"{len(t):,}" for t in table.passes)
         click.echo(f"w2v: phrases found in {plural(passes, 'pass', 'passes')}: {found}", err=True)
     return phrased_lines(corpus, table)
 
 
-def write_trained(vectors, output: str, fmt: str, extras: dict, seed: int) -> list[str]:
+def write_trained(vectors, output: str, fmt: str, extras: dict, seed: int, quiet: bool) -> list[str]:
     """Write the vectors to ``output`` and, with ``--classes K``, cluster them first and
     write the classes too, then with ``--plot FILE`` draw the loss per epoch; return the
     lines that say what else was written, for after the training summary. The vectors file is renamed into place last: when clustering
     or writing the classes fails, an old one is not replaced."""
     from w2v.files import atomic_output
     from w2v.formats import write_vectors
+    from w2v.progress import Steps
 
     k, classes_output = extras["classes"], extras["classes_output"]
     written = []
     if k:
         from w2v.classes import kmeans, write_classes
 
-        labels = kmeans(vectors.vectors, k, seed=seed).labels
+        with Steps(not quiet) as steps:
+            labels = kmeans(vectors.vectors, k, seed=seed, on_step=steps).labels
     with atomic_output(output, compress=True) as out:
         write_vectors(out, vectors.words, vectors.vectors, output_format(output, fmt))
         out.flush()  # a device (/dev/full) fails here, before the classes are written
@@ -610,10 +616,10 @@ def vectors_options(command):
     command = click.option(
         "--format",
         "fmt",
-        type=click.Choice(["auto", "binary", "text"]),
+        type=click.Choice(VECTOR_FORMATS),
         default="auto",
         show_default=True,
-        help="Vectors file format; auto detects it.",
+        help="Vectors file format; auto detects it (glove: text without the 'COUNT DIM' line).",
     )(command)
     return click.option(
         "-v",
@@ -621,17 +627,44 @@ def vectors_options(command):
         "vectors_path",
         default="vectors.bin",
         show_default=True,
-        help="Vectors file (word2vec text or binary, fastText .vec, .npy export).",
+        help="Vectors file: word2vec text or binary, GloVe, fastText .vec or .bin, .npy export, "
+        "w2v model file or checkpoint (folder).",
     )(command)
+
+
+VECTOR_FORMATS = ["auto", "binary", "text", "glove"]
+
+
+def load_vectors_as(path: str, fmt: str, limit: int | None):
+    """``Vectors.load`` of ``path`` in the ``--format``/``--from`` ``fmt`` (one of ``VECTOR_FORMATS``)."""
+    from w2v.vectors import Vectors
+
+    binary = None if fmt in ("auto", "glove") else fmt == "binary"
+    return Vectors.load(path, binary=binary, limit=limit, no_header=fmt == "glove")
 
 
 def load_for_query(path: str, fmt: str, limit: int | None):
     """Load the vectors, with a hint when the default file is missing."""
-    from w2v.vectors import Vectors
-
     if path == "vectors.bin" and not os.path.exists(path):
         raise W2VError("vectors file not found: vectors.bin (train one with 'w2v train CORPUS', or give -v FILE)")
-    return Vectors.load(path, binary=None if fmt == "auto" else fmt == "binary", limit=limit)
+    return load_vectors_as(path, fmt, limit)
+
+
+def limit_noted(search: Callable, limit: int | None) -> Callable:
+    """``search``, its unknown-word errors saying that only the ``--limit N`` most
+    frequent words were read."""
+    from w2v.vectors import UnknownWordError
+
+    if limit is None:
+        return search
+
+    def noted(*args):
+        try:
+            return search(*args)
+        except UnknownWordError as err:
+            raise W2VError(f"{err}; only the {limit:,} most frequent words were read (--limit {limit})") from None
+
+    return noted
 
 
 def neighbours(found) -> str:
@@ -697,16 +730,16 @@ def analogy(words, vectors_path, fmt, limit, n, method, restrict, headers):
     if words and len(words) != 3:
         raise click.UsageError(f"give three words A B C (for A - B + C), not {len(words)}; or none to read stdin")
     vectors = load_for_query(vectors_path, fmt, limit)
+    search = limit_noted(lambda q: vectors.analogy(*q, topn=n, method=method, restrict_vocab=restrict), limit)
     if words:
-        click.echo(neighbours(vectors.analogy(*words, n=n, method=method, restrict=restrict)), nl=False)
+        click.echo(neighbours(search(words)), nl=False)
         return
 
     def answer(query: list[str]) -> str:
         if len(query) != 3:
             raise W2VError(f"need three words A B C, got {len(query)}: {' '.join(query)}")
-        found = vectors.analogy(*query, n=n, method=method, restrict=restrict)
         header = f"# {' - '.join(map(display_word, query[:2]))} + {display_word(query[2])}\n"
-        return (header if headers else "") + neighbours(found) + "\n"
+        return (header if headers else "") + neighbours(search(query)) + "\n"
 
     answer_stdin("Enter three words (EXIT to break): ", answer, ("analogy", "analogies"))
 
@@ -726,12 +759,13 @@ def similar(words, minus, vectors_path, fmt, limit, n, restrict, headers):
     terminal, EXIT or end of input to stop).
     """
     vectors = load_for_query(vectors_path, fmt, limit)
+    search = limit_noted(lambda query: vectors.most_similar(query, list(minus), topn=n, restrict_vocab=restrict), limit)
     if words:
-        click.echo(neighbours(vectors.most_similar(list(words), list(minus), n=n, restrict=restrict)), nl=False)
+        click.echo(neighbours(search(list(words))), nl=False)
         return
 
     def answer(query: list[str]) -> str:
-        found = vectors.most_similar(query, list(minus), n=n, restrict=restrict)
+        found = search(query)
         header = f"# {' + '.join(query)}{''.join(f' - {m}' for m in minus)}\n" if headers else ""
         return header + neighbours(found) + "\n"
 
@@ -752,9 +786,11 @@ def vector(words, vectors_path, fmt, limit):
 
     vectors = load_for_query(vectors_path, fmt, limit)
 
-    def answer(query) -> bytes:
+    def records(query) -> bytes:
         rows = vectors.vectors[[vectors.index(w) for w in query]]
         return text_records([encode_word(w) for w in query], rows)
+
+    answer = limit_noted(records, limit)
 
     if words:
         click.echo(answer(words), nl=False)
@@ -776,15 +812,16 @@ def similarity(words, vectors_path, fmt, limit):
     if words and len(words) != 2:
         raise click.UsageError(f"give two words A B, not {len(words)}; or none to read stdin")
     vectors = load_for_query(vectors_path, fmt, limit)
+    cosine = limit_noted(lambda a, b: vectors.similarity(a, b), limit)
     if words:
-        click.echo(f"{vectors.similarity(*words):.4f}")
+        click.echo(f"{cosine(*words):.4f}")
         return
 
     def answer(query: list[str]) -> str:
         if len(query) != 2:
             raise W2VError(f"need two words A B, got {len(query)}: {' '.join(query)}")
         a, b = query
-        return f"{display_word(a)}\t{display_word(b)}\t{vectors.similarity(a, b):.4f}\n"
+        return f"{display_word(a)}\t{display_word(b)}\t{cosine(a, b):.4f}\n"
 
     answer_stdin("Enter two words (EXIT to break): ", answer, ("pair", "pairs"))
 
@@ -863,10 +900,10 @@ def evaluate(vectors_path, fmt, limit, analogies, similarity, restrict, case_sen
 @click.option(
     "--from",
     "from_fmt",
-    type=click.Choice(["auto", "binary", "text"]),
+    type=click.Choice(VECTOR_FORMATS),
     default="auto",
     show_default=True,
-    help="SOURCE format; auto detects it (.npy by name).",
+    help="SOURCE format; auto detects it (.npy by name; glove: text without the 'COUNT DIM' line).",
 )
 @click.option(
     "--to",
@@ -880,15 +917,15 @@ def evaluate(vectors_path, fmt, limit, analogies, similarity, restrict, case_sen
 @click.option("--limit", type=click.IntRange(min=1), default=None, help="Keep only the N first (most frequent) words.")
 @click.option("-q", "--quiet", is_flag=True, default=False, help="No summary line.")
 def convert(source, dest, from_fmt, to_fmt, limit, quiet):
-    """Convert vectors between word2vec text, binary and .npy + vocabulary, or write
-    them for TensorBoard's Embedding Projector (--to projector: DEST is a prefix)."""
-    from w2v.vectors import Vectors
-
+    """Convert vectors (any file -v reads) to word2vec text, binary or .npy + vocabulary,
+    or write them for TensorBoard's Embedding Projector (--to projector: DEST is a prefix)."""
     if to_fmt == "auto":
         to_fmt = "npy" if dest.endswith(".npy") else "binary" if binary_name(dest) else "text"
+    if to_fmt == "npy" and not dest.endswith(".npy"):
+        raise click.BadParameter(f"--to npy needs a name ending in .npy, not {dest}", param_hint="DEST")
     for path in (f"{dest}_vectors.tsv", f"{dest}_metadata.tsv") if to_fmt == "projector" else (dest,):
         check_writable(path)
-    vectors = Vectors.load(source, binary=None if from_fmt == "auto" else from_fmt == "binary", limit=limit)
+    vectors = load_vectors_as(source, from_fmt, limit)
     extra = ""
     if to_fmt == "npy":
         extra = f" and {vectors.save_npy(dest)}"
@@ -1038,17 +1075,21 @@ def read_word_list(path: str) -> list[str]:
     show_default=True,
     help="Distinct words held while counting; past it the rarest are pruned (word2vec.c ReduceVocab).",
 )
-def vocab(corpus, output, min_count, max_vocab, prune_at):
+@click.option("-q", "--quiet", is_flag=True, default=False, help="No progress bar.")
+def vocab(corpus, output, min_count, max_vocab, prune_at, quiet):
     """Count the words of CORPUS and write the vocabulary (word2vec.c's -save-vocab format).
 
     Prints the vocabulary's size, the tokens it covers, and the coverage at each
     --min-count from 1 to 10, to help choose one.
     """
     from w2v.counting import count_words
+    from w2v.progress import Steps, compiling_noted, reading
     from w2v.vocab import Vocab, coverage_table
 
     check_writable(output)
-    counter = count_words(corpus_sources(list(corpus), [output]), prune_at)
+    sources = corpus_sources(list(corpus), [output])
+    with compiling_noted(not quiet), Steps(not quiet) as steps:
+        counter = count_words(sources, prune_at, on_read=reading(steps))
     live = counter.live_ids()
     counts = counter.counts[live]
     chosen = Vocab.choose(counter.words_of(live), counts, min_count, max_vocab)
@@ -1097,14 +1138,16 @@ def vocab(corpus, output, min_count, max_vocab, prune_at):
     show_default=True,
     help="Sort lines by class (as the word2vec demo does), or keep the vectors' word order.",
 )
-@click.option("-q", "--quiet", is_flag=True, default=False, help="No summary line.")
+@click.option("-q", "--quiet", is_flag=True, default=False, help="No progress bar, no summary line.")
 def classes(vectors_path, fmt, limit, k, output, init, iterations, seed, order, quiet):
     """Cluster the words into K classes: k-means on the unit vectors (word2vec.c -classes)."""
     from w2v.classes import kmeans, write_classes
+    from w2v.progress import Steps
 
     check_writable(output)
     vectors = load_for_query(vectors_path, fmt, limit)
-    found = kmeans(vectors.vectors, k, iterations=iterations, seed=seed, init=init)
+    with Steps(not quiet) as steps:
+        found = kmeans(vectors.vectors, k, iterations=iterations, seed=seed, init=init, on_step=steps)
     write_classes(output, vectors.words, found.labels, order=order)
     if not quiet:
         click.echo(
@@ -1160,7 +1203,7 @@ def classes(vectors_path, fmt, limit, k, output, init, iterations, seed, order, 
     default=None,
     help="Join the phrases of this table (from --save-phrases) instead of detecting them.",
 )
-@click.option("-q", "--quiet", is_flag=True, default=False, help="No summary line.")
+@click.option("-q", "--quiet", is_flag=True, default=False, help="No progress bar, no summary line.")
 def phrases(
     corpus, output, min_count, threshold, scoring, passes, delimiter, prune_at, save_phrases, apply_phrases, quiet
 ):
@@ -1170,6 +1213,7 @@ def phrases(
     space; 'new york' becomes 'new_york'. --passes 2 builds longer phrases.
     """
     from w2v.phrases import PhraseTable, check_npmi_threshold, learn_phrases, spooled_streams, write_phrased
+    from w2v.progress import Steps, reading
 
     if output != "-":
         check_writable(output)
@@ -1187,7 +1231,7 @@ def phrases(
             check_npmi_threshold(scoring, threshold)
         except ConfigError as err:  # a usage error, reported before the corpus is read
             raise click.BadParameter(str(err), param_hint="--threshold") from None
-    with spooled_streams(corpus_sources(list(corpus), [output, save_phrases])) as sources:
+    with spooled_streams(corpus_sources(list(corpus), [output, save_phrases])) as sources, Steps(not quiet) as steps:
         if apply_phrases:
             table = PhraseTable.load(apply_phrases)
         else:
@@ -1199,10 +1243,11 @@ def phrases(
                 passes=passes,
                 delimiter=delimiter,
                 prune_at=prune_at,
+                on_read=lambda done, status: reading(steps, f"phrases, pass {done}/{passes}")(status),
             )
         if save_phrases:
             table.save(save_phrases)
-        written = write_phrased(sources, table, output)
+        written = write_phrased(sources, table, output, on_read=reading(steps, "writing"))
     if not quiet:
         found = "; ".join(f"pass {p}: {plural(len(t), 'phrase')}" for p, t in enumerate(table.passes, 1))
         click.echo(

@@ -1,11 +1,14 @@
 """Every training setting in one frozen dataclass, its defaults, validation and TOML presets."""
 
 import dataclasses
+import difflib
 import math
 import os
 import tomllib
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 from w2v.errors import ConfigError
 
@@ -139,6 +142,36 @@ class TrainConfig:
 
 
 TRAIN_FIELDS = {field.name for field in dataclasses.fields(TrainConfig)}
+
+# gensim's Word2Vec keywords that w2v names otherwise, and what to write instead (from the value given);
+# window, min_count, negative, hs, sample, alpha, min_alpha, seed, cbow_mean, ns_exponent, epochs and
+# batch_words are the same in both
+GENSIM_KEYWORDS: dict[str, Callable[[Any], str]] = {
+    "vector_size": lambda value: f"dim={value!r}",
+    "size": lambda value: f"dim={value!r}",
+    "sg": lambda value: "model='skipgram'" if value else "model='cbow'",
+    "workers": lambda value: f"threads={value!r}",
+    "iter": lambda value: f"epochs={value!r}",
+    "max_vocab_size": lambda value: f"prune_at={value!r} (distinct words held while counting)",
+    "max_final_vocab": lambda value: f"max_vocab={value!r}",
+    "sentences": lambda _: "w2v.train(sentences, ...): the corpus is the first argument",
+    "corpus_file": lambda value: f"w2v.train({value!r}, ...): a file name is a corpus",
+    "callbacks": lambda _: "on_epoch_end=function(epoch, loss) or on_progress=function(words, total, alpha, loss)",
+    "compute_loss": lambda _: "nothing: the loss is always computed (vectors.report.epoch_loss)",
+}
+
+
+def check_setting_names(settings: dict) -> None:
+    """ConfigError for a keyword that is no ``TrainConfig`` field: one of gensim's gets
+    w2v's name (``vector_size is gensim's name: use dim=10``), another a close spelling."""
+    for name, value in settings.items():
+        if name in TRAIN_FIELDS:
+            continue
+        if name in GENSIM_KEYWORDS:
+            raise ConfigError(f"{name} is gensim's name: use {GENSIM_KEYWORDS[name](value)}")
+        close = difflib.get_close_matches(name, sorted(TRAIN_FIELDS), n=1)
+        hint = f"did you mean {close[0]}?" if close else f"the settings are {', '.join(sorted(TRAIN_FIELDS))}"
+        raise ConfigError(f"unknown setting {name!r} ({hint})")
 
 
 def preset_names() -> list[str]:

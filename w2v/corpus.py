@@ -171,17 +171,31 @@ def read_chunks(source: str, block_bytes: int = BLOCK_BYTES, max_word: int = MAX
     A longer run inside one piece is cut by the tokeniser (``line_words``,
     ``chunkcounter.scan_chunk``).
     """
+    for chunk, _ in chunks_and_offsets(source, block_bytes, max_word):
+        yield chunk
+
+
+def chunks_and_offsets(
+    source: str, block_bytes: int = BLOCK_BYTES, max_word: int = MAX_WORD_BYTES
+) -> Iterator[tuple[bytes, int]]:
+    """``read_chunks``' pieces, each with the bytes of ``source`` read so far: of the
+    file as stored (compressed bytes for a compressed file, to compare with its size),
+    or, where that cannot be told (a pipe, a URL), of its content."""
     with open_source(source) as stream:
+        descriptor = seekable_descriptor(stream)
         carry = b""  # the run of non-whitespace the last read ended in: fewer than max_word bytes
         dropping = False  # inside a run already cut at max_word bytes
+        content = 0
         while True:
             try:
                 block = stream.read(block_bytes)
             except (ValueError, *stream_errors()) as err:  # type: ignore[misc]  # a tuple built at run time
                 raise CorpusError(f"cannot read corpus {source}: {err}") from None
+            content += len(block)
+            offset = content if descriptor is None else os.lseek(descriptor, 0, os.SEEK_CUR)
             if not block:
                 if carry:
-                    yield carry
+                    yield carry, offset
                 return
             if dropping:
                 first = FIRST_SPACE.search(block)
@@ -192,10 +206,35 @@ def read_chunks(source: str, block_bytes: int = BLOCK_BYTES, max_word: int = MAX
             cut = max(data.rfind(c, len(carry)) for c in WHITESPACE)
             carry = data[cut + 1 :]
             if len(carry) >= max_word:
-                yield data[: cut + 1] + carry[:max_word] + b" "
+                yield data[: cut + 1] + carry[:max_word] + b" ", offset
                 carry, dropping = b"", True
             elif cut >= 0:
-                yield data[: cut + 1]
+                yield data[: cut + 1], offset
+
+
+def seekable_descriptor(stream) -> int | None:
+    """The descriptor of the file under ``stream`` (under its decompressor too), if
+    its position can be asked (``os.lseek``); None for a pipe, a URL."""
+    try:
+        descriptor = stream.fileno()
+        os.lseek(descriptor, 0, os.SEEK_CUR)
+    except (OSError, AttributeError, ValueError):  # io.UnsupportedOperation is both OSError and ValueError
+        return None
+    return descriptor
+
+
+def corpus_bytes(sources: Iterable[str]) -> int | None:
+    """The bytes of ``sources`` as stored (compressed files: their compressed size),
+    or None if one of them is not a local file (standard input, a URL)."""
+    total = 0
+    for source in sources:
+        if source == "-" or is_url(source):
+            return None
+        try:
+            total += os.path.getsize(source)
+        except OSError:
+            return None
+    return total
 
 
 def line_words(line: bytes, max_word: int = MAX_WORD_BYTES) -> list[bytes]:
@@ -260,12 +299,27 @@ def sentence_bytes(sentence: Iterable[str | bytes]) -> list[bytes]:
 def source_list(corpus) -> list[str] | None:
     """The sources of a corpus given as a path, URL or ``-``, or a non-empty list of
     them, folders expanded (``expand_sources``); None for any other corpus, which is
-    then an iterable of tokenised sentences."""
+    then an iterable of tokenised sentences. Strings that name no source, several
+    of them or one with whitespace, are taken for sentences given as strings (or one
+    sentence's tokens): CorpusError saying what a corpus of sentences is."""
     if isinstance(corpus, (str, os.PathLike)):
         corpus = [corpus]
     if isinstance(corpus, (list, tuple)) and corpus and all(isinstance(c, (str, os.PathLike)) for c in corpus):
+        several = len(corpus) > 1 or len(os.fspath(corpus[0]).split()) > 1  # strings, or words in one
+        if several and not any(is_source(c) for c in corpus):
+            shown = os.fspath(corpus[0])
+            raise CorpusError(
+                f"corpus not found: {shown[:60]!r}: strings are read as file names; a corpus of sentences "
+                "is a list of lists of tokens: [['the', 'cat', 'sat'], ['the', 'dog', 'ran'], ...]"
+            )
         return expand_sources(corpus)
     return None
+
+
+def is_source(source: str | os.PathLike) -> bool:
+    """Whether ``source`` names something to read: standard input, a URL, a file or a folder."""
+    text = os.fspath(source)
+    return text == "-" or is_url(text) or (bool(text) and os.path.exists(text))
 
 
 def sentence_blocks(sentences: Iterable[Iterable[str]], block_tokens: int = 200_000) -> Iterator[TokenBlock]:

@@ -12,7 +12,8 @@ prune as word2vec.c's ReduceVocab does (``ProvisionalCounts``).
 import itertools
 from abc import ABC, abstractmethod
 from collections import defaultdict
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
+from typing import NamedTuple
 
 import numpy as np
 
@@ -187,6 +188,21 @@ class WordCounter(ProvisionalCounts):
         self.ids = defaultdict(self._issue, ids)  # shrink the table (insertion order, so ids stay ascending)
 
 
+class ReadStatus(NamedTuple):
+    """How far reading a corpus has come, for a progress display: ``bytes_read`` of
+    ``total_bytes`` (as stored: compressed bytes of a compressed file; None for
+    tokenised sentences, and the total None where unknown), the ``tokens`` counted and
+    the distinct ``words`` held (None where not counted)."""
+
+    bytes_read: int | None
+    total_bytes: int | None
+    tokens: int | None
+    words: int | None
+
+
+OnRead = Callable[[ReadStatus], None]
+
+
 def block_ids(block: TokenBlock, ids: np.ndarray) -> np.ndarray:
     """Insert ``SENTENCE_END`` after each sentence end of ``block`` into its ``ids`` (int32)."""
     if not block.ends:
@@ -194,11 +210,14 @@ def block_ids(block: TokenBlock, ids: np.ndarray) -> np.ndarray:
     return np.insert(ids, np.asarray(block.ends, dtype=np.int64) + 1, SENTENCE_END)
 
 
-def count_corpus(corpus, prune_at: int = DEFAULT_PRUNE_AT) -> tuple[ProvisionalCounts, Iterator[np.ndarray]]:
+def count_corpus(
+    corpus, prune_at: int = DEFAULT_PRUNE_AT, on_read: OnRead | None = None
+) -> tuple[ProvisionalCounts, Iterator[np.ndarray]]:
     """A counter and the corpus' provisional ids, block by block with their sentence
     ends (int32), which it counts as they are read. ``corpus``: a path, URL or
     ``-``, or a list of them, read as bytes (``chunkcounter.ChunkCounter``); or an iterable of
-    tokenised sentences (lists of str; ``WordCounter``). Both give a corpus the same ids."""
+    tokenised sentences (lists of str; ``WordCounter``). Both give a corpus the same ids.
+    ``on_read(ReadStatus)`` is called as reading starts and after each block."""
     sources = source_list(corpus)
     if sources is not None:
         with signals_held():  # Numba loads or compiles the counter here: see ``interrupts``
@@ -206,15 +225,28 @@ def count_corpus(corpus, prune_at: int = DEFAULT_PRUNE_AT) -> tuple[ProvisionalC
 
             reader = ChunkCounter(prune_at)
             reader.load_compiled()
-        return reader, reader.read(sources)
+        return reader, reader.read(sources, on_read=on_read)
     counter = WordCounter(prune_at)
-    return counter, (block_ids(block, counter.add(block.tokens)) for block in sentence_blocks(corpus))
+    return counter, count_sentences(counter, corpus, on_read)
 
 
-def count_words(corpus, prune_at: int = DEFAULT_PRUNE_AT) -> ProvisionalCounts:
+def count_sentences(counter: WordCounter, sentences: Iterable, on_read: OnRead | None) -> Iterator[np.ndarray]:
+    """The provisional ids of tokenised ``sentences``, block by block with their sentence
+    ends, counted by ``counter`` as they are read; ``on_read`` before the first and
+    after each block."""
+    if on_read is not None:
+        on_read(ReadStatus(None, None, 0, 0))
+    for block in sentence_blocks(sentences):
+        ids = block_ids(block, counter.add(block.tokens))
+        if on_read is not None:
+            on_read(ReadStatus(None, None, counter.tokens, counter.held))
+        yield ids
+
+
+def count_words(corpus, prune_at: int = DEFAULT_PRUNE_AT, on_read: OnRead | None = None) -> ProvisionalCounts:
     """Count ``corpus`` (as ``count_corpus``) without keeping its ids; CorpusError if
     it holds no word."""
-    counter, blocks = count_corpus(corpus, prune_at)
+    counter, blocks = count_corpus(corpus, prune_at, on_read)
     for _ in blocks:
         pass  # counted as read
     check_not_empty(counter)

@@ -15,10 +15,12 @@ compute-accuracy.c does instead: the single best word other than the three
 question rows, and only if its cosine is positive.
 """
 
+import math
 import os
 from collections.abc import Iterable
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
+from typing import NamedTuple, cast
 
 import numpy as np
 
@@ -36,11 +38,29 @@ DEFAULT_ANALOGIES = str(DATA / "questions-words.txt")  # Mikolov et al. 2013: 19
 DEFAULT_SIMILARITY = str(DATA / "wordsim353.tsv")  # Finkelstein et al. 2002: 353 pairs
 
 
+Question = tuple[str, str, str, str]  # a b c d, as matched: upper-cased when case-insensitive
+
+
 @dataclass
 class AnalogySection:
+    """A section's ``questions`` in file order and their ``answers``: True (right),
+    False (wrong), or None (skipped: a word outside the restricted vocabulary)."""
+
     name: str
-    correct: int = 0
-    incorrect: int = 0
+    questions: list[Question] = field(default_factory=list)
+    answers: list[bool | None] = field(default_factory=list)
+
+    def with_answer(self, *answers: bool | None) -> list[Question]:
+        """The questions whose answer is one of ``answers``, in file order."""
+        return [q for q, a in zip(self.questions, self.answers, strict=True) if any(a is b for b in answers)]
+
+    @property
+    def correct(self) -> int:
+        return self.answers.count(True)
+
+    @property
+    def incorrect(self) -> int:
+        return self.answers.count(False)
 
     @property
     def answered(self) -> int:
@@ -52,7 +72,13 @@ class AnalogySection:
         return self.correct / self.answered if self.answered else 0.0
 
     def to_dict(self) -> dict:
-        return {**asdict(self), "answered": self.answered, "accuracy": self.accuracy}
+        return {
+            "name": self.name,
+            "correct": self.correct,
+            "incorrect": self.incorrect,
+            "answered": self.answered,
+            "accuracy": self.accuracy,
+        }
 
 
 @dataclass
@@ -100,10 +126,12 @@ class SimilarityResult:
     spearman: float
     pearson: float
     pairs: int  # pairs with both words in the vocabulary
-    missing: int  # pairs skipped for a word outside it
+    missing: int  # pairs with a word outside it: skipped, or scored 0 (``dummy4unknown``)
     invalid: int  # lines that are not a word pair and a score
     case_insensitive: bool
     restrict: int | None = None
+    spearman_p: float = math.nan  # two-sided p-values, as scipy's spearmanr and pearsonr
+    pearson_p: float = math.nan
 
     def to_dict(self) -> dict:
         return asdict(self)
@@ -117,7 +145,7 @@ class Questions:
     invalid: int = 0
 
 
-def _read_lines(path: str) -> list[str]:
+def _read_lines(path: str, encoding: str = "utf-8") -> list[str]:
     try:
         with open(path, "rb") as fin:
             data = fin.read()
@@ -125,7 +153,7 @@ def _read_lines(path: str) -> list[str]:
         raise W2VError(f"evaluation file not found: {path}") from None
     except OSError as err:
         raise W2VError(f"cannot read {path}: {err.strerror}") from None
-    return data.decode("utf-8", "replace").splitlines()
+    return data.decode(encoding, "replace").splitlines()
 
 
 def read_analogies(path: str | os.PathLike) -> Questions:
@@ -160,17 +188,21 @@ def parse_analogies(lines: Iterable[str], source: str) -> Questions:
     return out
 
 
-def read_pairs(path: str | os.PathLike) -> tuple[list[tuple[str, str, float]], int]:
-    """Read word-pair similarity lines ``w1 w2 score`` separated by tabs (or else
-    spaces); ``#`` comments and blank lines are ignored. A first row that is not
-    numeric is a header: if it names a score column (e.g. SimLex's ``SimLex999``) that
-    column is used, else the third. Returns the pairs and the count of invalid lines."""
+def read_pairs(
+    path: str | os.PathLike, delimiter: str | None = None, encoding: str = "utf-8"
+) -> tuple[list[tuple[str, str, float]], int]:
+    """Read word-pair similarity lines ``w1 w2 score`` separated by ``delimiter`` (by
+    default tabs, or else spaces); ``#`` comments and blank lines are ignored. A first
+    row that is not numeric is a header: if it names a score column (e.g. SimLex's
+    ``SimLex999``) that column is used, else the third. Returns the pairs and the
+    count of invalid lines."""
     path = os.fspath(path)
     pairs, invalid, column, first = [], 0, 2, True
-    for line in _read_lines(path):
+    for line in _read_lines(path, encoding):
         if not line.strip() or line.startswith("#"):
             continue
-        fields = line.split("\t") if "\t" in line else line.split()
+        separator = delimiter if delimiter is not None else ("\t" if "\t" in line else None)  # None: whitespace
+        fields = line.split(separator)
         fields = [f.strip() for f in fields]
         try:
             if len(fields) <= column:
@@ -233,18 +265,20 @@ def score_analogies(
     index = restricted_index(vectors, rows, case_insensitive)
     unit = vectors.unit[:rows]
     upper = [w.upper() if case_insensitive else w for w in vectors.words[:rows]]
-    sections, todo = [], []  # todo: (section, rows of a, b and c, the four keys)
+    sections, todo = [], []  # todo: (section, question's place in it, rows of a, b and c, the four keys)
     total = skipped = 0
     for name, items in questions.sections:
         section = AnalogySection(name)
         sections.append(section)
         for words in items:
-            keys = [w.upper() for w in words] if case_insensitive else list(words)
+            keys = cast(Question, tuple(w.upper() for w in words) if case_insensitive else tuple(words))
             total += 1
+            section.questions.append(keys)
+            section.answers.append(None)
             if any(k not in index for k in keys):
                 skipped += 1
                 continue
-            todo.append((section, index[keys[0]], index[keys[1]], index[keys[2]], keys))
+            todo.append((section, len(section.questions) - 1, index[keys[0]], index[keys[1]], index[keys[2]], keys))
     for start in range(0, len(todo), QUESTION_BATCH):
         _grade(todo[start : start + QUESTION_BATCH], unit, upper, method, rule)
     return AnalogyResult(
@@ -260,20 +294,20 @@ def score_analogies(
 
 
 def _grade(batch: list, unit: np.ndarray, upper: list[str], method: str, rule: str) -> None:
-    """Answer a batch of questions ``(section, rows of a, b and c, the four keys)`` over the
-    (rows, D) ``unit`` vectors, whose keys are ``upper``, and count each answer in its
-    section: the best of the top ``GENSIM_TOPN`` that is not a question word (``rule``
-    gensim), or the best with a positive score (word2vec)."""
+    """Answer a batch of questions ``(section, place, rows of a, b and c, the four keys)``
+    over the (rows, D) ``unit`` vectors, whose keys are ``upper``, and note each answer
+    in its section: the best of the top ``GENSIM_TOPN`` that is not a question word
+    (``rule`` gensim), or the best with a positive score (word2vec)."""
     rows = len(unit)
-    a = unit[[q[1] for q in batch]]
-    b = unit[[q[2] for q in batch]]
-    c = unit[[q[3] for q in batch]]
+    a = unit[[q[2] for q in batch]]
+    b = unit[[q[3] for q in batch]]
+    c = unit[[q[4] for q in batch]]
     # (rows, batch) scores of each word as the answer b - a + c: 3CosAdd or 3CosMul
     scores = unit @ _unit_cols((b - a + c).T) if method == "add" else cosmul_scores(unit @ b.T, unit @ a.T, unit @ c.T)
     keep = min(GENSIM_TOPN + 3, rows)
     best = np.argpartition(-scores, keep - 1, axis=0)[:keep] if rows > keep else np.arange(rows)[:, None]
     best = np.broadcast_to(best, (keep, len(batch)))
-    for j, (section, ia, ib, ic, keys) in enumerate(batch):
+    for j, (section, place, ia, ib, ic, keys) in enumerate(batch):
         cand = best[:, j]
         cand_scores = scores[cand, j]
         ranked = [int(r) for r in cand[np.lexsort((cand, -cand_scores))] if r not in (ia, ib, ic)]
@@ -285,10 +319,7 @@ def _grade(batch: list, unit: np.ndarray, upper: list[str], method: str, rule: s
                 predicted = upper[r]
                 if predicted not in keys[:3]:
                     break
-        if predicted == keys[3]:
-            section.correct += 1
-        else:
-            section.incorrect += 1
+        section.answers[place] = predicted == keys[3]
 
 
 def _unit_cols(m: np.ndarray) -> np.ndarray:
@@ -303,30 +334,44 @@ def evaluate_similarity(
     path: str | os.PathLike,
     restrict: int | None = None,
     case_insensitive: bool = True,
+    dummy4unknown: bool = False,
+    delimiter: str | None = None,
+    encoding: str = "utf-8",
 ) -> SimilarityResult:
-    """Spearman's rho (and Pearson's r) between a file's human scores and the cosines of
-    the pairs found in the first ``restrict`` words (all by default)."""
+    """Spearman's rho (and Pearson's r), with their p-values, between a file's human
+    scores and the cosines of the pairs found in the first ``restrict`` words (all by
+    default); ``dummy4unknown``: a pair with a word outside them counts with cosine 0
+    (gensim's option) instead of being skipped. ``delimiter``, ``encoding``: of the file
+    (``read_pairs``)."""
     path = os.fspath(path)
-    pairs, invalid = read_pairs(path)
+    pairs, invalid = read_pairs(path, delimiter, encoding)
     index = restricted_index(vectors, restrict, case_insensitive)
     unit = vectors.unit
-    gold, model = [], []
+    gold, model, missing = [], [], 0
     for w1, w2, score in pairs:
         k1, k2 = (w1.upper(), w2.upper()) if case_insensitive else (w1, w2)
         if k1 in index and k2 in index:
             gold.append(score)
             model.append(float(unit[index[k1]] @ unit[index[k2]]))
-    if not gold:
+        else:
+            missing += 1
+            if dummy4unknown:
+                gold.append(score)
+                model.append(0.0)
+    if missing == len(pairs) and not dummy4unknown:
         raise W2VError(f"{path}: none of the {len(pairs)} word pairs is in the vocabulary")
+    rho, r = spearman(gold, model), pearson(gold, model)
     return SimilarityResult(
         path=path,
-        spearman=spearman(gold, model),
-        pearson=pearson(gold, model),
-        pairs=len(gold),
-        missing=len(pairs) - len(gold),
+        spearman=rho,
+        pearson=r,
+        pairs=len(pairs) - missing,
+        missing=missing,
         invalid=invalid,
         case_insensitive=case_insensitive,
         restrict=restrict,
+        spearman_p=correlation_pvalue(rho, len(gold)),
+        pearson_p=correlation_pvalue(r, len(gold)),
     )
 
 
@@ -353,3 +398,51 @@ def pearson(x, y) -> float:
 def spearman(x, y) -> float:
     """Spearman's rho: Pearson's r of the average ranks."""
     return pearson(rankdata(x), rankdata(y))
+
+
+class Correlation(NamedTuple):
+    """A correlation and its two-sided p-value (scipy's result objects unpack the same way)."""
+
+    statistic: float
+    pvalue: float
+
+
+def correlation_pvalue(r: float, n: int) -> float:
+    """The two-sided p-value of a correlation ``r`` over ``n`` pairs, from Student's t
+    with n - 2 degrees of freedom, as scipy's ``pearsonr`` and ``spearmanr`` give it:
+    the regularized incomplete beta ``I(1 - r², (n - 2)/2, 1/2)``; nan below 3 pairs."""
+    if n < 3 or math.isnan(r):
+        return math.nan
+    if abs(r) >= 1:
+        return 0.0
+    return regularized_beta((n - 2) / 2, 0.5, 1 - r * r)
+
+
+def regularized_beta(a: float, b: float, x: float) -> float:
+    """The regularized incomplete beta function I(x; a, b), by its continued fraction
+    (Numerical Recipes' betai), for a, b > 0 and x in [0, 1]."""
+    if x <= 0 or x >= 1:
+        return 0.0 if x <= 0 else 1.0
+    front = math.exp(math.lgamma(a + b) - math.lgamma(a) - math.lgamma(b) + a * math.log(x) + b * math.log1p(-x))
+    if x < (a + 1) / (a + b + 2):
+        return front * _beta_fraction(a, b, x) / a
+    return 1 - front * _beta_fraction(b, a, 1 - x) / b
+
+
+def _beta_fraction(a: float, b: float, x: float, steps: int = 300, tiny: float = 1e-300) -> float:
+    """The continued fraction of the incomplete beta function (modified Lentz)."""
+    c, d = 1.0, 1 - (a + b) * x / (a + 1)
+    d = 1 / (d if abs(d) > tiny else tiny)
+    result = d
+    for m in range(1, steps + 1):
+        even = m * (b - m) * x / ((a + 2 * m - 1) * (a + 2 * m))
+        odd = -(a + m) * (a + b + m) * x / ((a + 2 * m) * (a + 2 * m + 1))
+        for numerator in (even, odd):
+            d = 1 + numerator * d
+            d = 1 / (d if abs(d) > tiny else tiny)
+            c = 1 + numerator / c
+            c = c if abs(c) > tiny else tiny
+            result *= c * d
+        if abs(c * d - 1) < 1e-15:
+            break
+    return result

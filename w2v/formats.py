@@ -407,3 +407,83 @@ def _load_npy(path: str, limit: int | None) -> tuple[list[str], np.ndarray]:
         raise FormatError(f"{path}: matrix of shape {matrix.shape} but {plural(len(words), 'word')} in {vocab}")
     n = len(words) if limit is None else min(limit, len(words))
     return words[:n], np.array(matrix[:n], dtype=np.float32)
+
+
+# --- text without a header line: GloVe, fastText's print-word-vectors ---------------------
+
+
+def load_headerless(path: str | os.PathLike, limit: int | None = None) -> tuple[list[str], np.ndarray]:
+    """The words (V,) and float32 vectors (V, D) of a text file of ``word v1 ... vD``
+    lines without word2vec's ``COUNT DIM`` line (GloVe's files, fastText's
+    ``print-word-vectors``), D given by the first line; blank lines are skipped.
+    ``limit``: only the first ``limit`` lines. Read twice: once to count the lines,
+    so that the matrix is allocated once."""
+    path = os.fspath(path)
+    with _opened(path) as fin:
+        try:
+            first = fin.readline(READ_CHUNK)
+            dim = len(first.split()) - 1
+            if dim < 1:
+                raise FormatError(f"{path}: first line {first[:40]!r} is not a word and its values")
+            lines = _count_lines(fin, None if limit is None else max(limit - 1, 0)) + 1
+        except stream_errors() as err:
+            raise FormatError(f"{path}: cannot read: {err}") from None
+    with _opened(path) as fin:
+        try:
+            return _read_headerless(fin, path, lines if limit is None else min(lines, limit), dim)
+        except stream_errors() as err:
+            raise FormatError(f"{path}: cannot read: {err}") from None
+
+
+def _count_lines(fin, most: int | None) -> int:
+    """The lines left in ``fin`` (a last one without a newline counts), at most ``most``."""
+    lines, last = 0, b"\n"
+    while most is None or lines < most:
+        chunk = fin.read(READ_CHUNK)
+        if not chunk:
+            break
+        lines += chunk.count(b"\n")
+        last = chunk[-1:]
+    lines += last != b"\n"
+    return lines if most is None else min(lines, most)
+
+
+def _read_headerless(fin, path: str, most: int, dim: int) -> tuple[list[str], np.ndarray]:
+    """Up to ``most`` non-blank ``word v1 ... vD`` lines of ``fin``, converted by numpy a
+    chunk of lines at a time; FormatError naming the line of a malformed one."""
+    out = np.empty((most, dim), dtype=np.float32)
+    words: list[str] = []
+    seen = 0  # lines read, blank ones included
+    while len(words) < most:
+        lines = _read_lines(fin, READ_CHUNK, READ_WORD_BYTES + VALUE_BYTES * dim)
+        if not lines:
+            break
+        kept = [(seen + j + 1, line.split(None, 1)) for j, line in enumerate(lines) if line.strip()]
+        kept = kept[: most - len(words)]
+        seen += len(lines)
+        try:
+            with warnings.catch_warnings():
+                warnings.simplefilter("error", DeprecationWarning)  # numpy's "could not be read to its end"
+                joined = b" ".join(p[1] if len(p) == 2 else b"" for _, p in kept)
+                values = np.fromstring(joined, dtype=np.float32, sep=" ")
+        except (ValueError, DeprecationWarning):
+            values = np.empty(0, dtype=np.float32)
+        if values.size != len(kept) * dim:
+            for number, parts in kept:
+                got = parts[1].split() if len(parts) == 2 else []
+                if len(got) != dim or not all(is_number(v) for v in got):
+                    raise FormatError(f"{path}: line {number:,}: not a word and {dim} numbers (as the first line)")
+            raise FormatError(f"{path}: lines {kept[0][0]:,} to {kept[-1][0]:,}: unreadable values")
+        out[len(words) : len(words) + len(kept)] = values.reshape(len(kept), dim)
+        words.extend(decode_word(p[0]) for _, p in kept)
+    if sys.byteorder == "big":
+        out = out.byteswap().view(out.dtype.newbyteorder())
+    return words, out[: len(words)]
+
+
+NUMBER = re.compile(rb"[-+]?(\d+\.?\d*([eE][-+]?\d+)?|\.\d+([eE][-+]?\d+)?|nan|inf(inity)?)", re.IGNORECASE)
+
+
+def is_number(token: bytes) -> bool:
+    """Whether ``token`` is a decimal number (``-0.5``, ``1e-3``, ``nan``, ``inf``)."""
+    return NUMBER.fullmatch(token) is not None

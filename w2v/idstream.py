@@ -20,7 +20,7 @@ import numpy as np
 
 from w2v.config import TrainConfig
 from w2v.corpus import SENTENCE_END
-from w2v.counting import check_not_empty, count_corpus
+from w2v.counting import OnRead, check_not_empty, count_corpus
 from w2v.errors import CorpusError
 from w2v.vocab import Vocab
 
@@ -135,17 +135,19 @@ class Encoded:
     digest: int  # CRC-32 of the id stream: a resumed run checks it reads the same corpus
 
 
-def _encode_corpus(corpus, config: TrainConfig, workdir: str, choose: VocabChooser | None = None) -> Encoded:
+def _encode_corpus(
+    corpus, config: TrainConfig, workdir: str, choose: VocabChooser | None = None, on_read: OnRead | None = None
+) -> Encoded:
     """One pass over ``corpus`` (``counting.count_corpus``): count words and write
     their provisional ids to ``workdir``; then ``choose(words, counts)`` the
     vocabulary from the counts (words kept after pruning, first-occurrence order;
     by default ``Vocab.choose`` by ``config.min_count`` and ``config.max_vocab``)
     and rewrite the ids as vocabulary ids (words outside it dropped) into an
     ``IdStream`` of ``config.batch_words`` batches. Both id files are nameless
-    files in ``workdir``."""
+    files in ``workdir``. ``on_read(counting.ReadStatus)`` follows the reading."""
     if choose is None:
         choose = lambda words, counts: Vocab.choose(words, counts, config.min_count, config.max_vocab)  # noqa: E731
-    counter, blocks = count_corpus(corpus, config.prune_at)
+    counter, blocks = count_corpus(corpus, config.prune_at, on_read)
     with tempfile.TemporaryFile(dir=workdir) as provisional:
         for ids in blocks:
             provisional.write(ids.tobytes())
@@ -167,11 +169,13 @@ def _encode_corpus(corpus, config: TrainConfig, workdir: str, choose: VocabChoos
     return Encoded(vocab, writer.finish(), counter.tokens, digest)
 
 
-def encode_corpus(corpus, config: TrainConfig, workdir: str, choose: VocabChooser | None = None) -> Encoded:
+def encode_corpus(
+    corpus, config: TrainConfig, workdir: str, choose: VocabChooser | None = None, on_read: OnRead | None = None
+) -> Encoded:
     """``_encode_corpus``, with an OSError of its id files in ``workdir`` (a full
     ``$TMPDIR``, mostly) raised as one CorpusError line; reading the corpus itself
     raises CorpusError already."""
     try:
-        return _encode_corpus(corpus, config, workdir, choose)
+        return _encode_corpus(corpus, config, workdir, choose, on_read)
     except OSError as err:
         raise CorpusError(f"cannot write the encoded corpus in {workdir} ($TMPDIR): {err.strerror or err}") from None

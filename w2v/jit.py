@@ -1,15 +1,22 @@
 """Numba presets and the low-level intrinsics the training kernels are built from.
 
 Nothing here is mathematics: the presets every jitted function of the package
-is compiled with, and four small LLVM intrinsics that tell the compiler what
+is compiled with, four small LLVM intrinsics that tell the compiler what
 Numba cannot express (a cache hint, arrays without reference counts, a use that
-keeps arrays alive, buffers on the stack). ``kernels`` holds the algorithm.
+keeps arrays alive, buffers on the stack), and a watch on compilations (a first
+run compiles; later ones load the kernels from Numba's cache). ``kernels`` holds
+the algorithm.
 """
+
+import time
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from typing import Any
 
 import numpy as np
 from llvmlite import ir
 from numba import njit, types
-from numba.core import cgutils
+from numba.core import cgutils, event
 from numba.extending import intrinsic
 
 FASTMATH = {"reassoc", "contract"}  # not fastmath=True: that makes isnan() always false
@@ -155,3 +162,36 @@ def scratch(size, dtype):
     """An uninitialised (size,) buffer of a 4-byte ``dtype``, ``PAD`` elements away
     from any other allocation on both sides."""
     return np.empty(size + 2 * PAD, dtype=dtype)[PAD:-PAD]
+
+
+class CompileWatch(event.Listener):
+    """Numba's compilations while installed (``watch_compiles``), not its loads from
+    the on-disk cache: their total ``seconds`` (a compilation inside another counted
+    once), and ``announce(dispatcher)`` called as each outermost one starts."""
+
+    def __init__(self, announce: Callable[[Any], None] | None = None):
+        self.announce = announce
+        self.seconds = 0.0
+        self.depth = 0
+        self.started = 0.0
+
+    def on_start(self, event) -> None:
+        if self.depth == 0:
+            self.started = time.perf_counter()
+            if self.announce is not None:
+                self.announce(event.data["dispatcher"])
+        self.depth += 1
+
+    def on_end(self, event) -> None:
+        self.depth -= 1
+        if self.depth == 0:
+            self.seconds += time.perf_counter() - self.started
+
+
+@contextmanager
+def watch_compiles(announce: Callable[[Any], None] | None = None) -> Iterator[CompileWatch]:
+    """A ``CompileWatch`` of the compilations in the block, in any thread (Numba's
+    ``numba:compile`` events, which a load from the cache does not send)."""
+    watch = CompileWatch(announce)
+    with event.install_listener("numba:compile", watch):
+        yield watch

@@ -19,6 +19,7 @@ output) can join those again, into phrases of up to four words.
 Words are bytes, never decoded; the joined word is ``a + delimiter + b``.
 """
 
+import functools
 import itertools
 import math
 import os
@@ -34,13 +35,14 @@ from w2v.config import DEFAULT_PRUNE_AT
 from w2v.corpus import (
     BLOCK_BYTES,
     MAX_SENTENCE_TOKENS,
+    chunks_and_offsets,
+    corpus_bytes,
     is_stream,
     line_words,
-    read_chunks,
     sentence_bytes,
     source_list,
 )
-from w2v.counting import WordCounter
+from w2v.counting import OnRead, ReadStatus, WordCounter
 from w2v.errors import ConfigError, CorpusError, FormatError
 from w2v.files import atomic_output, compression_of, write_atomic
 
@@ -189,21 +191,35 @@ class PhraseTable:
         return table
 
 
-def pieces_of_sources(sources: Sequence[str], block_bytes: int = BLOCK_BYTES) -> Iterator[Piece]:
+def pieces_of_sources(
+    sources: Sequence[str], block_bytes: int = BLOCK_BYTES, on_read: OnRead | None = None
+) -> Iterator[Piece]:
     """The lines of ``sources`` as pieces, read in bounded chunks (a line may come in
     several pieces; the last one has ``line_end`` True), their words cut as
-    ``corpus.line_words`` cuts them. Each source ends a line."""
+    ``corpus.line_words`` cuts them. Each source ends a line. ``on_read(ReadStatus)``
+    (bytes and tokens; no distinct words) is called as reading starts and after each chunk."""
+    total = corpus_bytes(sources) if on_read is not None else None
+    done = tokens = 0  # bytes of the sources before this one; tokens so far
+    if on_read is not None:
+        on_read(ReadStatus(0, total, 0, None))
     for source in sources:
         open_words = False  # the last line is not ended yet and has words
-        for chunk in read_chunks(source, block_bytes):
+        offset = 0
+        for chunk, offset in chunks_and_offsets(source, block_bytes):
             lines = chunk.split(b"\n")
             for line in lines[:-1]:
-                yield line_words(line), True
+                words = line_words(line)
+                tokens += len(words)
+                yield words, True
                 open_words = False
             if lines[-1]:
-                tokens = line_words(lines[-1])
-                open_words = open_words or bool(tokens)
-                yield tokens, False
+                words = line_words(lines[-1])
+                tokens += len(words)
+                open_words = open_words or bool(words)
+                yield words, False
+            if on_read is not None:
+                on_read(ReadStatus(done + offset, total, tokens, None))
+        done += offset
         if open_words:
             yield [], True
 
@@ -279,11 +295,13 @@ def learn_phrases(
     passes: int = 1,
     delimiter: str | bytes = "_",
     prune_at: int = DEFAULT_PRUNE_AT,
+    on_read: Callable[[int, ReadStatus], None] | None = None,
 ) -> PhraseTable:
     """Detect phrases in ``corpus``: a path, URL, or a list of them (read ``passes``
     times; not ``-`` nor another stream, see ``spooled_streams``), or a re-iterable of
     tokenised sentences (lists of str).
     ``threshold``: 100 for ``default`` scoring, 0.5 for ``npmi`` when not given.
+    ``on_read(pass_number, ReadStatus)`` follows the reading of files, pass by pass (from 1).
 
     >>> sentences = [["new", "york", "is", "big"]] * 6 + [["new", "cars"], ["old", "york"]]
     >>> table = learn_phrases(sentences, min_count=1, threshold=1)
@@ -296,17 +314,19 @@ def learn_phrases(
     raw = delimiter.encode() if isinstance(delimiter, str) else delimiter
     pieces = corpus_pieces(corpus)
     table = PhraseTable([], raw, scoring, float(threshold), min_count)
-    for _ in range(passes):
-        counter, total = count_pairs(phrased(pieces(), table.joiners()), prune_at)
+    for done in range(passes):
+        shown = None if on_read is None else functools.partial(on_read, done + 1)
+        counter, total = count_pairs(phrased(pieces(shown), table.joiners()), prune_at)
         if total == 0:
             raise CorpusError("the corpus is empty: it holds no words")
         table.passes.append(score_table(counter, total, min_count, threshold, scoring))
     return table
 
 
-def corpus_pieces(corpus: Corpus, once: bool = False) -> Callable[[], Iterator[Piece]]:
-    """A function returning a fresh piece iterator over ``corpus`` at each call
-    (``once``: it will be called only once, so stdin and iterators are fine)."""
+def corpus_pieces(corpus: Corpus, once: bool = False) -> Callable[[OnRead | None], Iterator[Piece]]:
+    """A function returning a fresh piece iterator over ``corpus`` at each call, given
+    an ``on_read`` callback or None (``once``: it will be called only once, so stdin
+    and iterators are fine). Tokenised sentences are not reported to ``on_read``."""
     sources = source_list(corpus)
     if sources is not None:
         streams = [s for s in sources if is_stream(s)] if not once else []
@@ -315,11 +335,11 @@ def corpus_pieces(corpus: Corpus, once: bool = False) -> Callable[[], Iterator[P
                 f"phrases read the corpus more than once: {streams[0]} is a stream "
                 "(standard input or a pipe) that can be read only once; spool it to a file first"
             )
-        return lambda: pieces_of_sources(sources)
+        return lambda on_read: pieces_of_sources(sources, on_read=on_read)
     sentences = cast(Iterable[Sequence[str]], corpus)
     if iter(sentences) is sentences and not once:
         raise CorpusError("phrases read the corpus more than once: give a list of sentences, not an iterator")
-    return lambda: pieces_of_sentences(sentences)
+    return lambda _on_read: pieces_of_sentences(sentences)
 
 
 def phrase_sentences(sentences: Iterable[Sequence[str]], table: PhraseTable) -> Iterator[list[str]]:
@@ -333,7 +353,7 @@ def phrased_lines(corpus: Corpus, table: PhraseTable, max_tokens: int = MAX_SENT
     phrases joined, as lists of bytes, cut every ``max_tokens`` tokens as training
     cuts sentences: a corpus for ``w2v.train`` that is never written to disk."""
     line: list[bytes] = []
-    for tokens, line_end in phrased(corpus_pieces(corpus, once=True)(), table.joiners()):
+    for tokens, line_end in phrased(corpus_pieces(corpus, once=True)(None), table.joiners()):
         line.extend(tokens)
         while len(line) >= max_tokens:
             yield line[:max_tokens]
@@ -352,11 +372,12 @@ class WriteReport:
     lines: int
 
 
-def write_phrased(corpus: Corpus, table: PhraseTable, output: str) -> WriteReport:
+def write_phrased(corpus: Corpus, table: PhraseTable, output: str, on_read: OnRead | None = None) -> WriteReport:
     """Write ``corpus`` (paths or sentences, as for ``learn_phrases``) with its phrases
     joined to ``output`` (``-``: standard output), one line per input line, words
-    separated by one space. Names ending in .gz .bz2 .xz .zst are compressed."""
-    source = corpus_pieces(corpus, once=True)()
+    separated by one space. Names ending in .gz .bz2 .xz .zst are compressed.
+    ``on_read(ReadStatus)`` follows the reading of files."""
+    source = corpus_pieces(corpus, once=True)(on_read)
     report = WriteReport(0, 0, 0)
     joiners = table.joiners()
     with atomic_output(output, compress=True) as out:

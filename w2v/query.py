@@ -37,11 +37,18 @@ def analogy_method(method: str) -> str:
         raise ValueError(f"unknown analogy method {method!r}: add or cosmul") from None
 
 
-def cosmul(sims: np.ndarray) -> np.ndarray:
-    """3CosMul (Levy & Goldberg 2014, as gensim's ``most_similar_cosmul``) from the
-    cosines of each row to ``a``, ``b``, ``c`` (columns): the word closest to a - b + c
-    maximises cos'(x,a) cos'(x,c) / (cos'(x,b) + 1e-6), with cos' = (1 + cos) / 2."""
-    return cosmul_scores(sims[:, 0], sims[:, 1], sims[:, 2])
+def cosmul_of(positives: int) -> Callable[[np.ndarray], np.ndarray]:
+    """The combination of gensim's ``most_similar_cosmul`` (3CosMul of Levy & Goldberg
+    2014, generalised) for query columns whose first ``positives`` are positive and
+    the rest negative: each row scores the product of its shifted cosines cos' =
+    (1 + cos) / 2 to the positive columns over (that of the negative ones + 1e-6).
+    With a, c positive and b negative it ranks the answers to a - b + c."""
+
+    def combine(sims: np.ndarray) -> np.ndarray:
+        shifted = (1 + sims) / 2
+        return shifted[:, :positives].prod(axis=1) / (shifted[:, positives:].prod(axis=1) + 1e-6)
+
+    return combine
 
 
 def cosmul_scores(sim_a: np.ndarray, sim_b: np.ndarray, sim_c: np.ndarray) -> np.ndarray:

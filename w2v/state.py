@@ -48,6 +48,7 @@ except ImportError:  # Windows: checkpoint folders are not locked
 from w2v.config import TrainConfig
 from w2v.errors import ConfigError, FormatError
 from w2v.files import atomic_output
+from w2v.formats import decode_word
 from w2v.vocab import Vocab
 from w2v.weights import all_finite, weight_shapes
 
@@ -109,13 +110,7 @@ class TrainState:
         and type are checked from its header against the settings before any is read."""
         path = model_file(path)
         with open_archive(path) as archive:
-            meta = parse_meta(path, read_entry(archive, path, "meta"))
-            try:
-                config = TrainConfig(**meta["config"])
-                config.validate()
-            except (KeyError, TypeError, ValueError, ConfigError) as err:  # ConfigError: damaged settings
-                raise FormatError(f"{path}: damaged model file ({err})") from None
-            check_entries(archive, path, config)
+            meta, config = checked_archive(archive, path)
             arrays = {name: read_entry(archive, path, name) for name in ARRAYS}
         return cls.from_parts(path, config, arrays, meta)
 
@@ -151,6 +146,34 @@ class TrainState:
             raise ValueError(
                 f"jobs_done {self.jobs_done} is not within 0 to {self.batches} batches x {self.config.epochs} epochs"
             )
+
+
+def load_word_vectors(path: str, limit: int | None = None) -> tuple[list[str], np.ndarray]:
+    """The words (V,) and word vectors (``syn0``, (V, D) float32) of a model file or
+    checkpoint (a folder: its checkpoint), without its other arrays; ``limit``: only
+    the first ``limit`` words. FormatError if it is not a w2v model file."""
+    path = model_file(path)
+    with open_archive(path) as archive:
+        checked_archive(archive, path)
+        words, offsets, syn0 = (read_entry(archive, path, name) for name in ("vocab_words", "vocab_offsets", "syn0"))
+    raw = words.tobytes()
+    if offsets[0] != 0 or offsets[-1] != len(raw) or (np.diff(offsets) <= 0).any():
+        raise FormatError(f"{path}: damaged model file (vocabulary offsets out of order)")
+    n = len(syn0) if limit is None else min(limit, len(syn0))
+    return [decode_word(raw[a:b]) for a, b in itertools.pairwise(offsets[: n + 1].tolist())], syn0[:n]
+
+
+def checked_archive(archive: zipfile.ZipFile, path: str) -> tuple[dict, TrainConfig]:
+    """The metadata and settings of the model file ``archive``, once every array's header
+    is checked against them (``check_entries``); FormatError if damaged."""
+    meta = parse_meta(path, read_entry(archive, path, "meta"))
+    try:
+        config = TrainConfig(**meta["config"])
+        config.validate()
+    except (KeyError, TypeError, ValueError, ConfigError) as err:  # ConfigError: damaged settings
+        raise FormatError(f"{path}: damaged model file ({err})") from None
+    check_entries(archive, path, config)
+    return meta, config
 
 
 META_FIELDS = ("jobs_done", "batches", "stream_words", "corpus_words", "corpus_digest", "notes")

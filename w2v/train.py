@@ -17,10 +17,11 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from w2v.config import TRAIN_FIELDS, TrainConfig
+from w2v.config import TRAIN_FIELDS, TrainConfig, check_setting_names
 from w2v.errors import ConfigError, CorpusError, plural
 from w2v.formats import decode_word
 from w2v.idstream import Encoded, IdStream, VocabChooser, encode_corpus
+from w2v.progress import Steps, compiling_noted, reading
 from w2v.report import TrainReport
 from w2v.state import TrainState, checkpoint_lock, checkpoint_path
 from w2v.vectors import Vectors
@@ -60,7 +61,7 @@ STRUCTURE = ("model", "dim", "hs", "tree", "negative", "nce", "sampled_softmax",
 
 
 def train(
-    corpus,
+    corpus=None,
     *,
     read_vocab: str | None = None,
     save_vocab: str | None = None,
@@ -82,7 +83,10 @@ def train(
 
     ``corpus``: a file path, URL or ``-`` (stdin), a list of those, or an iterable of
     tokenised sentences. ``settings``: any field of ``TrainConfig`` (``model``,
-    ``dim``, ``window``, ``negative``, ``hs``, ``sample``, ``epochs``, ...).
+    ``dim``, ``window``, ``negative``, ``hs``, ``sample``, ``epochs``, ...); gensim's
+    names for them (``vector_size``, ``sg``, ``workers``...) raise ConfigError naming
+    w2v's. ``progress``: bars (or, off a terminal, lines) on stderr while the corpus
+    is read and while training, and a note when the kernels are compiled.
     ``on_epoch_end(epoch, mean_loss)`` is called after each epoch.
     ``on_progress(words_done, total_words, alpha, loss)`` is called from the calling
     thread about every 0.2 s during training and once at the end (when
@@ -110,21 +114,31 @@ def train(
     given to ``on_epoch_end`` as a third argument when it takes one.
     """
     start = time.perf_counter()
+    check_setting_names(settings)
+    if corpus is None:
+        raise ConfigError("give a corpus: w2v.train(corpus, ...), a file name or a list of lists of tokens")
     config, base, choose = plan_run(settings, read_vocab, resume, init_model, update_vocab)
     if resume is not None and checkpoint is None and os.path.isdir(resume):
         checkpoint = resume  # keep checkpointing where the run was
     every = None if checkpoint_every is None else checkpoint_every * 60.0
     hooks = Hooks(progress, on_epoch_end, on_progress, checkpoint_seconds=every)
     outputs = Outputs(checkpoint, save_vocab, save_model, heldout, heldout_pairs)
-    with checkpoint_folder(checkpoint), tempfile.TemporaryDirectory(prefix="w2v-") as workdir:
-        encoded = encode_corpus(corpus, config, workdir, choose)
+    with (
+        compiling_noted(progress) as compiling,
+        checkpoint_folder(checkpoint),
+        tempfile.TemporaryDirectory(prefix="w2v-") as workdir,
+    ):
+        encoded = encode_shown(corpus, config, workdir, choose, progress)
         return_free_memory()
-        prepare_seconds = time.perf_counter() - start
+        prepare_seconds = time.perf_counter() - start - compiling.seconds  # compiling is reported apart
         try:
+            compiled = compiling.seconds
             report, syn0 = run_training(Run.start(config, encoded, base, resume, notes or {}), hooks, outputs, workdir)
+            report.train_seconds -= compiling.seconds - compiled  # compiling is reported apart
         finally:
             encoded.stream.close()
     report.prepare_seconds, report.seconds = prepare_seconds, time.perf_counter() - start
+    report.compile_seconds = compiling.seconds
     return Vectors([decode_word(w) for w in encoded.vocab.words], syn0, report)
 
 
@@ -167,6 +181,12 @@ def run_training(run: "Run", hooks: Hooks, outputs: Outputs, workdir: str) -> tu
         epoch_heldout=run.progress.heldout.tolist(),
     )
     return report, run.model.syn0
+
+
+def encode_shown(corpus, config: TrainConfig, workdir: str, choose: VocabChooser, show: bool) -> Encoded:
+    """``encode_corpus``, with a bar on stderr while the corpus is read when ``show``."""
+    with Steps(show) as steps:
+        return encode_corpus(corpus, config, workdir, choose, on_read=reading(steps) if show else None)
 
 
 @dataclass

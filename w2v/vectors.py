@@ -3,23 +3,37 @@
 ``Vectors`` holds the words, most frequent first, and their (V, D) float32 matrix;
 it reads and writes them through ``w2v.formats`` and searches the matrix's unit rows
 through ``w2v.query``. A query word outside the vocabulary raises
-``UnknownWordError`` with close spellings.
+``UnknownWordError`` (a ``KeyError`` too) with close spellings.
+
+It answers gensim's ``KeyedVectors`` calls where the names mean the same thing
+(``v["king"]``, ``key_to_index``, ``index_to_key``, ``get_vector``,
+``most_similar(positive, negative, topn, restrict_vocab)``, ``most_similar_cosmul``,
+``similar_by_word``, ``similar_by_vector``, ``similarity``, ``n_similarity``,
+``doesnt_match``, ``rank``, ``evaluate_word_analogies``, ``evaluate_word_pairs``,
+``load_word2vec_format``, ``save_word2vec_format``) with the same results, and
+converts to and from gensim's class (``to_gensim``, ``from_gensim``).
 """
 
 import difflib
 import os
 import re
+import warnings
 from collections.abc import Sequence
 from dataclasses import dataclass, field
+from typing import overload
 
 import numpy as np
 
-from w2v.errors import W2VError
-from w2v.formats import encode_word, load_vectors, save_npy, save_projector, save_vectors
-from w2v.query import analogy_method, cosmul, nearest, unit_rows
+from w2v.errors import FormatError, W2VError
+from w2v.formats import encode_word, save_npy, save_projector, save_vectors
+from w2v.query import analogy_method, cosmul_of, nearest, unit_rows
 from w2v.report import TrainReport
+from w2v.vectorfiles import load_any
 
 SUGGEST_CANDIDATES = 50_000  # spelling suggestions look among this many most frequent words
+Key = str | int | np.integer  # a word, or a row number
+Query = Key | np.ndarray | tuple  # also a (D,) vector, or a (word or vector, weight) pair
+QueryTerms = Query | Sequence[Query] | None
 
 
 @dataclass
@@ -47,10 +61,16 @@ class Vectors:
     # --- reading and writing ---------------------------------------------------------
 
     @classmethod
-    def load(cls, path: str | os.PathLike, binary: bool | None = None, limit: int | None = None) -> "Vectors":
-        """Read a word2vec text or binary file (``binary=None``: detect it), or an ``.npy``
-        export beside its ``.vocab.txt``. ``limit``: only the first ``limit`` records."""
-        return cls(*load_vectors(path, binary=binary, limit=limit))
+    def load(
+        cls, path: str | os.PathLike, binary: bool | None = None, limit: int | None = None, no_header: bool = False
+    ) -> "Vectors":
+        """Read a vectors file, its kind recognised by its first bytes (``vectorfiles``):
+        word2vec text or binary (``binary=None``: detect which) and fastText's ``.vec``;
+        text without the ``COUNT DIM`` line (GloVe; ``no_header=True`` says so); an
+        ``.npy`` export beside its ``.vocab.txt``; a w2v model file or checkpoint (or
+        its folder); a fastText ``.bin`` model. gensim's pickles raise FormatError
+        with the command that converts them. ``limit``: only the first ``limit`` words."""
+        return cls(*load_any(path, binary=binary, limit=limit, no_header=no_header))
 
     def save(self, path: str | os.PathLike, binary: bool | None = None) -> None:
         """Write word2vec binary (``binary=True``) or text; ``None`` picks binary for
@@ -69,7 +89,107 @@ class Vectors:
         Embedding Projector (projector.tensorflow.org, "Load") reads; returns their paths."""
         return save_projector(prefix, self.words, self.vectors)
 
-    # --- lookups ---------------------------------------------------------------------------
+    @classmethod
+    def load_word2vec_format(
+        cls,
+        fname: str | os.PathLike,
+        binary: bool | None = None,
+        limit: int | None = None,
+        encoding: str = "utf-8",
+        unicode_errors: str | None = None,
+        no_header: bool = False,
+    ) -> "Vectors":
+        """``load`` under gensim's name and keywords. ``binary=None`` detects the format
+        (gensim reads text unless told). Words are decoded from ``encoding`` with
+        ``unicode_errors`` (``"strict"``, ``"replace"``, ``"ignore"``...) when either is
+        given; by default as ``load`` does (UTF-8, other bytes kept as they are)."""
+        vectors = cls.load(fname, binary=binary, limit=limit, no_header=no_header)
+        if unicode_errors is not None or encoding.lower().replace("-", "") != "utf8":
+            try:
+                vectors.words = [encode_word(w).decode(encoding, unicode_errors or "strict") for w in vectors.words]
+            except UnicodeDecodeError as err:
+                raise FormatError(f"{os.fspath(fname)}: a word is not {encoding} ({err.reason})") from None
+        return vectors
+
+    def save_word2vec_format(self, fname: str | os.PathLike, binary: bool = False) -> None:
+        """``save`` under gensim's name: text unless ``binary`` (as gensim), whatever the name."""
+        self.save(fname, binary=binary)
+
+    def to_gensim(self):
+        """A gensim ``KeyedVectors`` of the same words and vectors (a copy); W2VError
+        when gensim is not installed."""
+        try:
+            from gensim.models import KeyedVectors
+        except ImportError:
+            raise W2VError("to_gensim needs gensim: pip install gensim") from None
+        keyed = KeyedVectors(self.dim, dtype=np.float32)
+        keyed.add_vectors(self.words, self.vectors)
+        return keyed
+
+    @classmethod
+    def from_gensim(cls, keyed) -> "Vectors":
+        """The words and vectors of a gensim ``KeyedVectors``, or of a model that holds
+        one (``Word2Vec``, ``FastText``: its ``wv``), copied as float32."""
+        keyed = getattr(keyed, "wv", keyed)
+        if not hasattr(keyed, "index_to_key") or not hasattr(keyed, "vectors"):
+            raise W2VError(f"not gensim KeyedVectors: {type(keyed).__name__}")
+        return cls([str(key) for key in keyed.index_to_key], np.array(keyed.vectors, dtype=np.float32))
+
+    # --- evaluation (gensim's names and results) ------------------------------------
+
+    def evaluate_word_analogies(
+        self,
+        analogies: str | os.PathLike,
+        restrict_vocab: int = 300_000,
+        case_insensitive: bool = True,
+        dummy4unknown: bool = False,
+        similarity_function: str = "most_similar",
+    ) -> tuple[float, list[dict]]:
+        """gensim's ``evaluate_word_analogies``: ``(accuracy, sections)``, each section a
+        dict of its ``section`` name and its ``correct`` and ``incorrect`` questions
+        (4-tuples, upper-cased when case-insensitive), the last one ``Total accuracy``.
+        ``dummy4unknown``: questions with a word outside the first ``restrict_vocab``
+        count as incorrect instead of being left out. ``similarity_function``:
+        ``"most_similar"`` (3CosAdd) or ``"most_similar_cosmul"`` (3CosMul).
+        ``w2v.evaluate.evaluate_analogies`` gives the same with counts."""
+        from w2v.evaluate import evaluate_analogies
+
+        methods = {"most_similar": "add", "most_similar_cosmul": "cosmul"}
+        if similarity_function not in methods:
+            raise W2VError(f"similarity_function must be one of {', '.join(methods)}, not {similarity_function!r}")
+        result = evaluate_analogies(self, analogies, restrict_vocab, case_insensitive, methods[similarity_function])
+        wrong = (False, None) if dummy4unknown else (False,)
+        sections = [
+            {"section": s.name, "correct": s.with_answer(True), "incorrect": s.with_answer(*wrong)}
+            for s in result.sections
+        ]
+        correct = [q for s in sections for q in s["correct"]]
+        incorrect = [q for s in sections for q in s["incorrect"]]
+        sections.append({"section": "Total accuracy", "correct": correct, "incorrect": incorrect})
+        answered = len(correct) + len(incorrect)
+        return (len(correct) / answered if answered else 0.0), sections
+
+    def evaluate_word_pairs(
+        self,
+        pairs: str | os.PathLike,
+        delimiter: str = "\t",
+        encoding: str = "utf-8",
+        restrict_vocab: int = 300_000,
+        case_insensitive: bool = True,
+        dummy4unknown: bool = False,
+    ):
+        """gensim's ``evaluate_word_pairs``: ``((pearson, p-value), (spearman, p-value),
+        oov_ratio)``, the correlations between the file's human scores and the cosines
+        (``w2v.evaluate.Correlation`` pairs, also ``.statistic`` and ``.pvalue``) and
+        the percentage of pairs with a word outside the first ``restrict_vocab`` (left
+        out, or scored 0 with ``dummy4unknown``)."""
+        from w2v.evaluate import Correlation, evaluate_similarity
+
+        found = evaluate_similarity(self, pairs, restrict_vocab, case_insensitive, dummy4unknown, delimiter, encoding)
+        oov_ratio = 100 * found.missing / (found.pairs + found.missing)
+        return Correlation(found.pearson, found.pearson_p), Correlation(found.spearman, found.spearman_p), oov_ratio
+
+    # --- lookups (gensim's KeyedVectors names) ------------------------------------------
 
     @property
     def unit(self) -> np.ndarray:
@@ -79,8 +199,17 @@ class Vectors:
             self._unit = unit_rows(self.vectors)
         return self._unit
 
+    def get_normed_vectors(self) -> np.ndarray:
+        """``unit``: the (V, D) rows at unit length (gensim's name)."""
+        return self.unit
+
     @property
-    def word_index(self) -> dict[str, int]:
+    def index_to_key(self) -> list[str]:
+        """The words, row by row (gensim's name for ``words``)."""
+        return self.words
+
+    @property
+    def key_to_index(self) -> dict[str, int]:
         """Word to row; a word listed twice maps to its first (most frequent) row."""
         if self._index is None:
             index: dict[str, int] = {}
@@ -89,67 +218,221 @@ class Vectors:
             self._index = index
         return self._index
 
-    def __contains__(self, word: object) -> bool:
-        return word in self.word_index
+    @property
+    def vector_size(self) -> int:
+        """D (gensim's name for ``dim``)."""
+        return self.dim
+
+    def get_index(self, key: Key, default: int | None = None) -> int:
+        """The row of ``key``: a word, or (as gensim) a row number below ``len(self)``;
+        ``default`` if given, else ``UnknownWordError`` (a ``KeyError``, with close spellings)."""
+        if isinstance(key, str) and key in self.key_to_index:
+            return self.key_to_index[key]
+        if isinstance(key, (int, np.integer)) and not isinstance(key, bool) and 0 <= key < len(self.words):
+            return int(key)
+        if default is not None:
+            return default
+        raise UnknownWordError(str(key), self.suggest(key) if isinstance(key, str) else ())
 
     def index(self, word: str) -> int:
-        """The row of ``word``; ``UnknownWordError`` (with close spellings) if absent."""
-        try:
-            return self.word_index[word]
-        except KeyError:
-            raise UnknownWordError(word, self.suggest(word)) from None
+        """The row of ``word`` (``get_index``)."""
+        return self.get_index(word)
+
+    def __contains__(self, key: object) -> bool:
+        return isinstance(key, (str, int, np.integer)) and self.get_index(key, -1) >= 0
+
+    def get_vector(self, key: Key, norm: bool = False) -> np.ndarray:
+        """The (D,) float32 row of ``key`` (``norm``: at unit length), a view."""
+        return (self.unit if norm else self.vectors)[self.get_index(key)]
 
     def vector(self, word: str) -> np.ndarray:
-        """The (D,) row of ``word``, a view into ``vectors``."""
-        return self.vectors[self.index(word)]
+        """The (D,) row of ``word`` (``get_vector``)."""
+        return self.get_vector(word)
+
+    def __getitem__(self, keys: Key | Sequence[Key]) -> np.ndarray:
+        """``vectors["king"]``: the (D,) row; ``vectors[["king", "queen"]]``: (2, D)."""
+        if isinstance(keys, (str, int, np.integer)):
+            return self.get_vector(keys)
+        return self.vectors[[self.get_index(key) for key in keys]]
 
     def suggest(self, word: str, n: int = 3) -> list[str]:
         """Close spellings of ``word`` among the most frequent words (case variants first)."""
-        found = [w for w in (word.lower(), word.capitalize(), word.upper()) if w != word and w in self.word_index]
+        index = self.key_to_index
+        found = [w for w in (word.lower(), word.capitalize(), word.upper()) if w != word and w in index]
         candidates = self.words[:SUGGEST_CANDIDATES]
         found += difflib.get_close_matches(word, candidates, n=n, cutoff=0.75)
         return list(dict.fromkeys(found))[:n]
 
-    def similarity(self, a: str, b: str) -> float:
+    # --- similarities ------------------------------------------------------------------
+
+    def similarity(self, w1: Key, w2: Key) -> float:
         """Cosine of the two words' vectors."""
-        u = self.unit
-        return float(u[self.index(a)] @ u[self.index(b)])
+        return float(self.get_vector(w1, norm=True) @ self.get_vector(w2, norm=True))
+
+    def distance(self, w1: Key, w2: Key) -> float:
+        """1 - ``similarity``."""
+        return 1 - self.similarity(w1, w2)
+
+    def distances(self, word_or_vector: Key | np.ndarray, other_words: Sequence[Key] = ()) -> np.ndarray:
+        """1 - the cosines of ``word_or_vector`` to ``other_words`` (all words if none), (n,) float32."""
+        query = self._unit_query(word_or_vector)
+        rows = self.unit if not other_words else self.unit[[self.get_index(w) for w in other_words]]
+        return 1 - rows @ query
+
+    def n_similarity(self, ws1: Sequence[Key], ws2: Sequence[Key]) -> float:
+        """Cosine of the means of the two sets' vectors (gensim: ZeroDivisionError if one is empty)."""
+        if not (len(ws1) and len(ws2)):
+            raise ZeroDivisionError("At least one of the passed list is empty.")
+        means = unit_rows(np.stack([self[list(ws1)].mean(axis=0), self[list(ws2)].mean(axis=0)]))
+        return float(means[0] @ means[1])
+
+    def closer_than(self, key1: Key, key2: Key) -> list[str]:
+        """The words closer to ``key1`` than ``key2`` is (by cosine), ``key1`` left out."""
+        first = self.get_index(key1)
+        sims = self.unit @ self.unit[first]
+        closer = np.flatnonzero(sims > sims[self.get_index(key2)])
+        return [self.words[i] for i in closer.tolist() if i != first]
+
+    def rank(self, key1: Key, key2: Key) -> int:
+        """1 + the number of words closer to ``key1`` than ``key2`` is."""
+        return len(self.closer_than(key1, key2)) + 1
+
+    def doesnt_match(self, words: Sequence[str]) -> str:
+        """The word of ``words`` farthest (by cosine) from the mean of their unit vectors;
+        words outside the vocabulary are left out, with a warning (as gensim)."""
+        used = [w for w in words if w in self]
+        if len(used) != len(words):
+            warnings.warn(f"not in the vocabulary, left out: {sorted(set(words) - set(used))}", stacklevel=2)
+        if not used:
+            raise W2VError("no word of the list is in the vocabulary")
+        rows = self.unit[[self.get_index(w) for w in used]]
+        sims = rows @ unit_rows(rows.mean(axis=0, keepdims=True))[0]
+        return sorted(zip(sims.tolist(), used, strict=True), reverse=True)[-1][1]
+
+    # --- nearest neighbours ------------------------------------------------------------
+
+    @overload
+    def most_similar(
+        self,
+        positive: QueryTerms = None,
+        negative: QueryTerms = None,
+        topn: int = 10,
+        restrict_vocab: int | None = None,
+    ) -> list[tuple[str, float]]: ...
+
+    @overload
+    def most_similar(
+        self, positive: QueryTerms = None, negative: QueryTerms = None, *, topn: None, restrict_vocab: int | None = None
+    ) -> np.ndarray: ...
 
     def most_similar(
-        self, positive: Sequence[str], negative: Sequence[str] = (), n: int = 10, restrict: int | None = None
-    ) -> list[tuple[str, float]]:
-        """Words closest in cosine to the mean of the unit vectors of ``positive`` minus
-        those of ``negative`` (as gensim's ``most_similar``), the query words excluded.
-        ``restrict``: search only the first ``restrict`` words."""
-        if isinstance(positive, str):
-            positive = [positive]
-        if isinstance(negative, str):
-            negative = [negative]
-        if not positive and not negative:
+        self,
+        positive: QueryTerms = None,
+        negative: QueryTerms = None,
+        topn: int | None = 10,
+        restrict_vocab: int | None = None,
+    ) -> list[tuple[str, float]] | np.ndarray:
+        """Words closest in cosine to the normalised weighted sum of the unit vectors
+        of ``positive`` (weight 1) and ``negative`` (weight -1), the query words left
+        out, best first, as gensim's ``most_similar``. Each may be a word (or a list of
+        them), a row number, a (D,) vector (used as given, not normalised, and not
+        left out) or a ``(word or vector, weight)`` pair. ``restrict_vocab``: search
+        only the first N words. ``topn=None``: the cosines of all (searched) words."""
+        terms = self._terms(positive, 1.0) + self._terms(negative, -1.0)
+        if not terms:
             raise W2VError("no query words given")
-        rows = [self.index(w) for w in positive] + [self.index(w) for w in negative]
-        weights = np.array([1.0] * len(positive) + [-1.0] * len(negative), dtype=np.float32)
-        query = unit_rows((weights[:, None] * self.unit[rows]).sum(axis=0, keepdims=True))[0]
-        found = nearest(self.unit, query[:, None], n, exclude=set(rows), restrict=restrict)
-        return [(self.words[i], score) for i, score in found]
+        total = sum(weight * vector for vector, weight, _ in terms)
+        query = unit_rows(np.asarray(total, dtype=np.float32)[None, :])[0]
+        exclude = {row for _, _, row in terms if row is not None}
+        return self._best(query[:, None], topn, exclude, restrict_vocab)
+
+    @overload
+    def most_similar_cosmul(
+        self,
+        positive: QueryTerms = None,
+        negative: QueryTerms = None,
+        topn: int = 10,
+        restrict_vocab: int | None = None,
+    ) -> list[tuple[str, float]]: ...
+
+    @overload
+    def most_similar_cosmul(
+        self, positive: QueryTerms = None, negative: QueryTerms = None, *, topn: None, restrict_vocab: int | None = None
+    ) -> np.ndarray: ...
+
+    def most_similar_cosmul(
+        self,
+        positive: QueryTerms = None,
+        negative: QueryTerms = None,
+        topn: int | None = 10,
+        restrict_vocab: int | None = None,
+    ) -> list[tuple[str, float]] | np.ndarray:
+        """Words ranked by 3CosMul (Levy & Goldberg 2014), as gensim's
+        ``most_similar_cosmul``: the product of the shifted cosines (1 + cos) / 2 to the
+        ``positive`` words over (that to the ``negative`` ones + 1e-6), the query words
+        left out. Words, row numbers or (D,) vectors, as for ``most_similar``."""
+        ups, downs = self._terms(positive, 1.0), self._terms(negative, -1.0)
+        if not ups:
+            raise W2VError("no positive query words given")
+        columns = np.stack([vector for vector, _, _ in ups + downs], axis=1).astype(np.float32)
+        exclude = {row for _, _, row in ups + downs if row is not None}
+        return self._best(columns, topn, exclude, restrict_vocab, cosmul_of(len(ups)))
+
+    def similar_by_word(self, word: Key, topn: int | None = 10, restrict_vocab: int | None = None):
+        """``most_similar(word)``."""
+        return self.most_similar([word], topn=topn, restrict_vocab=restrict_vocab)
+
+    similar_by_key = similar_by_word
+
+    def similar_by_vector(self, vector: np.ndarray, topn: int | None = 10, restrict_vocab: int | None = None):
+        """The words closest in cosine to the (D,) ``vector``."""
+        return self.most_similar([np.asarray(vector)], topn=topn, restrict_vocab=restrict_vocab)
 
     def analogy(
-        self, a: str, b: str, c: str, n: int = 10, method: str = "add", restrict: int | None = None
+        self, a: str, b: str, c: str, topn: int = 10, method: str = "add", restrict_vocab: int | None = None
     ) -> list[tuple[str, float]]:
         """Words closest to ``a - b + c`` (``king man woman`` gives queen), the three
-        excluded. ``method="add"``: 3CosAdd, cosine to the normalised sum of unit vectors;
-        ``"cosmul"`` (or its alias ``"mul"``): 3CosMul of Levy & Goldberg (2014) as gensim's
-        ``most_similar_cosmul``, cos(x,a)·cos(x,c) / (cos(x,b) + 1e-6) with cosines shifted
-        to [0, 1]."""
-        if analogy_method(method) == "add":
-            return self.most_similar([a, c], [b], n=n, restrict=restrict)
-        rows = [self.index(a), self.index(b), self.index(c)]
-        found = nearest(self.unit, self.unit[rows].T, n, exclude=set(rows), restrict=restrict, combine=cosmul)
+        excluded. ``method="add"``: 3CosAdd, ``most_similar([a, c], [b])``; ``"cosmul"``
+        (or its alias ``"mul"``): 3CosMul, ``most_similar_cosmul([a, c], [b])``."""
+        search = self.most_similar if analogy_method(method) == "add" else self.most_similar_cosmul
+        return search([a, c], [b], topn=topn, restrict_vocab=restrict_vocab)  # type: ignore[return-value]
+
+    def _terms(self, items, weight: float) -> list[tuple[np.ndarray, float, int | None]]:
+        """The query terms of ``most_similar``'s ``positive`` or ``negative``, as gensim
+        reads them: ``(vector, weight, row or None)``, a word's vector at unit length."""
+        if items is None:
+            return []
+        if isinstance(items, (str, int, np.integer)) or (isinstance(items, np.ndarray) and items.ndim == 1):
+            items = [items]
+        terms: list[tuple[np.ndarray, float, int | None]] = []
+        for item in items:
+            key, given = (item, weight) if isinstance(item, (str, int, np.integer, np.ndarray)) else item
+            if isinstance(key, np.ndarray):
+                terms.append((np.asarray(key, dtype=np.float32), float(given), None))
+            else:
+                row = self.get_index(key)
+                terms.append((self.unit[row], float(given), row))
+        return terms
+
+    def _unit_query(self, word_or_vector: Key | np.ndarray) -> np.ndarray:
+        """A word's unit vector, or a (D,) vector scaled to unit length."""
+        if isinstance(word_or_vector, np.ndarray):
+            return unit_rows(word_or_vector[None, :])[0]
+        return self.get_vector(word_or_vector, norm=True)
+
+    def _best(self, queries: np.ndarray, topn: int | None, exclude: set[int], restrict: int | None, combine=None):
+        """The ``topn`` best words for the (D, k) ``queries`` as ``(word, score)`` (see
+        ``query.nearest``), or with ``topn=None`` the scores of all searched words."""
+        if topn is None:
+            sims = self.unit[:restrict] @ queries
+            return combine(sims) if combine is not None else sims[:, 0]
+        found = nearest(self.unit, queries, topn, exclude=exclude, restrict=restrict, combine=combine)
         return [(self.words[i], score) for i, score in found]
 
 
-class UnknownWordError(W2VError):
-    """A query word is not in the vocabulary; ``suggestions`` holds close spellings."""
+class UnknownWordError(W2VError, KeyError):
+    """A query word is not in the vocabulary; ``suggestions`` holds close spellings.
+    Also a ``KeyError``, as gensim raises for an unknown key."""
 
     def __init__(self, word: str, suggestions: Sequence[str] = ()):
         self.word = word
@@ -158,6 +441,9 @@ class UnknownWordError(W2VError):
         if self.suggestions:
             message += " (did you mean: " + ", ".join(display_word(w) for w in self.suggestions) + "?)"
         super().__init__(message)
+
+    def __str__(self) -> str:
+        return str(self.args[0])  # the message itself, not KeyError's repr of it
 
 
 CONTROL_CHARACTERS = re.compile("[\x00-\x1f\x7f-\x9f]")  # C0, DEL and C1

@@ -14,7 +14,6 @@ random draws, interleaved.
 
 import inspect
 import math
-import sys
 import threading
 import time
 from collections.abc import Callable, Iterator
@@ -28,6 +27,7 @@ from w2v.config import TrainConfig
 from w2v.errors import DivergedError, W2VError
 from w2v.idstream import IdStream
 from w2v.interrupts import signals_held
+from w2v.progress import Bar, NoBar, progress_bar
 from w2v.weights import Model
 
 MASK64 = (1 << 64) - 1
@@ -118,37 +118,11 @@ class JobQueue:
             self.end = self.next
 
 
-class NoBar:
-    """The part of tqdm's bar that ``EpochRunner`` uses, showing nothing."""
-
-    def __init__(self):
-        self.n = 0
-
-    def update(self, words: int) -> None:
-        self.n += words
-
-    def set_postfix(self, *_args, **_kwargs) -> None:
-        pass
-
-    def close(self) -> None:
-        pass
-
-
-def progress_bar(total: int, show: bool):
-    """A tqdm bar on stderr counting ``total`` words, or ``NoBar`` when not ``show``
-    (tqdm is imported only to show one)."""
-    if not show:
-        return NoBar()
-    from tqdm import tqdm
-
-    return tqdm(total=total, unit="w", unit_scale=True, file=sys.stderr, desc="training")
-
-
 @dataclass
 class Hooks:
     """What the caller of ``run_epochs`` sees and does while it runs.
 
-    - ``show_progress``: a progress bar on stderr;
+    - ``show_progress``: a progress bar on stderr (``progress.progress_bar``);
     - ``on_epoch_end(epoch, mean_loss)`` after each epoch, or
       ``on_epoch_end(epoch, mean_loss, heldout)`` if it takes a third argument
       (held-out bits per word, nan without ``heldout``);
@@ -202,8 +176,7 @@ class EpochRunner:
         self.total = stream.words * config.epochs
         self.words_before = stream_offsets(stream)
         self.errors: list[BaseException] = []
-        self.bar = progress_bar(self.total, hooks.show_progress)
-        self.bar.update(int(progress.words.sum()))
+        self.bar: Bar = NoBar()  # shown once the kernel is loaded: compiling it is not training
         self.reported = progress.jobs_done // max(len(stream), 1)  # epochs reported
         self.saved = time.monotonic()
 
@@ -214,10 +187,12 @@ class EpochRunner:
     def run(self) -> list[float]:
         """Every segment left, checkpointed after each; see ``run_epochs``."""
         batches, hooks = len(self.stream), self.hooks
+        completed = False
         try:
             try:
                 with signals_held():  # Numba calls back into Python from LLVM, where a signal would be lost
                     self.load_kernel()
+                self.bar = self.new_bar()
                 while self.progress.jobs_done < batches * self.config.epochs:
                     first = self.progress.jobs_done
                     self.run_segment(JobQueue(first, (first // batches + 1) * batches))
@@ -232,9 +207,16 @@ class EpochRunner:
                     hooks.checkpoint(self.progress)  # interrupted: every batch below jobs_done is done
                 raise
             self.report()
+            completed = True
         finally:
-            self.bar.close()  # before any error message
+            self.bar.close(completed)  # before any error message
         return [self.progress.epoch_loss(e) for e in range(self.config.epochs)]
+
+    def new_bar(self) -> Bar:
+        """The training bar: all epochs' words, from those a resumed run had done (so
+        that its rate counts this run's words alone)."""
+        done = int(self.progress.words.sum())
+        return progress_bar("training", self.total, "words", self.hooks.show_progress, initial=done)
 
     def load_kernel(self) -> None:
         """Import the kernels (Numba: imported by the first run, not by ``import w2v``)
@@ -298,11 +280,10 @@ class EpochRunner:
         if not progress.examples[:, current].any() and current > 0:
             current -= 1  # an epoch just begun: show the last one's loss until it has examples
         loss = progress.epoch_loss(current)
-        shown = {"lr": f"{lr:.5f}"}
-        if not np.isnan(loss):  # nan: no examples yet (the kernel still compiling, say)
+        shown = {"epoch": f"{min(self.reported + 1, epochs)}/{epochs}", "lr": f"{lr:.5f}"}
+        if not np.isnan(loss):  # nan: no examples yet (the first batches under way)
             shown["loss"] = f"{loss:.4f}"
-        self.bar.set_postfix(shown, refresh=False)
-        self.bar.update(done - self.bar.n)
+        self.bar.update(done, **shown)
         if hooks.on_progress is not None:
             hooks.on_progress(done, self.total, lr, loss)
 

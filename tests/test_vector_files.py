@@ -1,0 +1,242 @@
+"""Every common vectors file loads, or says what it is: w2v's model files and
+checkpoints, GloVe's headerless text, fastText's .bin models (against fastText's own
+vectors, where fastText is installed), gensim's pickles (named, with the command that
+converts them, never unpickled); and the query commands' --limit and convert's --to."""
+
+import gzip
+import pickle
+import shlex
+import subprocess
+import sys
+
+import numpy as np
+import pytest
+
+import w2v
+from w2v.errors import FormatError
+from w2v.vectors import Vectors
+
+SENTENCES = [["the", "cat", "sat", "on", "the", "mat"], ["a", "dog", "sat", "on", "a", "log"]] * 50
+
+
+@pytest.fixture(scope="module")
+def trained(tmp_path_factory):
+    """A model file, a checkpoint folder and the vectors of the run that wrote them."""
+    folder = tmp_path_factory.mktemp("model")
+    model, checkpoint = folder / "model.npz", folder / "ck"
+    vectors = w2v.train(
+        SENTENCES, min_count=1, dim=8, epochs=2, threads=1, save_model=str(model), checkpoint=str(checkpoint)
+    )
+    return vectors, model, checkpoint
+
+
+def test_model_file_and_checkpoint_load_as_vectors(trained):
+    vectors, model, checkpoint = trained
+    for path in (model, checkpoint, checkpoint / "checkpoint.npz"):
+        loaded = Vectors.load(path)
+        assert loaded.words == vectors.words
+        np.testing.assert_array_equal(loaded.vectors, vectors.vectors)
+    limited = Vectors.load(model, limit=3)
+    assert limited.words == vectors.words[:3] and limited.vectors.shape == (3, 8)
+
+
+def test_query_commands_read_model_files(trained, cli, tmp_path):
+    vectors, model, checkpoint = trained
+    for path in (model, checkpoint, checkpoint / "checkpoint.npz"):
+        done = cli("similar", "-v", path, "cat", "-n", "2")
+        assert done.returncode == 0, done.stderr
+        expected = "".join(f"{w}\t{s:.4f}\n" for w, s in vectors.most_similar("cat", topn=2))
+        assert done.stdout.decode() == expected
+    done = cli("convert", model, tmp_path / "v.txt")
+    assert done.returncode == 0 and Vectors.load(tmp_path / "v.txt").words == vectors.words
+
+
+def test_other_zip_files_are_not_model_files(tmp_path):
+    path = tmp_path / "other.npz"
+    np.savez(path, a=np.zeros(3))
+    with pytest.raises(FormatError, match=r"other\.npz is not a w2v model file or is damaged"):
+        Vectors.load(path)
+
+
+GLOVE = "the 0.418 0.24968 -0.41242\n, 0.013441 0.23682 -0.16899\n\n. 0.15164 0.30177 -0.16763\nnaïve 1 2 3.5e-1"
+
+
+def test_glove_files_are_detected(tmp_path):
+    path = tmp_path / "glove.6B.3d.txt"
+    path.write_text(GLOVE)  # a blank line, and no final newline
+    loaded = Vectors.load(path)
+    assert loaded.words == ["the", ",", ".", "naïve"]
+    np.testing.assert_array_equal(loaded.vectors[3], np.float32([1, 2, 0.35]))
+    assert Vectors.load(path, limit=2).words == ["the", ","]
+    assert Vectors.load(path, no_header=True).words == loaded.words
+    packed = tmp_path / "glove.txt.gz"
+    packed.write_bytes(gzip.compress(GLOVE.encode()))
+    np.testing.assert_array_equal(Vectors.load(packed).vectors, loaded.vectors)
+
+
+def test_glove_as_gensim_reads_it(tmp_path):
+    keyedvectors = pytest.importorskip("gensim.models.keyedvectors")
+    path = tmp_path / "glove.txt"
+    path.write_text(GLOVE.replace("\n\n", "\n") + "\n")
+    theirs = keyedvectors.KeyedVectors.load_word2vec_format(str(path), no_header=True)
+    ours = Vectors.load_word2vec_format(path, no_header=True)
+    assert ours.words == theirs.index_to_key
+    np.testing.assert_array_equal(ours.vectors, theirs.vectors)
+
+
+def test_one_value_a_word_needs_format_glove(tmp_path, cli):
+    path = tmp_path / "one.txt"
+    path.write_text("a 0.5\nb -0.5\n")  # "a 0.5" could be a damaged header: not detected
+    with pytest.raises(FormatError, match=r"bad header 'a 0\.5'"):
+        Vectors.load(path)
+    assert Vectors.load(path, no_header=True).words == ["a", "b"]
+    done = cli("similar", "-v", path, "--format", "glove", "a")
+    assert done.returncode == 0 and done.stdout == b"b\t-1.0000\n"
+
+
+def test_damaged_glove_names_the_line(tmp_path):
+    path = tmp_path / "bad.txt"
+    path.write_text("the 0.1 0.2\nof 0.3\nand 0.5 0.6\n")
+    with pytest.raises(FormatError, match=r"bad.txt: line 2: not a word and 2 numbers \(as the first line\)$"):
+        Vectors.load(path, no_header=True)
+    path.write_text("the 0.1 0.2\n\nof 0.3 x\n")
+    with pytest.raises(FormatError, match=r"bad.txt: line 3: not a word and 2 numbers"):
+        Vectors.load(path, no_header=True)
+
+
+# --- gensim's pickles ----------------------------------------------------------------------
+
+
+@pytest.fixture(scope="module")
+def gensim_files(tmp_path_factory):
+    models = pytest.importorskip("gensim.models")
+    folder = tmp_path_factory.mktemp("gensim")
+    sentences = [["a", "b", "c", "d"], ["b", "c", "d", "a"]] * 20
+    word2vec = models.Word2Vec(sentences, vector_size=4, min_count=1, workers=1, seed=1)
+    fasttext = models.FastText(sentences, vector_size=4, min_count=1, workers=1, seed=1)
+    files = {"w.model": word2vec, "w.kv": word2vec.wv, "f.model": fasttext, "f.kv": fasttext.wv}
+    for name, saved in files.items():
+        saved.save(str(folder / name))
+    return folder, {name: getattr(saved, "wv", saved) for name, saved in files.items()}
+
+
+@pytest.mark.parametrize(
+    ("name", "module", "cls", "wv"),
+    [
+        ("w.kv", "gensim.models.keyedvectors", "KeyedVectors", ""),
+        ("w.model", "gensim.models.word2vec", "Word2Vec", ".wv"),
+        ("f.kv", "gensim.models.fasttext", "FastTextKeyedVectors", ""),
+        ("f.model", "gensim.models.fasttext", "FastText", ".wv"),
+    ],
+)
+def test_gensim_pickles_are_named_with_the_command_that_converts_them(gensim_files, cli, name, module, cls, wv):
+    folder, saved = gensim_files
+    done = cli("similar", "-v", name, "a", cwd=folder)
+    assert done.returncode == 1
+    stem = name.split(".")[0]
+    code = f'from {module} import {cls}; {cls}.load("{name}"){wv}.save_word2vec_format("{stem}.bin", binary=True)'
+    assert done.stderr.decode() == (
+        f"w2v: error: {name} is a gensim {cls} file (a Python pickle, which w2v does not load: unpickling runs "
+        f"code); write its vectors with gensim: python -c {shlex.quote(code)}\n"
+    )
+    command = shlex.split(done.stderr.decode().split("write its vectors with gensim: ")[1])
+    subprocess.run([sys.executable, *command[1:]], cwd=folder, check=True)  # the command works
+    converted = Vectors.load(folder / f"{stem}.bin")
+    assert converted.words == saved[name].index_to_key
+    np.testing.assert_array_equal(converted.vectors, saved[name].vectors)
+
+
+def test_other_pickles_are_never_loaded(tmp_path):
+    path = tmp_path / "vectors.bin"
+    path.write_bytes(pickle.dumps(FormatError("x"), protocol=4))
+    with pytest.raises(FormatError) as caught:
+        Vectors.load(path)
+    assert str(caught.value) == (
+        f"{path} is a Python pickle (w2v.errors.FormatError), not a vectors file: "
+        "w2v does not unpickle files (it runs their code)"
+    )
+    path.write_bytes(pickle.dumps({"a": [1.0]}, protocol=2))
+    with pytest.raises(FormatError, match=r"vectors.bin is a Python pickle, not a vectors file"):
+        Vectors.load(path)
+
+
+# --- fastText's .bin models ----------------------------------------------------------------
+
+FASTTEXT_CORPUS = ("the cat sat on the mat café naïve über straße 日本語 a\n" * 20) + ("the dog sat on a log\n" * 20)
+
+
+def fasttext_model(tmp_path, **settings):
+    fasttext = pytest.importorskip("fasttext")
+    corpus = tmp_path / "corpus.txt"
+    corpus.write_text(FASTTEXT_CORPUS)
+    options = dict(dim=8, minCount=1, epoch=1, thread=1, verbose=0, bucket=1000) | settings
+    model = fasttext.train_unsupervised(str(corpus), **options)
+    path = tmp_path / "model.bin"
+    model.save_model(str(path))
+    return model, path
+
+
+@pytest.mark.parametrize("settings", [{}, {"minn": 2, "maxn": 4, "model": "cbow"}, {"maxn": 0}])
+def test_fasttext_bin_gives_fasttexts_word_vectors(tmp_path, settings):
+    model, path = fasttext_model(tmp_path, **settings)
+    loaded = Vectors.load(path)
+    assert loaded.words == model.words  # </s> included, as in fastText's .vec
+    expected = np.array([model.get_word_vector(word) for word in model.words])
+    np.testing.assert_allclose(loaded.vectors, expected, rtol=1e-6, atol=1e-7)
+    assert Vectors.load(path, limit=3).words == model.words[:3]
+
+
+def test_fasttext_supervised_model_gives_its_words_not_labels(tmp_path):
+    fasttext = pytest.importorskip("fasttext")
+    data = tmp_path / "train.txt"
+    data.write_text("__label__a the cat sat\n__label__b a dog ran\n" * 20)
+    model = fasttext.train_supervised(str(data), dim=4, epoch=1, thread=1, verbose=0, bucket=300, wordNgrams=2)
+    path = tmp_path / "sup.bin"
+    model.save_model(str(path))
+    loaded = Vectors.load(path)
+    assert loaded.words == model.words and not any(w.startswith("__label__") for w in loaded.words)
+    expected = np.array([model.get_word_vector(word) for word in model.words])
+    np.testing.assert_allclose(loaded.vectors, expected, rtol=1e-6, atol=1e-7)
+    model.quantize(input=str(data), retrain=False, cutoff=0)
+    quantized = tmp_path / "sup.ftz"
+    model.save_model(str(quantized))
+    with pytest.raises(FormatError, match=r"sup.ftz is a quantized fastText model: its vectors cannot be read; "):
+        Vectors.load(quantized)
+
+
+def test_damaged_or_compressed_fasttext_models(tmp_path):
+    _, path = fasttext_model(tmp_path)
+    cut = tmp_path / "cut.bin"
+    cut.write_bytes(path.read_bytes()[:300])
+    with pytest.raises(FormatError, match=r"cut\.bin: damaged fastText model"):
+        Vectors.load(cut)
+    packed = tmp_path / "model.bin.gz"
+    packed.write_bytes(gzip.compress(path.read_bytes()[:4096]))
+    with pytest.raises(FormatError, match=r"model.bin.gz is a fastText model: decompress it first"):
+        Vectors.load(packed)
+
+
+# --- the commands: --limit, --to npy ---------------------------------------------------------
+
+
+def test_unknown_word_under_limit_names_it(trained, cli):
+    _, model, _ = trained
+    done = cli("similar", "-v", model, "log", "--limit", "2")
+    assert done.returncode == 1
+    assert done.stderr.decode().endswith("; only the 2 most frequent words were read (--limit 2)\n")
+    assert done.stderr.decode().startswith("w2v: error: word not in vocabulary: 'log'")
+    done = cli("analogy", "-v", model, "log", "dog", "cat", "--limit", "2")
+    assert done.returncode == 1 and b"(--limit 2)\n" in done.stderr
+    done = cli("analogy", "-v", model, "--limit", "2", input=b"log dog cat\n")
+    assert b"only the 2 most frequent words were read (--limit 2)" in done.stderr
+    done = cli("similar", "-v", model, "lgo")
+    assert done.returncode == 1 and b"--limit" not in done.stderr  # no --limit given: not mentioned
+
+
+def test_convert_to_npy_needs_an_npy_name(trained, cli, tmp_path):
+    _, model, _ = trained
+    done = cli("convert", model, tmp_path / "out.txt", "--to", "npy")
+    assert done.returncode == 2
+    assert done.stderr.decode().endswith(f"--to npy needs a name ending in .npy, not {tmp_path / 'out.txt'}\n")
+    assert list(tmp_path.iterdir()) == []
+    assert cli("convert", model, tmp_path / "out.npy", "--to", "npy").returncode == 0
