@@ -1,6 +1,7 @@
 """Shared fixtures: paths to the shared data, small corpora, a CLI runner."""
 
 import os
+import re
 import stat
 import subprocess
 import sys
@@ -21,6 +22,15 @@ TINY_LINES = [
     "the log and the mat were red",
     "a red dog and a red cat sat",
 ]
+
+
+# The progress lines of ``progress.LineBar`` (stderr is not a terminal in tests)
+PROGRESS_LINE = re.compile(r"w2v: (reading|training|writing|k-means|k-means\+\+ seeding|phrases, pass \d+/\d+): ")
+
+
+def without_progress(err: str) -> str:
+    """``err`` without its progress lines: the messages a test is about."""
+    return "".join(line for line in err.splitlines(keepends=True) if not PROGRESS_LINE.match(line))
 
 
 @pytest.fixture(scope="session")

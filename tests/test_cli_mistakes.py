@@ -11,7 +11,6 @@ to check a real process prints the same single line.
 import importlib.util
 import json
 import os
-import re
 import resource
 import shlex
 import struct
@@ -22,6 +21,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from conftest import without_progress
 
 from w2v.cli import main
 from w2v.phrases import PhraseTable
@@ -121,14 +121,10 @@ def run(capsys, argv: list[str]) -> tuple[int, str, str]:
     return code, out, err
 
 
-# progress lines (stderr is not a terminal here) of the steps done before the mistake was met
-PROGRESS_LINE = re.compile(r"w2v: (reading|training|writing|k-means|k-means\+\+ seeding|phrases, pass \d+/\d+): ")
-
-
 def assert_one_error_line(code, out, err, expected_code, culprit):
     assert "Traceback" not in err, err
     assert code == expected_code, err
-    err = "".join(line for line in err.splitlines(keepends=True) if not PROGRESS_LINE.match(line))
+    err = without_progress(err)  # the lines of the steps done before the mistake was met
     assert err.startswith("w2v: error: ") and err.count("\n") == 1 and err.endswith("\n"), err
     assert culprit.lower() in err.lower(), err
     assert out == ""

@@ -6,6 +6,7 @@ import sys
 
 import numpy as np
 import pytest
+from conftest import without_progress
 
 from w2v.cli import main
 from w2v.errors import W2VError
@@ -183,7 +184,7 @@ def test_loss_plot_from_train(tiny_corpus, tmp_path, capsys):
     assert (code, err) == (0, "")
     assert png_size(picture) == (1050, 675)  # 7 x 4.5 inches at 150 dpi
     code, _, err = run(capsys, *args, "--plot", picture, "--heldout", tiny_corpus, "--heldout-pairs", "500")
-    lines = [line for line in err.splitlines() if line.startswith("w2v: ") and not line.startswith("w2v: epoch")]
+    lines = [line for line in without_progress(err).splitlines() if not line.startswith("w2v: epoch")]
     assert code == 0 and " in vocabulary, " in lines[0]
     assert lines[1] == f"w2v: loss of 3 epochs drawn; wrote {picture}"
     assert png_size(picture) == (1050, 1050)  # a second panel: the held-out bits per word
