@@ -251,3 +251,11 @@ def test_to_gensim_without_gensim(both, monkeypatch):
     monkeypatch.setitem(sys.modules, "gensim.models", None)  # import fails, as where gensim is absent
     with pytest.raises(w2v.W2VError, match=r"^to_gensim needs gensim: pip install gensim$"):
         both[0].to_gensim()
+
+
+def test_repr_names_the_size_and_first_words_not_the_vocabulary():
+    """``print(vectors)`` in a session: one short line, however large the vocabulary."""
+    words = [f"w{i}" for i in range(10_000)]
+    shown = repr(Vectors(words, np.zeros((10_000, 8), dtype=np.float32)))
+    assert shown == "Vectors(10,000 words x 8 dims: 'w0', 'w1', 'w2', ...)"
+    assert repr(Vectors(["a"], np.zeros((1, 1), dtype=np.float32))) == "Vectors(1 word x 1 dim: 'a')"

@@ -24,7 +24,7 @@ from typing import overload
 
 import numpy as np
 
-from w2v.errors import FormatError, W2VError
+from w2v.errors import FormatError, W2VError, plural
 from w2v.formats import encode_word, save_npy, save_projector, save_vectors
 from w2v.query import analogy_method, cosmul_of, nearest, unit_rows
 from w2v.report import TrainReport
@@ -52,6 +52,13 @@ class Vectors:
 
     def __len__(self) -> int:
         return len(self.words)
+
+    def __repr__(self) -> str:
+        """``Vectors(71,290 words x 100 dims: 'the', 'of', 'and', ...)``: the size and the
+        first words, never the whole vocabulary."""
+        first = ", ".join(repr(word) for word in self.words[:3])
+        more = ", ..." if len(self.words) > 3 else ""
+        return f"Vectors({plural(len(self.words), 'word')} x {plural(self.dim, 'dim')}: {first}{more})"
 
     @property
     def dim(self) -> int:
