@@ -50,7 +50,7 @@ Conventions
 Deviations from word2vec.c (docs/parity.md): the sigmoid is computed (to float32
 precision) rather than read from a 1000-entry table; noise words come from an
 alias table of the exact unigram**0.75 distribution rather than a 1e8-entry
-table; skip-gram batches each window (``skipgram_window``).
+table; skip-gram batches each window (``window_loss``).
 """
 
 from typing import Any
@@ -275,12 +275,12 @@ def logistic_loss(inputs, count, out, rows, labels, offsets, distinct, hs_rule, 
     (``logistic_units``); else one at a time, so that a row drawn twice sees its
     first update. ``hs_rule``: see ``unit_steps``. Returns the loss (nats)."""
     n = rows.shape[0]
-    if distinct:
-        return logistic_units(inputs, count, out, rows, labels, offsets, 0, n, hs_rule, grads, pairs, acc, alpha, dim)
+    together = max(n, 1) if distinct else 1  # rows taken at once
     loss = 0.0
-    for r in range(n):
+    for first in range(0, n, together):
+        last = min(first + together, n)
         loss += logistic_units(
-            inputs, count, out, rows, labels, offsets, r, r + 1, hs_rule, grads, pairs, acc, alpha, dim
+            inputs, count, out, rows, labels, offsets, first, last, hs_rule, grads, pairs, acc, alpha, dim
         )
     return loss
 
@@ -295,19 +295,15 @@ def hierarchical_softmax(inputs, count, target, tables, grads, pairs, acc, alpha
 
 
 @jit_inline
-def sampled_logistic(inputs, count, draws, kind, syn1neg, grads, pairs, acc, alpha, dim):
-    """Negative sampling (``kind`` NS) or NCE's loss for each input: ``draws`` =
-    (candidate rows of ``syn1neg``, the target first; their labels, 1 then 0; NCE's
-    logit offsets ``-log(k q(w))``). NCE is negative sampling with the offsets, which
+def sampled_logistic(inputs, count, draws, syn1neg, grads, pairs, acc, alpha, dim):
+    """Negative sampling's or NCE's loss for each input: ``draws`` = (candidate rows
+    of ``syn1neg``, the target first; their labels, 1 then 0; their logit offsets:
+    NCE's ``-log(k q(w))``, 0 for negative sampling). NCE is negative sampling with the offsets, which
     make its optimum ``u_w . h = log p(w | h)``: a self-normalised model. Repeated
     rows, and every row for one input (CBOW), go one at a time. Returns the loss (nats)."""
     rows, labels, offsets = draws
     distinct = count > 1 and all_distinct(rows)
-    if kind == NCE:
-        return logistic_loss(
-            inputs, count, syn1neg, rows, labels, offsets, distinct, False, grads, pairs, acc, alpha, dim
-        )
-    return logistic_loss(inputs, count, syn1neg, rows, labels, None, distinct, False, grads, pairs, acc, alpha, dim)
+    return logistic_loss(inputs, count, syn1neg, rows, labels, offsets, distinct, False, grads, pairs, acc, alpha, dim)
 
 
 @jit_inline
@@ -315,7 +311,7 @@ def softmax_loss(inputs, count, out, rows, offsets, target_pos, beta, grads, tab
     """The loss interface with a softmax over the rows: for each input ``x``,
     ``-log p_t + beta (log Z)^2`` with ``p_r = exp(f_r) / Z``, ``Z = sum_r exp(f_r)``,
     ``f_r = u_r . x + b_r`` over the candidate rows ``u_r = out[rows[r]]`` (the
-    target at ``target_pos``) and offsets ``b_r = offsets[r]`` (None: 0).
+    target at ``target_pos``) and offsets ``b_r = offsets[r]``.
     Its gradient in ``f_r`` is ``p_r (1 + 2 beta log Z) - [r = t]``: the step
     ``g_r = alpha ([r = t] - p_r (1 + 2 beta log Z))`` moves ``u_r`` by ``g_r x`` and
     ``x`` by ``g_r u_r``. Every input's gradient is taken against the rows as they
@@ -324,9 +320,8 @@ def softmax_loss(inputs, count, out, rows, offsets, target_pos, beta, grads, tab
     n = rows.shape[0]
     for r in range(n):
         logits(inputs, count, out[rows[r]], table[r], dim)
-        if offsets is not None:
-            for i in range(count):
-                table[r, i] += offsets[r]
+        for i in range(count):
+            table[r, i] += offsets[r]
     loss = 0.0
     for i in range(count):
         top = table[0, i]
@@ -362,70 +357,82 @@ def output_loss(inputs, count, target, tables, draws, loss_kind, grads, pairs, t
     softmax if ``tables.syn1`` has rows, and the loss of the word output vectors
     ``tables.syn1neg`` if it has rows: ``loss_kind`` = (kind, softmax's beta, every
     row's id for the full softmax). Returns the loss (nats)."""
-    kind, beta, all_rows = loss_kind
+    kind, beta, all_rows, no_offsets = loss_kind
     loss = 0.0
     if tables.syn1.shape[0] > 0:
         loss += hierarchical_softmax(inputs, count, target, tables, grads, pairs, acc, alpha, dim)
     if tables.syn1neg.shape[0] > 0:
-        rows, _, offsets = draws
-        if kind == SOFTMAX:
-            loss += softmax_loss(inputs, count, tables.syn1neg, all_rows, None, target, beta, grads, table, alpha, dim)
-        elif kind == SAMPLED_SOFTMAX:
-            loss += softmax_loss(inputs, count, tables.syn1neg, rows, offsets, 0, 0.0, grads, table, alpha, dim)
+        if kind in (SOFTMAX, SAMPLED_SOFTMAX):
+            rows, _, offsets = draws
+            if kind == SOFTMAX:
+                rows, offsets, target_pos = all_rows, no_offsets, target
+            else:
+                target_pos, beta = 0, 0.0
+            loss += softmax_loss(
+                inputs, count, tables.syn1neg, rows, offsets, target_pos, beta, grads, table, alpha, dim
+            )
         else:
-            loss += sampled_logistic(inputs, count, draws, kind, tables.syn1neg, grads, pairs, acc, alpha, dim)
+            loss += sampled_logistic(inputs, count, draws, tables.syn1neg, grads, pairs, acc, alpha, dim)
     return loss
 
 
 @jit_inline
-def skipgram_window(syn0, contexts, target, tables, draws, loss_kind, inputs, grads, pairs, table, acc, alpha, dim):
-    """Skip-gram on one window: each context word's input vector (a row of ``syn0``
-    for each id of ``contexts``) predicts the centre word ``target``.
+def window_inputs(syn0, chunk, cbow, cbow_mean, inputs, grads, dim):
+    """The inputs that predict a window's centre word, into ``inputs`` (CHUNK, D),
+    with their gradients ``grads`` zeroed. Skip-gram: each context word's input
+    vector ``v_c`` (a row of ``syn0`` for each id of ``chunk``) on its own; CBOW: one
+    input, ``h = (1/|C|) sum_c v_c`` (``cbow_mean``) or the sum. Returns how many."""
+    if not cbow:
+        for c in range(chunk.shape[0]):
+            for k in range(dim):
+                inputs[c, k] = syn0[chunk[c], k]
+                grads[c, k] = 0.0
+        return chunk.shape[0]
+    inputs[0, :] = 0.0
+    for c in range(chunk.shape[0]):
+        for k in range(dim):
+            inputs[0, k] += syn0[chunk[c], k]
+    if cbow_mean:
+        for k in range(dim):
+            inputs[0, k] /= np.float32(chunk.shape[0])
+    grads[0, :] = 0.0
+    return 1
 
-    The window is batched (HogBatch, Ji et al. 2016): all its context words predict
-    through the same output units (the target's path, one shared draw of noise
-    words), so each unit is read and moved once against all of them, and the
+
+@jit_inline
+def move_inputs(syn0, chunk, cbow, grads, dim):
+    """Add the inputs' gradients to the rows of ``syn0``: skip-gram's ``grads[c]`` to
+    context word c's row; CBOW's one gradient ``grads[0]`` to every context row,
+    unscaled, as in word2vec.c."""
+    for c in range(chunk.shape[0]):
+        g = grads[0] if cbow else grads[c]
+        for k in range(dim):
+            syn0[chunk[c], k] += g[k]
+
+
+@jit_inline
+def window_loss(
+    syn0, contexts, target, cbow, cbow_mean, tables, draws, loss_kind, inputs, grads, pairs, table, acc, alpha, dim
+):
+    """One window: its context words (ids ``contexts``) predict the centre word
+    ``target`` through the output losses (``output_loss``), and the input rows move.
+
+    Skip-gram's window is batched (HogBatch, Ji et al. 2016): all its context words
+    predict through the same output units (the target's path, one shared draw of
+    noise words), so each unit is read and moved once against all of them, and the
     context rows take their gradients after the units. Two threads then contend
     for the rows every window touches (the top of the tree, the frequent noise
     words) once per window instead of once per pair. A window of more than
     ``CHUNK`` context words is taken in chunks, the rows moving after each: one
     update summing the steps of a very wide window on repetitive text diverges.
-    Returns the loss (nats)."""
+    CBOW's window is one example. Returns the loss (nats)."""
     loss = 0.0
-    for first in range(0, contexts.shape[0], CHUNK):
-        chunk = contexts[first : min(first + CHUNK, contexts.shape[0])]
-        for c in range(chunk.shape[0]):
-            for k in range(dim):
-                inputs[c, k] = syn0[chunk[c], k]
-                grads[c, k] = 0.0
-        count = chunk.shape[0]
+    together = contexts.shape[0] if cbow else CHUNK  # context words per update
+    for first in range(0, contexts.shape[0], together):
+        chunk = contexts[first : min(first + together, contexts.shape[0])]
+        count = window_inputs(syn0, chunk, cbow, cbow_mean, inputs, grads, dim)
         loss += output_loss(inputs, count, target, tables, draws, loss_kind, grads, pairs, table, acc, alpha, dim)
-        for c in range(chunk.shape[0]):
-            for k in range(dim):
-                syn0[chunk[c], k] += grads[c, k]
-    return loss
-
-
-@jit_inline
-def cbow_window(
-    syn0, contexts, target, cbow_mean, tables, draws, loss_kind, hidden, grads, pairs, table, acc, alpha, dim
-):
-    """CBOW on one window: the mean (``cbow_mean``) or sum of the context words'
-    input vectors, ``hidden[0]``, predicts the centre word ``target``; its gradient
-    goes to every context row unscaled, as in word2vec.c. Returns the loss (nats)."""
-    count = contexts.shape[0]
-    hidden[0, :] = 0.0
-    for c in range(count):
-        for k in range(dim):
-            hidden[0, k] += syn0[contexts[c], k]
-    if cbow_mean:
-        for k in range(dim):
-            hidden[0, k] /= np.float32(count)
-    grads[0, :] = 0.0
-    loss = output_loss(hidden, 1, target, tables, draws, loss_kind, grads, pairs, table, acc, alpha, dim)
-    for c in range(count):
-        for k in range(dim):
-            syn0[contexts[c], k] += grads[0, k]
+        move_inputs(syn0, chunk, cbow, grads, dim)
     return loss
 
 
@@ -476,7 +483,7 @@ def make_train_batch(dim):
     - ``window``: maximum window, shrunk at random per centre word to window - b,
       b uniform in [0, window), as in word2vec.c;
     - ``samples``: noise words or candidates per centre word (``draw_candidates``);
-    - ``cbow``: CBOW (``cbow_window``), else skip-gram (``skipgram_window``);
+    - ``cbow``: CBOW, else skip-gram (``window_loss``);
     - ``alpha``: learning rate for the whole batch; ``seed``: uint64 LCG seed;
     - ``kind``: the loss of ``tables.syn1neg`` (NS, NCE, SAMPLED_SOFTMAX, SOFTMAX);
       ``beta``: the full softmax's self-normalisation weight.
@@ -497,15 +504,17 @@ def make_train_batch(dim):
             scratch(samples + 1, np.float32),  # and their labels
             scratch(samples + 1, np.float32),  # and their logit offsets
             np.arange(vocab).astype(np.int32),  # every row: the full softmax's candidates
+            np.zeros(vocab, dtype=np.float32),  # and their logit offsets
             np.empty((max(vocab, samples + 1), CHUNK), dtype=np.float32),  # the softmax's logits, then steps
         )
-        sentence, contexts, candidates, labels, offsets, all_rows, table = unmanaged(owned)
+        sentence, contexts, candidates, labels, offsets, all_rows, no_offsets, table = unmanaged(owned)
         labels[:] = 0.0
         labels[0] = 1.0
+        offsets[:] = 0.0  # negative sampling's: draw_candidates sets them for the other losses
         inputs, grads = stack_matrix(CHUNK, dim), stack_matrix(CHUNK, dim)  # skip-gram's rows (CBOW: row 0)
-        hidden, acc = stack_matrix(1, dim), stack_matrix(1, dim)[0]  # CBOW's input; an output row's step
+        acc = stack_matrix(1, dim)[0]  # an output row's step
         pairs = stack_matrix(2, UNITS)  # (unit, input) pairs' logits then steps; labels
-        loss_kind = (kind, beta, all_rows)
+        loss_kind = (kind, beta, all_rows, no_offsets)
         loss, examples, i, n = 0.0, 0, 0, 0
         while i < tokens.shape[0]:
             length, i, state = subsampled_sentence(tokens, i, keep_prob, sentence, state)
@@ -526,14 +535,9 @@ def make_train_batch(dim):
                         contexts[count] = sentence[c]
                         count += 1
                 draws = (candidates[:n], labels[:n], offsets[:n])
-                if cbow:
-                    loss += cbow_window(syn0, contexts[:count], target, cbow_mean, tables, draws, loss_kind,
-                                        hidden, grads, pairs, table, acc, alpha, dim)  # fmt: skip
-                    examples += 1
-                else:
-                    loss += skipgram_window(syn0, contexts[:count], target, tables, draws, loss_kind,
-                                            inputs, grads, pairs, table, acc, alpha, dim)  # fmt: skip
-                    examples += count
+                loss += window_loss(syn0, contexts[:count], target, cbow, cbow_mean, tables, draws, loss_kind,
+                                    inputs, grads, pairs, table, acc, alpha, dim)  # fmt: skip
+                examples += 1 if cbow else count
         keep_alive(owned)
         return loss, examples
 
@@ -545,7 +549,7 @@ _BATCH_KERNELS: dict[int, Any] = {}
 
 def stack_bytes(dim: int) -> int:
     """Bytes of stack the kernel for ``dim`` keeps its buffers in."""
-    return 4 * (dim * (2 * CHUNK + 2) + 2 * UNITS)
+    return 4 * (dim * (2 * CHUNK + 1) + 2 * UNITS)
 
 
 def train_batch_kernel(dim):
