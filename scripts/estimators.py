@@ -1,0 +1,212 @@
+"""The estimators of the softmax side by side: docs/estimators.md's tables and plot.
+
+    python scripts/estimators.py --table full     # six losses x two models (about 35 min on 2 cores)
+    python scripts/estimators.py --table small    # eight losses at --max-vocab 5000 (about 45 min)
+    python scripts/estimators.py --render         # the markdown tables and the plot from the JSON
+
+The benchmark corpus (``../shared/data/wiki-en-100m.txt``) is split once: its last
+``HELDOUT_BYTES`` (cut at a space) are the held-out text every model is scored on,
+the rest the training text. Each run trains skip-gram or CBOW with 2 threads, dim
+100, window 5, sample 1e-4, 5 epochs and seed 1, scoring a sample of held-out
+predictions after each epoch (``train --heldout``), then ``w2v score`` (held-out
+bits per word on ``SCORE_PAIRS`` predictions; normalised over the vocabulary for
+the losses that are not) and ``w2v eval`` (analogies over the 30,000 most frequent
+words, WordSim-353). The ``small`` table caps the vocabulary at 5,000 words and adds
+the full softmax; as that costs O(V) per prediction (skip-gram: per context word),
+its runs train on the first ``SMALL_TRAIN_BYTES`` of the training text, not all of it.
+
+Results go to ``docs/estimators.json`` (one record per run, replaced run by run, so
+that a table can be rerun alone); ``--render`` prints the tables and draws
+``docs/img/estimators-heldout.png``. Not a test and not run in CI.
+"""
+
+import argparse
+import json
+import os
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+CORPUS = ROOT.parent / "shared/data/wiki-en-100m.txt"
+RESULTS = ROOT / "docs/estimators.json"
+PLOT = ROOT / "docs/img/estimators-heldout.png"
+HELDOUT_BYTES = 2_000_000
+SMALL_TRAIN_BYTES = 2_000_000
+SMALL_VOCAB = 5000
+SCORE_PAIRS = 50_000  # held-out predictions scored at the end (a uniform sample)
+EPOCH_PAIRS = 10_000  # and after each epoch
+SETTINGS = {"threads": 2, "dim": 100, "window": 5, "sample": 1e-4, "epochs": 5, "seed": 1}
+LOSSES = {  # name: w2v.train settings
+    "HS Huffman": {"hs": True},
+    "HS balanced": {"hs": True, "tree": "balanced"},
+    "NS 5": {"negative": 5},
+    "NCE 5": {"nce": 5},
+    "NCE 25": {"nce": 25},
+    "sampled softmax 25": {"sampled_softmax": 25},
+}
+SOFTMAXES = {  # the small table's additions; beta 0.1 as Devlin et al. (2014) weigh log^2 Z
+    "softmax": {"softmax": True},
+    "softmax, self-norm 0.1": {"softmax": True, "self_norm": 0.1},
+}
+TABLES = {"full": LOSSES, "small": {**LOSSES, **SOFTMAXES}}
+MODELS = ("skipgram", "cbow")
+
+
+def cut_at_space(data: bytes, at: int) -> int:
+    """The offset of the first space at or after ``at`` (the length if none)."""
+    space = data.find(b" ", at)
+    return len(data) if space < 0 else space
+
+
+def split_corpus(corpus: Path, folder: Path, heldout_bytes: int = HELDOUT_BYTES) -> dict[str, Path]:
+    """Write ``corpus``'s training text, held-out text (its last ``heldout_bytes``) and
+    the small table's training text into ``folder`` (once); return their paths by name."""
+    paths = {name: folder / f"{name}.txt" for name in ("train", "heldout", "small")}
+    if all(path.exists() for path in paths.values()):
+        return paths
+    data = corpus.read_bytes()
+    cut = cut_at_space(data, len(data) - heldout_bytes)
+    train, heldout = data[:cut], data[cut + 1 :]
+    paths["train"].write_bytes(train)
+    paths["heldout"].write_bytes(heldout)
+    paths["small"].write_bytes(train[: cut_at_space(train, SMALL_TRAIN_BYTES)])
+    return paths
+
+
+def w2v_json(*args: str) -> dict:
+    """Run ``w2v ARGS --json`` and return what it printed."""
+    done = subprocess.run([sys.executable, "-m", "w2v", *args, "--json"], capture_output=True, text=True, cwd=ROOT)
+    if done.returncode:
+        raise SystemExit(f"w2v {' '.join(args)}: {done.stderr.strip()}")
+    return json.loads(done.stdout)
+
+
+def train_and_score(corpus: Path, heldout: Path, model: str, loss: dict, vocab: int | None, work: Path) -> dict:
+    """One run: train (timed: the whole ``w2v.train`` call less Numba's compilation,
+    which a first run of each loss pays once), score and evaluate. Returns its record."""
+    import w2v
+
+    settings = {**SETTINGS, "model": model, **loss, **({"max_vocab": vocab} if vocab else {})}
+    model_file, vectors_file = work / "model.npz", work / "vectors.bin"
+    started = time.perf_counter()
+    vectors = w2v.train(
+        str(corpus), save_model=str(model_file), heldout=str(heldout), heldout_pairs=EPOCH_PAIRS, **settings
+    )
+    wall = time.perf_counter() - started - vectors.report.compile_seconds
+    vectors.save(vectors_file)
+    score = w2v_json("score", str(model_file), str(heldout), "--max-pairs", str(SCORE_PAIRS))
+    evaluation = w2v_json("eval", "-v", str(vectors_file))
+    return {
+        "vocab": len(vectors),
+        "train_words": vectors.report.train_words,
+        "wall_s": wall,
+        "words_per_s": vectors.report.train_words / wall,
+        "epoch_heldout": vectors.report.epoch_heldout,
+        "analogy": evaluation["analogies"][0]["accuracy"],
+        "ws353": evaluation["similarity"][0]["spearman"],
+        "score": score,
+    }
+
+
+def run_table(table: str, models: list[str], corpus: Path, work: Path, results_path: Path) -> None:
+    """Train and score every loss of ``table`` for ``models``, saving each record in
+    ``results_path`` as it comes."""
+    paths = split_corpus(corpus, work)
+    corpus = paths["small" if table == "small" else "train"]
+    vocab = SMALL_VOCAB if table == "small" else None
+    results = json.loads(results_path.read_text()) if results_path.exists() else {}
+    for model in models:
+        for name, loss in TABLES[table].items():
+            key = f"{table}/{model}/{name}"
+            print(f"{key} ...", file=sys.stderr, flush=True)
+            results[key] = train_and_score(corpus, paths["heldout"], model, loss, vocab, work)
+            results_path.write_text(json.dumps(results, indent=1) + "\n")
+            print(f"{key}: {format_row(name, results[key])}", file=sys.stderr, flush=True)
+
+
+def format_row(name: str, run: dict) -> str:
+    """A markdown table row: loss, wall s, words/s, analogy %, WS-353, held-out bits
+    per word, perplexity, the unigram model's bits per word, mean log Z."""
+    score = run["score"]
+    log_z = "-" if score.get("mean_log_z") is None else f"{score['mean_log_z']:.2f}"
+    cells = [
+        name,
+        f"{run['wall_s']:.0f}",
+        f"{run['words_per_s'] / 1e3:,.0f}k",
+        f"{100 * run['analogy']:.1f}",
+        f"{run['ws353']:.3f}",
+        f"{score['bits_per_word']:.3f}",
+        f"{score['perplexity']:,.0f}",
+        f"{score['unigram_bits_per_word']:.3f}",
+        log_z,
+    ]
+    return "| " + " | ".join(cells) + " |"
+
+
+HEADER = (
+    "| loss | wall s | words/s | analogy % | WS-353 | bits/word | perplexity | unigram bits/word | mean log Z |\n"
+    "|---|---|---|---|---|---|---|---|---|"
+)
+
+
+def render(results: dict) -> str:
+    """The markdown tables of every table and model in ``results``."""
+    parts = []
+    for table in TABLES:
+        for model in MODELS:
+            rows = [format_row(name, results[f"{table}/{model}/{name}"]) for name in TABLES[table]
+                    if f"{table}/{model}/{name}" in results]  # fmt: skip
+            if rows:
+                parts.append(f"**{table}, {model}**\n\n{HEADER}\n" + "\n".join(rows))
+    return "\n\n".join(parts)
+
+
+def draw(results: dict, picture: Path) -> None:
+    """Held-out bits per word after each epoch, a panel per table and model."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    figure, axes = plt.subplots(2, 2, figsize=(11, 8), sharex=True)
+    for row, table in enumerate(TABLES):
+        for column, model in enumerate(MODELS):
+            axis = axes[row][column]
+            for name in TABLES[table]:
+                run = results.get(f"{table}/{model}/{name}")
+                if run:
+                    axis.plot(range(1, len(run["epoch_heldout"]) + 1), run["epoch_heldout"], marker="o", label=name)
+            axis.set_title(f"{model}, {'full vocabulary' if table == 'full' else f'{SMALL_VOCAB:,} words'}")
+            axis.set_ylabel("held-out bits per word")
+            axis.grid(alpha=0.3)
+    for axis in axes[1]:
+        axis.set_xlabel("epoch")
+    axes[0][0].legend(fontsize=8)
+    axes[1][0].legend(fontsize=8)
+    figure.tight_layout()
+    figure.savefig(picture, dpi=110)
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--table", choices=list(TABLES), help="train and score this table's runs")
+    parser.add_argument("--models", default=",".join(MODELS), help="comma-separated: skipgram, cbow")
+    parser.add_argument("--corpus", type=Path, default=CORPUS, help="the text to split into training and held-out")
+    parser.add_argument("--results", type=Path, default=RESULTS, help="the JSON of the runs")
+    parser.add_argument("--plot", type=Path, default=PLOT, help="the picture --render draws")
+    parser.add_argument("--work", type=Path, default=Path(os.environ.get("TMPDIR", "/tmp")) / "w2v-estimators")
+    parser.add_argument("--render", action="store_true", help="print the tables and draw the plot")
+    args = parser.parse_args()
+    if args.table:
+        args.work.mkdir(parents=True, exist_ok=True)
+        run_table(args.table, args.models.split(","), args.corpus, args.work, args.results)
+    if args.render:
+        results = json.loads(args.results.read_text())
+        print(render(results))
+        draw(results, args.plot)
+
+
+if __name__ == "__main__":
+    main()
