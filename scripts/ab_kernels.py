@@ -13,12 +13,17 @@ machine in the same state, and reported as the median and quartiles of those
 ratios. A first run of each checkout on the sample corpus loads (or compiles)
 its kernels, so compilation is never timed.
 
+Two settings of one checkout compare the same way, with options for each side:
+
+    python scripts/ab_kernels.py . --base-args="--negative 5" --variant-args="--nce 5"
+
 Not a test and not run in CI; docs/performance.md says what it measured.
 """
 
 import argparse
 import os
 import re
+import shlex
 import subprocess
 import sys
 import tempfile
@@ -46,6 +51,8 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     parser.add_argument("--sample", type=float, default=1e-4)
     parser.add_argument("--epochs", type=int, default=1)
     parser.add_argument("--rounds", type=int, default=5)
+    parser.add_argument("--base-args", type=shlex.split, default=[], help="more train options for the base only")
+    parser.add_argument("--variant-args", type=shlex.split, default=[], help="and for the variant only")
     args = parser.parse_args(argv)
     for checkout in (args.base, args.variant):
         if not (checkout / "w2v/__init__.py").is_file():
@@ -83,19 +90,21 @@ def main(argv: list[str] | None = None) -> None:
     args = parse_args(argv)
     options = train_options(args)
     checkouts = [args.base, args.variant]
+    sides = [[*options, *args.base_args], [*options, *args.variant_args]]
     rates = np.zeros((args.rounds, 2))
     with tempfile.TemporaryDirectory(prefix="w2v-ab-") as workdir:
         output = Path(workdir) / "vectors.bin"
-        for checkout in checkouts:  # loads or compiles the kernels outside the timings
-            words_per_second(checkout, SAMPLE, [*options, "--epochs", "1"], output)
+        for checkout, side in zip(checkouts, sides, strict=True):  # loads or compiles the kernels outside the timings
+            words_per_second(checkout, SAMPLE, [*side, "--epochs", "1"], output)
         for r in range(args.rounds):
             for i in (0, 1) if r % 2 == 0 else (1, 0):
-                rates[r, i] = words_per_second(checkouts[i], args.corpus, options, output)
+                rates[r, i] = words_per_second(checkouts[i], args.corpus, sides[i], output)
     ratios = rates[:, 1] / rates[:, 0]
     q1, median, q3 = np.percentile(ratios, [25, 50, 75])
     print(f"{args.rounds} rounds of {args.epochs} epoch(s) on {args.corpus.name}: {' '.join(options)}")
-    print(f"base {args.base}: {np.median(rates[:, 0]) / 1e3:,.0f} kw/s (median)")
-    print(f"variant {args.variant}: {np.median(rates[:, 1]) / 1e3:,.0f} kw/s (median); "
+    base, variant = shlex.join([str(args.base), *args.base_args]), shlex.join([str(args.variant), *args.variant_args])
+    print(f"base {base}: {np.median(rates[:, 0]) / 1e3:,.0f} kw/s (median)")
+    print(f"variant {variant}: {np.median(rates[:, 1]) / 1e3:,.0f} kw/s (median); "
           f"speed over base per round: median {median:.3f} (quartiles {q1:.3f}, {q3:.3f})")  # fmt: skip
 
 

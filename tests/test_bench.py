@@ -60,6 +60,16 @@ def test_ab_kernels_times_two_checkouts_on_alternated_runs(tmp_path: Path) -> No
     assert lines[2].startswith(f"variant {ROOT}: ") and "; speed over base per round: median " in lines[2]
 
 
+def test_ab_kernels_times_two_settings_of_one_checkout(tmp_path: Path) -> None:
+    """--base-args and --variant-args: each side's own options, named on its line."""
+    done = run_ab(str(ROOT), "--corpus", str(ROOT / "data/sample.txt.gz"), "--threads", "1", "--dim", "16",
+                  "--rounds", "2", "--base-args=--negative 2", "--variant-args=--nce 2", cwd=tmp_path)  # fmt: skip
+    assert done.returncode == 0, done.stderr
+    lines = done.stdout.splitlines()
+    assert lines[1].startswith(f"base {ROOT} --negative 2: ")
+    assert lines[2].startswith(f"variant {ROOT} --nce 2: ") and "; speed over base per round: median " in lines[2]
+
+
 def test_ab_kernels_refuses_a_folder_without_w2v(tmp_path: Path) -> None:
     done = run_ab(str(tmp_path), "--corpus", str(ROOT / "data/sample.txt.gz"), cwd=tmp_path)
     assert done.returncode == 2
