@@ -189,6 +189,7 @@ CASES = {
         (f"{TRAIN} --threads 0", 1, "threads"),
         (f"{TRAIN} --threads 1000000", 1, "threads"),
         (f"{TRAIN} --batch-words 0", 1, "batch_words"),
+        (f"{TRAIN} --streams 0", 1, "streams"),
         (f"{TRAIN} --sample -1", 1, "sample"),
         (f"{TRAIN} --sample nan", 1, "sample"),
         (f"{TRAIN} --ns-exponent nan", 1, "ns_exponent"),

@@ -11,6 +11,8 @@ import threading
 import numpy as np
 import pytest
 import zstandard
+from hypothesis import given
+from hypothesis import strategies as st
 from reference import token_blocks
 
 from w2v.corpus import (
@@ -29,7 +31,7 @@ from w2v.corpus import (
 )
 from w2v.counting import block_ids
 from w2v.errors import CorpusError
-from w2v.idstream import IdStreamWriter
+from w2v.idstream import IdStreamWriter, evenly_spaced
 from w2v.phrases import learn_phrases
 
 
@@ -460,7 +462,7 @@ def test_id_stream_batches_end_at_sentence_ends(tmp_path):
             assert len(batch) >= 50 or batch is batches[-1]
             assert SENTENCE_END not in batch[49:-1]
         assert stream.words == (ids >= 0).sum()
-        assert stream.batch_starts[0] == 0 and stream.batch_starts[-1] == len(ids)
+        assert stream.starts[0] == 0 and stream.ends[-1] == len(ids)
         buffer = np.full(stream.longest, 7, dtype=np.int32)  # a worker reads every batch into one buffer
         assert stream.longest == max(len(b) for b in batches)
         for index, expected in enumerate(batches):
@@ -469,5 +471,41 @@ def test_id_stream_batches_end_at_sentence_ends(tmp_path):
         os.ftruncate(stream.fileno(), 4 * (len(ids) - 1))  # the file cut short: an error, not stale ids
         with pytest.raises(CorpusError, match="cut short"):
             stream.batch(len(stream) - 1, buffer)
+    finally:
+        stream.close()
+
+
+@given(st.integers(0, 300), st.integers(1, 400))
+def test_evenly_spaced_streams_take_every_batch_once_in_turn(batches, streams):
+    """The order is a permutation; each stream is a run of consecutive batches that
+    starts at floor(s B / S) and is trained in file order, and the first batches of
+    all streams come before any second one."""
+    order = evenly_spaced(batches, streams)
+    assert sorted(order.tolist()) == list(range(batches))
+    used = min(streams, batches)
+    starts = [s * batches // used for s in range(used)]
+    assert order[:used].tolist() == starts
+    stream_of = np.searchsorted(starts, order, side="right") - 1
+    for s in range(used):
+        mine = order[stream_of == s]
+        assert mine.tolist() == list(range(starts[s], starts[s + 1] if s + 1 < used else batches))
+    place = order - np.asarray(starts, dtype=np.int64)[stream_of]
+    assert (np.diff(place) >= 0).all()  # by place in its stream, then by stream
+
+
+def test_one_stream_is_the_files_order():
+    assert evenly_spaced(7, 1).tolist() == list(range(7))
+    assert evenly_spaced(10, 3).tolist() == [0, 3, 6, 1, 4, 7, 2, 5, 8, 9]
+
+
+def test_reordered_id_stream_reads_the_batches_in_the_new_order(tmp_path):
+    ids = np.array([1, 2, SENTENCE_END, 3, SENTENCE_END, 4, 5, 6, SENTENCE_END], dtype=np.int32)
+    writer = IdStreamWriter(str(tmp_path), batch_size=1)
+    writer.write(ids)
+    stream = writer.finish()
+    try:
+        stream.reorder(np.array([2, 0, 1]))
+        assert [stream.batch(i).tolist() for i in range(3)] == [[4, 5, 6, -1], [1, 2, -1], [3, -1]]
+        assert stream.batch_words.tolist() == [3, 2, 1] and stream.longest == 4
     finally:
         stream.close()

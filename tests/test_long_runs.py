@@ -86,6 +86,21 @@ def test_resume_after_interrupt_is_byte_identical(corpus, uninterrupted, tmp_pat
     assert state.jobs_done == state.batches * state.config.epochs  # every batch of every epoch
 
 
+def test_resume_with_evenly_spaced_streams_is_byte_identical(corpus, tmp_path, monkeypatch):
+    """``streams=4``: the batches' order is stored with the run, so an interrupted run
+    resumes it and ends byte-identical to an uninterrupted one."""
+    settings = {**SETTINGS, "streams": 4}
+    whole = train(str(corpus), **settings)
+    slow_down(monkeypatch)
+    folder = tmp_path / "ck"
+    with pytest.raises(KeyboardInterrupt):
+        train(str(corpus), checkpoint=str(folder), on_progress=interrupt_at(0.4), **settings)
+    assert TrainState.load(str(folder)).config.streams == 4
+    monkeypatch.undo()
+    resumed = train(str(corpus), resume=str(folder), threads=1)
+    assert resumed.vectors.tobytes() == whole.vectors.tobytes()
+
+
 class Gate:
     """Wraps the kernel: batches after the first ``free`` ones wait (in the worker
     thread) until ``release`` is set, so the main thread sees a run under way at a

@@ -486,3 +486,16 @@ def test_wiki_related_words_are_close(wiki_model):
     strong = [p for p in PAIRS if cosines[p] > median + 0.3]
     assert len(strong) >= 3, (median, cosines)
     assert all(c > median + 0.2 for c in cosines.values()), (median, cosines)
+
+
+def test_evenly_spaced_streams_are_reproducible_and_change_the_order(tiny_corpus, tmp_path):
+    """With one thread and a seed, ``streams=4`` gives the same vectors twice, and
+    other vectors than the file's order (``streams=1``): the same batches, in another order."""
+    rng = np.random.default_rng(0)
+    corpus = tmp_path / "c.txt"  # 40 different lines: batches of 50 words that differ
+    corpus.write_text("".join(" ".join(rng.permutation(" ".join(TINY_LINES).split())) + "\n" for _ in range(40)))
+    settings = dict(dim=8, epochs=1, threads=1, min_count=1, batch_words=50, seed=3)
+    spaced = [w2v.train(str(corpus), streams=4, **settings).vectors for _ in range(2)]
+    in_order = w2v.train(str(corpus), streams=1, **settings).vectors
+    assert spaced[0].tobytes() == spaced[1].tobytes()
+    assert spaced[0].tobytes() != in_order.tobytes()

@@ -327,6 +327,13 @@ def rerun_recipe(ctx: click.Context) -> dict:
 )
 @click.option("--threads", type=int, default=None, help="Worker threads [all cores].")
 @click.option(
+    "--streams",
+    type=int,
+    default=1,
+    show_default=True,
+    help="Train N evenly spaced parts of the corpus in turn, a batch of each (word2vec.c: one per thread).",
+)
+@click.option(
     "--seed", type=int, default=1, show_default=True, help="Random seed; with --threads 1 runs are reproducible."
 )
 @click.option("--batch-words", type=int, default=10_000, show_default=True, help="Words per work unit.")

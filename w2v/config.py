@@ -51,6 +51,7 @@ class TrainConfig:
     min_alpha: float | None = None
     cbow_mean: bool = True
     threads: int | None = None
+    streams: int = 1  # evenly spaced parts of the corpus trained in turn, batch by batch (``idstream.evenly_spaced``)
     seed: int = 1
     batch_words: int = 10_000
 
@@ -73,7 +74,7 @@ class TrainConfig:
         """Raise ConfigError naming the first invalid setting."""
         if self.model not in MODELS:
             raise ConfigError(f"model must be one of {', '.join(MODELS)}, not {self.model!r}")
-        for name in ("dim", "window", "epochs", "min_count", "prune_at", "batch_words", "threads"):
+        for name in ("dim", "window", "epochs", "min_count", "prune_at", "batch_words", "threads", "streams"):
             value = getattr(self, name)
             if value is not None and (not isinstance(value, int) or value <= 0):
                 raise ConfigError(f"{name} must be a positive integer, not {value!r}")

@@ -31,12 +31,13 @@ class IdStream:
     """An int32 id stream in the file open as descriptor ``fd`` (which it owns and
     closes), split into batches that end at sentence ends.
 
-    ``batch_starts`` (B + 1,) int64 are offsets (in ids) of the batches,
+    ``batch_starts`` (B + 1,) int64 are offsets (in ids) of the batches in the file,
     ``batch_words`` (B,) int64 the number of word ids (not sentence ends) in each.
+    Batches are read in training order: the file's until ``reorder`` changes it.
     """
 
     def __init__(self, fd: int, batch_starts: np.ndarray, batch_words: np.ndarray):
-        self.batch_starts = batch_starts
+        self.starts, self.ends = batch_starts[:-1], batch_starts[1:]  # (B,) each, in training order
         self.batch_words = batch_words
         self.words = int(batch_words.sum())
         self._fd = fd
@@ -47,13 +48,18 @@ class IdStream:
     @property
     def longest(self) -> int:
         """Ids (words and sentence ends) in the longest batch: the size of a buffer for ``batch``."""
-        return int(np.diff(self.batch_starts).max(initial=0))
+        return int((self.ends - self.starts).max(initial=0))
+
+    def reorder(self, order: np.ndarray) -> None:
+        """Train the batches in ``order`` ((B,) int64, a permutation of the current
+        order): batch i becomes the one that was ``order[i]``."""
+        self.starts, self.ends, self.batch_words = self.starts[order], self.ends[order], self.batch_words[order]
 
     def batch(self, index: int, out: np.ndarray | None = None) -> np.ndarray:
         """The ids of batch ``index``: read into the front of ``out`` (int32, at least
         ``longest`` long; a worker reuses one, so reading allocates nothing) and
         returned as a view of it, or into a fresh array."""
-        start, end = self.batch_starts[index], self.batch_starts[index + 1]
+        start, end = self.starts[index], self.ends[index]
         count = int(end - start)
         ids = (np.empty(count, dtype=np.int32) if out is None else out)[:count]
         if read_at(self._fd, ids.data.cast("B"), int(start) * 4) != 4 * count:
@@ -120,6 +126,22 @@ class IdStreamWriter:
         starts = np.asarray(self._starts, dtype=np.int64)
         words = np.diff(starts) - np.diff(np.asarray(self._ends_before, dtype=np.int64))
         return IdStream(fd, starts, words)
+
+
+def evenly_spaced(batches: int, streams: int) -> np.ndarray:
+    """The training order of ``batches`` batches taken as ``streams`` evenly spaced
+    streams, as word2vec.c's threads each train their own part of the file: stream
+    s holds batches [floor(s B / S), floor((s + 1) B / S)), and the order takes the
+    first batch of every stream, then the second of every stream, and so on
+    (streams run out one batch apart at most). Whatever the number of threads,
+    consecutive jobs then come from distant text. Returns (B,) int64, the batch at
+    each place; ``streams=1``, or ``streams >= B`` (a batch a stream), is the file's order."""
+    streams = max(min(streams, batches), 1)
+    bounds = np.arange(streams + 1, dtype=np.int64) * batches // streams
+    lengths = np.diff(bounds)
+    stream = np.repeat(np.arange(streams, dtype=np.int64), lengths)
+    place = np.arange(batches, dtype=np.int64) - np.repeat(bounds[:-1], lengths)  # within its stream
+    return np.lexsort((stream, place))
 
 
 VocabChooser = Callable[[Sequence[bytes], np.ndarray], Vocab]

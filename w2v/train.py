@@ -20,7 +20,7 @@ import numpy as np
 from w2v.config import TRAIN_FIELDS, TrainConfig, check_setting_names
 from w2v.errors import ConfigError, CorpusError, plural
 from w2v.formats import decode_word
-from w2v.idstream import Encoded, IdStream, VocabChooser, encode_corpus
+from w2v.idstream import Encoded, IdStream, VocabChooser, encode_corpus, evenly_spaced
 from w2v.progress import Steps, compiling_noted, reading
 from w2v.report import TrainReport
 from w2v.state import TrainState, checkpoint_lock, checkpoint_path
@@ -205,10 +205,12 @@ class Run:
         cls, config: TrainConfig, encoded: Encoded, base: TrainState | None, resume: str | None, notes: dict
     ) -> "Run":
         """A fresh run (``base`` None), one continued from the model ``base``, or (``resume``)
-        ``base``'s checkpointed run, checked to read the same corpus."""
+        ``base``'s checkpointed run, checked to read the same corpus. The stream's
+        batches are put in the order of ``config.streams`` evenly spaced streams."""
         stream = encoded.stream
         if resume is not None:
             check_same_corpus(base, encoded, resume)
+        stream.reorder(evenly_spaced(len(stream), config.streams))
         resumed = base if resume is not None else None
         progress = Progress(config.threads or 1, config.epochs, len(stream), stream_offsets(stream), resumed)
         model = build_model(encoded.vocab, config, base)
