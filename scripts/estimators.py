@@ -85,7 +85,8 @@ def w2v_json(*args: str) -> dict:
 
 def train_and_score(corpus: Path, heldout: Path, model: str, loss: dict, vocab: int | None, work: Path) -> dict:
     """One run: train (timed: the whole ``w2v.train`` call less Numba's compilation,
-    which a first run of each loss pays once), score and evaluate. Returns its record."""
+    which a first run of each loss pays once, and less the held-out scoring after each
+    epoch, which is this script's), score and evaluate. Returns its record."""
     import w2v
 
     settings = {**SETTINGS, "model": model, **loss, **({"max_vocab": vocab} if vocab else {})}
@@ -94,16 +95,17 @@ def train_and_score(corpus: Path, heldout: Path, model: str, loss: dict, vocab: 
     vectors = w2v.train(
         str(corpus), save_model=str(model_file), heldout=str(heldout), heldout_pairs=EPOCH_PAIRS, **settings
     )
-    wall = time.perf_counter() - started - vectors.report.compile_seconds
+    report = vectors.report
+    wall = time.perf_counter() - started - report.compile_seconds - report.heldout_seconds
     vectors.save(vectors_file)
     score = w2v_json("score", str(model_file), str(heldout), "--max-pairs", str(SCORE_PAIRS))
     evaluation = w2v_json("eval", "-v", str(vectors_file))
     return {
         "vocab": len(vectors),
-        "train_words": vectors.report.train_words,
+        "train_words": report.train_words,
         "wall_s": wall,
-        "words_per_s": vectors.report.train_words / wall,
-        "epoch_heldout": vectors.report.epoch_heldout,
+        "words_per_s": report.words_per_second,
+        "epoch_heldout": report.epoch_heldout,
         "analogy": evaluation["analogies"][0]["accuracy"],
         "ws353": evaluation["similarity"][0]["spearman"],
         "score": score,

@@ -478,11 +478,12 @@ def train(corpus, output, fmt, quiet, cbow_sum, save_vocab, read_vocab, **settin
 def echo_summary(vectors, output: str, write_seconds: float) -> None:
     """The line a training run ends with: vocabulary, speed, final loss, timings."""
     r = vectors.report
-    compiling = f"{r.compile_seconds:.1f} s compiling the kernels, " if r.compile_seconds else ""
+    apart = f"{r.compile_seconds:.1f} s compiling the kernels, " if r.compile_seconds else ""
+    apart += f"{r.heldout_seconds:.1f} s scoring the held-out text, " if r.heldout_seconds else ""
     click.echo(
         f"w2v: {plural(r.vocab_size, 'word')} in vocabulary, {plural(r.train_words, 'word')} trained "
         f"in {r.train_seconds:.1f} s ({r.words_per_second:,.0f} words/s), final loss {r.epoch_loss[-1]:.4f}; "
-        f"{r.prepare_seconds:.1f} s reading the corpus, {compiling}{write_seconds:.1f} s writing {output}",
+        f"{r.prepare_seconds:.1f} s reading the corpus, {apart}{write_seconds:.1f} s writing {output}",
         err=True,
     )
 

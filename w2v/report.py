@@ -11,11 +11,12 @@ class TrainReport:
     corpus_words: int  # tokens read from the corpus (one epoch, rare words included)
     train_words: int  # in-vocabulary tokens trained over all epochs
     seconds: float  # the whole run: vocabulary, encoding and training
-    train_seconds: float  # the epochs alone (compiling the kernels excluded)
+    train_seconds: float  # the epochs alone (compiling the kernels and scoring held-out text excluded)
     epoch_loss: list[float] = field(default_factory=list)
     prepare_seconds: float = 0.0  # counting, vocabulary, encoding the corpus to ids (compiling excluded)
     epoch_heldout: list[float] = field(default_factory=list)  # held-out bits per word after each epoch (nan: none)
     compile_seconds: float = 0.0  # compiling kernels not in Numba's cache yet (a first run): 0.0 when all were
+    heldout_seconds: float = 0.0  # scoring the held-out text after each epoch (``heldout``)
 
     @property
     def words_per_second(self) -> float:

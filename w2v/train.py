@@ -163,7 +163,7 @@ def run_training(run: "Run", hooks: Hooks, outputs: Outputs, workdir: str) -> tu
             hooks.heldout = scorer
         train_start = time.perf_counter()
         losses = run.train(hooks, outputs.checkpoint)
-        train_seconds = time.perf_counter() - train_start
+        train_seconds = time.perf_counter() - train_start - run.progress.heldout_seconds  # reported apart
         if outputs.save_vocab is not None:  # after training: a failed run leaves an old file untouched
             encoded.vocab.save(outputs.save_vocab)
         if outputs.save_model is not None:
@@ -179,6 +179,7 @@ def run_training(run: "Run", hooks: Hooks, outputs: Outputs, workdir: str) -> tu
         train_seconds=train_seconds,
         epoch_loss=losses,
         epoch_heldout=run.progress.heldout.tolist(),
+        heldout_seconds=run.progress.heldout_seconds,
     )
     return report, run.model.syn0
 

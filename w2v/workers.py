@@ -65,6 +65,7 @@ class Progress:
         self.batches = np.zeros((threads, epochs), dtype=np.int64)
         self.words = np.zeros(threads, dtype=np.int64)
         self.heldout = np.full(epochs, np.nan)  # held-out bits per word after each epoch (``Hooks.heldout``)
+        self.heldout_seconds = 0.0  # spent scoring it
         self.jobs_done = 0
         if resumed is not None:  # a checkpoint's state: row 0 holds what it did
             self.jobs_done = resumed.jobs_done
@@ -198,7 +199,7 @@ class EpochRunner:
                     self.run_segment(JobQueue(first, (first // batches + 1) * batches))
                     self.model.check_diverged(max((self.progress.jobs_done - 1) // batches + 1, 1), self.start_alpha)
                     if hooks.heldout is not None and self.progress.jobs_done % batches == 0:
-                        self.progress.heldout[self.progress.jobs_done // batches - 1] = hooks.heldout()
+                        self.score_heldout(hooks.heldout, self.progress.jobs_done // batches - 1)
                     if hooks.checkpoint is not None:
                         hooks.checkpoint(self.progress)
                         self.saved = time.monotonic()
@@ -211,6 +212,12 @@ class EpochRunner:
         finally:
             self.bar.close(completed)  # before any error message
         return [self.progress.epoch_loss(e) for e in range(self.config.epochs)]
+
+    def score_heldout(self, scorer: Callable[[], float], epoch: int) -> None:
+        """Score the held-out text after ``epoch`` (0-based), timing it apart from training."""
+        started = time.perf_counter()
+        self.progress.heldout[epoch] = scorer()
+        self.progress.heldout_seconds += time.perf_counter() - started
 
     def new_bar(self) -> Bar:
         """The training bar: all epochs' words, from those a resumed run had done (so
