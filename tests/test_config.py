@@ -5,7 +5,8 @@ import os
 import numpy as np
 import pytest
 
-from w2v import cli
+from w2v.cli import main as cli_main
+from w2v.cli import training as cli_training
 from w2v.config import TRAIN_FIELDS, TrainConfig, load_preset
 from w2v.errors import ConfigError
 from w2v.vectors import Vectors
@@ -115,16 +116,24 @@ def recorded(monkeypatch, tmp_path):
         calls.append(settings)
         return Vectors(["a"], np.zeros((1, 2), np.float32))
 
-    monkeypatch.setattr(cli, "train_vectors", fake_train)
+    monkeypatch.setattr(cli_training, "train_vectors", fake_train)
     corpus = tmp_path / "c.txt"
     corpus.write_text("a b\n")
 
     def run(*args):
         calls.clear()
-        cli.main(["train", str(corpus), "-q", "-o", str(tmp_path / "out.bin"), *map(str, args)])
+        cli_main(["train", str(corpus), "-q", "-o", str(tmp_path / "out.bin"), *map(str, args)])
         assert len(calls) == 1
         settings = dict(calls[0])
-        for key in ("read_vocab", "save_vocab", "progress", "notes", "heldout", "heldout_pairs", *cli.LONG_RUN_OPTIONS):
+        for key in (
+            "read_vocab",
+            "save_vocab",
+            "progress",
+            "notes",
+            "heldout",
+            "heldout_pairs",
+            *cli_training.LONG_RUN_OPTIONS,
+        ):
             settings.pop(key)
         return settings
 

@@ -94,7 +94,7 @@ def test_presets_are_listed_in_train_help(capsys):
 
 @pytest.mark.parametrize("name", NAMES)
 def test_preset_keys_are_train_options(name):
-    from w2v.cli import PRESET_ALIASES, train
+    from w2v.cli.training import PRESET_ALIASES, train
 
     allowed = {p.name for p in train.params} | set(PRESET_ALIASES)
     assert load_preset(name, allowed)

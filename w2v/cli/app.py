@@ -1,0 +1,142 @@
+"""The ``w2v`` command group and its entry point: every failure as one line.
+
+Every user mistake ends as one ``w2v: error: ...`` line on stderr and a non-zero
+exit (1 for bad input, 2 for bad usage, 130/143 when interrupted), never a traceback.
+A closed output pipe (``w2v vocab ... | head -2``) ends any command quietly with
+exit 141, as a Unix tool killed by SIGPIPE.
+"""
+
+import os
+import signal
+import sys
+import threading
+from collections.abc import Iterator
+from contextlib import contextmanager
+
+import click
+
+from w2v.errors import W2VError
+from w2v.state import checkpoint_path
+from w2v.vectors import display_word
+
+CONTEXT = {"help_option_names": ["-h", "--help"], "max_content_width": 100}
+
+
+def fail(message: str, code: int = 1):
+    """Print one error line (control characters escaped: it may quote a file) and exit."""
+    click.echo(f"w2v: error: {display_word(message)}", err=True)
+    sys.exit(code)
+
+
+CLOSED_PIPE_EXIT = 128 + 13  # a shell's status for a command killed by SIGPIPE
+
+
+class OutputClosed(Exception):
+    """Standard output or error was a pipe whose reader went away (``w2v vocab | head -2``)."""
+
+
+@contextmanager
+def closed_pipe_raised() -> Iterator[None]:
+    """BrokenPipeError as ``OutputClosed``, which click lets through to ``main`` (click
+    itself exits 1, silently, on EPIPE)."""
+    try:
+        yield
+    except BrokenPipeError:
+        raise OutputClosed from None
+
+
+class Commands(click.Group):
+    """The ``w2v`` group: ``closed_pipe_raised`` around what prints, the help and
+    version included."""
+
+    def make_context(self, *args, **kwargs):
+        with closed_pipe_raised():
+            return super().make_context(*args, **kwargs)
+
+    def invoke(self, ctx):
+        with closed_pipe_raised():
+            return super().invoke(ctx)
+
+
+def silence_stdout() -> None:
+    """Point standard output at /dev/null, so that the flush at exit does not meet the
+    closed pipe again (the Python documentation's recipe for SIGPIPE)."""
+    try:
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+        os.close(devnull)
+    except (OSError, ValueError, AttributeError):  # no descriptor behind sys.stdout (captured, closed)
+        pass
+
+
+@click.group(cls=Commands, context_settings=CONTEXT)
+@click.version_option(package_name="w2v", prog_name="w2v")
+def cli() -> None:
+    """word2vec: train word vectors (skip-gram/CBOW, HS/NS) and query them."""
+
+
+class Terminated(Exception):
+    """SIGTERM arrived: unwind like Ctrl-C (workers stop, no output is written)."""
+
+
+def terminate(_signum, _frame):
+    raise Terminated
+
+
+class Stopped(Exception):
+    """Training interrupted (Ctrl-C or SIGTERM); says how to resume when a checkpoint was saved."""
+
+    def __init__(self, cause: BaseException, checkpoint: str | None):
+        self.code = 143 if isinstance(cause, Terminated) else 130
+        message = "terminated" if self.code == 143 else "interrupted"
+        if checkpoint and os.path.isfile(checkpoint_path(checkpoint)):
+            from w2v.state import describe_progress, read_meta
+
+            meta = read_meta(checkpoint)  # not the weights: gigabytes for a big model
+            where = describe_progress(meta["jobs_done"], meta["batches"], meta["config"]["epochs"])
+            message += f"; checkpoint saved in {checkpoint} ({where}): continue with 'w2v train --resume {checkpoint}'"
+        super().__init__(message)
+
+
+def main(argv: list[str] | None = None) -> None:
+    """Entry point: run ``cli``, turning every expected failure into one stderr line."""
+    if threading.current_thread() is threading.main_thread():  # signal() works only there
+        signal.signal(signal.SIGTERM, terminate)
+    try:
+        cli.main(args=argv, prog_name="w2v", standalone_mode=False)
+        if sys.stdout is not None:  # None when started with stdout closed (>&-)
+            sys.stdout.flush()  # what is still buffered meets a closed pipe here, not at exit
+    except (OutputClosed, BrokenPipeError):
+        silence_stdout()
+        sys.exit(CLOSED_PIPE_EXIT)
+    except click.exceptions.Abort:
+        fail("interrupted", 130)
+    except getattr(click.exceptions, "NoArgsIsHelpError", ()) as err:  # plain ``w2v`` (click 8.2+): the help
+        click.echo(err.format_message(), err=True)
+        sys.exit(2)
+    except click.UsageError as err:
+        fail(err.format_message() + c_flags_hint(sys.argv[1:] if argv is None else argv), 2)
+    except click.ClickException as err:
+        fail(err.format_message())
+    except W2VError as err:
+        fail(str(err))
+    except KeyboardInterrupt:
+        fail("interrupted", 130)
+    except Terminated:
+        fail("terminated", 143)
+    except Stopped as err:
+        fail(str(err), err.code)
+    except MemoryError as err:  # numpy's message names the array's shape, e.g. (words, --dim)
+        fail(f"out of memory{f': {err}' if str(err) else ''}")
+
+
+def c_flags_hint(argv: list[str]) -> str:
+    """For ``w2v train`` given word2vec.c's flags (``-train x``, ``--cbow 1``): where they are taken."""
+    from w2v.c_tools import c_style_flags
+
+    if not argv or argv[0] != "train":
+        return ""
+    found = c_style_flags(argv[1:], {opt for param in cli.commands["train"].params for opt in param.opts})
+    if not found:
+        return ""
+    return f" ({found[0]} is a word2vec.c flag: 'w2v word2vec -train FILE -output FILE ...' takes its command lines)"

@@ -1,0 +1,345 @@
+"""Using the vectors: ``analogy``, ``similar``, ``vector``, ``similarity``, ``eval``, ``convert``."""
+
+import os
+import sys
+from collections.abc import Callable
+
+import click
+
+from w2v.cli.app import CONTEXT, cli
+from w2v.errors import W2VError, plural
+from w2v.files import binary_name, check_writable
+from w2v.vectors import display_word
+
+
+def vectors_options(command):
+    """``-v/--vectors``, ``--format`` and ``--limit``: which vectors file and how to read it."""
+    command = click.option(
+        "--limit", type=click.IntRange(min=1), default=None, help="Read only the N first (most frequent) words."
+    )(command)
+    command = click.option(
+        "--format",
+        "fmt",
+        type=click.Choice(VECTOR_FORMATS),
+        default="auto",
+        show_default=True,
+        help="Vectors file format; auto detects it (glove: text without the 'COUNT DIM' line).",
+    )(command)
+    return click.option(
+        "-v",
+        "--vectors",
+        "vectors_path",
+        default="vectors.bin",
+        show_default=True,
+        help="Vectors file: word2vec text or binary, GloVe, fastText .vec or .bin, .npy export, "
+        "w2v model file or checkpoint (folder).",
+    )(command)
+
+
+VECTOR_FORMATS = ["auto", "binary", "text", "glove"]
+
+
+def load_vectors_as(path: str, fmt: str, limit: int | None):
+    """``Vectors.load`` of ``path`` in the ``--format``/``--from`` ``fmt`` (one of ``VECTOR_FORMATS``)."""
+    from w2v.vectors import Vectors
+
+    binary = None if fmt in ("auto", "glove") else fmt == "binary"
+    return Vectors.load(path, binary=binary, limit=limit, no_header=fmt == "glove")
+
+
+def load_for_query(path: str, fmt: str, limit: int | None):
+    """Load the vectors, with a hint when the default file is missing."""
+    if path == "vectors.bin" and not os.path.exists(path):
+        raise W2VError("vectors file not found: vectors.bin (train one with 'w2v train CORPUS', or give -v FILE)")
+    return load_vectors_as(path, fmt, limit)
+
+
+def limit_noted(search: Callable, limit: int | None) -> Callable:
+    """``search``, its unknown-word errors saying that only the ``--limit N`` most
+    frequent words were read."""
+    from w2v.vectors import UnknownWordError
+
+    if limit is None:
+        return search
+
+    def noted(*args):
+        try:
+            return search(*args)
+        except UnknownWordError as err:
+            raise W2VError(f"{err}; only the {limit:,} most frequent words were read (--limit {limit})") from None
+
+    return noted
+
+
+def neighbours(found) -> str:
+    """``word<tab>score`` lines of the (word, cosine) pairs ``found``."""
+    return "".join(f"{display_word(word)}\t{score:.4f}\n" for word, score in found)
+
+
+def answer_stdin(prompt: str, answer: Callable[[list[str]], str | bytes], what: tuple[str, str]) -> None:
+    """Answer the queries of standard input, one a line, printing ``answer(words)`` for
+    each; on a terminal, a prompt loop (``prompt`` on stderr; EXIT or end of input to
+    stop). A query ``answer`` fails on (W2VError: an unknown word) is reported and skipped;
+    if any failed and stdin is not a terminal, W2VError at the end counts them
+    (``what``: the singular and plural of a query)."""
+    interactive = sys.stdin.isatty()
+    asked = failed = 0
+    while True:
+        if interactive:
+            click.echo(prompt, nl=False, err=True)
+        line = sys.stdin.readline()
+        if not line:
+            break
+        query = line.split()
+        if not query:
+            continue
+        if interactive and query == ["EXIT"]:
+            break
+        asked += 1
+        try:
+            text = answer(query)
+        except W2VError as err:  # an unknown word too (UnknownWordError)
+            failed += 1
+            click.echo(f"w2v: error: {display_word(str(err))}", err=True)
+            continue
+        click.echo(text, nl=False)
+    if failed and not interactive:
+        raise W2VError(f"{failed:,} of {plural(asked, *what)} could not be answered")
+
+
+HEADERS = click.option(
+    "--headers", is_flag=True, default=False, help="Stdin mode: a '# query' line before each answer."
+)
+
+
+@cli.command(context_settings=CONTEXT)
+@click.argument("words", nargs=-1)
+@vectors_options
+@click.option("-n", "--top", "n", type=click.IntRange(min=1), default=10, show_default=True, help="Results to print.")
+@click.option(
+    "--method",
+    type=click.Choice(["add", "cosmul"]),
+    default="add",
+    show_default=True,
+    help="3CosAdd, or 3CosMul (Levy & Goldberg 2014).",
+)
+@click.option("--restrict", type=click.IntRange(min=1), default=None, help="Search only the N most frequent words.")
+@HEADERS
+def analogy(words, vectors_path, fmt, limit, n, method, restrict, headers):
+    """Words closest to A - B + C (king man woman: queen), with their cosine.
+
+    With no words, reads 'A B C' lines from stdin and answers each, a blank line
+    after each answer (a prompt loop on a terminal, EXIT or end of input to stop).
+    """
+    if words and len(words) != 3:
+        raise click.UsageError(f"give three words A B C (for A - B + C), not {len(words)}; or none to read stdin")
+    vectors = load_for_query(vectors_path, fmt, limit)
+    search = limit_noted(lambda q: vectors.analogy(*q, topn=n, method=method, restrict_vocab=restrict), limit)
+    if words:
+        click.echo(neighbours(search(words)), nl=False)
+        return
+
+    def answer(query: list[str]) -> str:
+        if len(query) != 3:
+            raise W2VError(f"need three words A B C, got {len(query)}: {' '.join(query)}")
+        header = f"# {' - '.join(map(display_word, query[:2]))} + {display_word(query[2])}\n"
+        return (header if headers else "") + neighbours(search(query)) + "\n"
+
+    answer_stdin("Enter three words (EXIT to break): ", answer, ("analogy", "analogies"))
+
+
+@cli.command(context_settings=CONTEXT)
+@click.argument("words", nargs=-1)
+@click.option("--minus", multiple=True, help="A word to subtract (repeatable).")
+@vectors_options
+@click.option("-n", "--top", "n", type=click.IntRange(min=1), default=10, show_default=True, help="Results to print.")
+@click.option("--restrict", type=click.IntRange(min=1), default=None, help="Search only the N most frequent words.")
+@HEADERS
+def similar(words, minus, vectors_path, fmt, limit, n, restrict, headers):
+    """Words closest in cosine to the mean of WORDS (minus the --minus words).
+
+    With no words, reads lines of words from stdin and answers each (their mean,
+    minus the --minus words), a blank line after each answer (a prompt loop on a
+    terminal, EXIT or end of input to stop).
+    """
+    vectors = load_for_query(vectors_path, fmt, limit)
+    search = limit_noted(lambda query: vectors.most_similar(query, list(minus), topn=n, restrict_vocab=restrict), limit)
+    if words:
+        click.echo(neighbours(search(list(words))), nl=False)
+        return
+
+    def answer(query: list[str]) -> str:
+        found = search(query)
+        header = f"# {' + '.join(query)}{''.join(f' - {m}' for m in minus)}\n" if headers else ""
+        return header + neighbours(found) + "\n"
+
+    answer_stdin("Enter word or sentence (EXIT to break): ", answer, ("query", "queries"))
+
+
+@cli.command(context_settings=CONTEXT)
+@click.argument("words", nargs=-1)
+@vectors_options
+def vector(words, vectors_path, fmt, limit):
+    """Print the vectors of WORDS: 'word v1 ... vD' lines (fastText's print-word-vectors).
+
+    With no words, reads words from stdin (any number a line) and prints their
+    vectors. A line (or the arguments) with an unknown word prints nothing for it and
+    is reported on stderr.
+    """
+    from w2v.formats import encode_word, text_records
+
+    vectors = load_for_query(vectors_path, fmt, limit)
+
+    def records(query) -> bytes:
+        rows = vectors.vectors[[vectors.index(w) for w in query]]
+        return text_records([encode_word(w) for w in query], rows)
+
+    answer = limit_noted(records, limit)
+
+    if words:
+        click.echo(answer(words), nl=False)
+        return
+    answer_stdin("Enter words (EXIT to break): ", answer, ("line", "lines"))
+
+
+@cli.command(context_settings=CONTEXT)
+@click.argument("words", nargs=-1)
+@vectors_options
+def similarity(words, vectors_path, fmt, limit):
+    """Print the cosine similarity of the words A and B.
+
+    With no words, reads 'A B' lines from stdin and prints 'A<tab>B<tab>cosine'
+    for each (a prompt loop on a terminal, EXIT or end of input to stop).
+    """
+    from w2v.vectors import display_word
+
+    if words and len(words) != 2:
+        raise click.UsageError(f"give two words A B, not {len(words)}; or none to read stdin")
+    vectors = load_for_query(vectors_path, fmt, limit)
+    cosine = limit_noted(lambda a, b: vectors.similarity(a, b), limit)
+    if words:
+        click.echo(f"{cosine(*words):.4f}")
+        return
+
+    def answer(query: list[str]) -> str:
+        if len(query) != 2:
+            raise W2VError(f"need two words A B, got {len(query)}: {' '.join(query)}")
+        a, b = query
+        return f"{display_word(a)}\t{display_word(b)}\t{cosine(a, b):.4f}\n"
+
+    answer_stdin("Enter two words (EXIT to break): ", answer, ("pair", "pairs"))
+
+
+@cli.command("eval", context_settings=CONTEXT)
+@vectors_options
+@click.option(
+    "--analogies",
+    multiple=True,
+    type=click.Path(dir_okay=False),
+    help="Analogy file (': section', 'a b c d') [none given: the Google set shipped with w2v].",
+)
+@click.option(
+    "--similarity",
+    multiple=True,
+    type=click.Path(dir_okay=False),
+    help="Word-pair file ('w1 w2 score') [none given: WordSim-353, shipped with w2v].",
+)
+@click.option(
+    "--restrict",
+    type=click.IntRange(min=1),
+    default=30_000,
+    show_default=True,
+    help="Analogies: only the N most frequent words (word2vec.c compute-accuracy).",
+)
+@click.option("--case-sensitive", is_flag=True, default=False, help="Do not upper-case words before matching.")
+@click.option("--method", type=click.Choice(["add", "cosmul"]), default="add", show_default=True)
+@click.option("--json", "as_json", is_flag=True, default=False, help="Print the results as JSON.")
+def evaluate(vectors_path, fmt, limit, analogies, similarity, restrict, case_sensitive, method, as_json):
+    """Analogy accuracy and word-similarity Spearman rho, as gensim computes them.
+
+    With neither --analogies nor --similarity, scores the Google analogy set and
+    WordSim-353, which ship with w2v.
+    """
+    import json
+
+    from w2v.evaluate import DEFAULT_ANALOGIES, DEFAULT_SIMILARITY, evaluate_analogies, evaluate_similarity
+
+    if not analogies and not similarity:
+        analogies, similarity = (DEFAULT_ANALOGIES,), (DEFAULT_SIMILARITY,)
+    for path in (*analogies, *similarity):
+        if not os.path.isfile(path):
+            raise W2VError(f"evaluation file not found: {path}")
+    vectors = load_for_query(vectors_path, fmt, limit)
+    ci = not case_sensitive
+    results_a = [
+        evaluate_analogies(vectors, p, restrict=restrict, case_insensitive=ci, method=method) for p in analogies
+    ]
+    results_s = [evaluate_similarity(vectors, p, case_insensitive=ci) for p in similarity]
+    if as_json:
+        out = {
+            "vectors": vectors_path,
+            "analogies": [r.to_dict() for r in results_a],
+            "similarity": [r.to_dict() for r in results_s],
+        }
+        click.echo(json.dumps(out, indent=2))
+        return
+    for r in results_a:
+        click.echo(
+            f"{r.path}: analogy accuracy {100 * r.accuracy:.2f}% ({r.correct:,}/{r.answered:,}); "
+            f"{plural(r.questions, 'question')}, {r.skipped:,} skipped (a word outside the {r.restrict:,} most frequent)"
+            + (f", {plural(r.invalid, 'invalid line')}" if r.invalid else "")
+        )
+        for s in r.sections:
+            click.echo(f"  {display_word(s.name):<32} {100 * s.accuracy:6.2f}%  ({s.correct:,}/{s.answered:,})")
+    for r in results_s:
+        click.echo(
+            f"{r.path}: Spearman {r.spearman:.4f} (Pearson {r.pearson:.4f}) on {plural(r.pairs, 'pair')}, "
+            f"{r.missing:,} missing" + (f", {plural(r.invalid, 'invalid line')}" if r.invalid else "")
+        )
+
+
+@cli.command(context_settings=CONTEXT)
+@click.argument("source")
+@click.argument("dest")
+@click.option(
+    "--from",
+    "from_fmt",
+    type=click.Choice(VECTOR_FORMATS),
+    default="auto",
+    show_default=True,
+    help="SOURCE format; auto detects it (.npy by name; glove: text without the 'COUNT DIM' line).",
+)
+@click.option(
+    "--to",
+    "to_fmt",
+    type=click.Choice(["auto", "binary", "text", "npy", "projector"]),
+    default="auto",
+    show_default=True,
+    help="DEST format; auto: binary for .bin, npy (+ .vocab.txt) for .npy, else text. projector: "
+    "DEST_vectors.tsv and DEST_metadata.tsv for TensorBoard's Embedding Projector.",
+)
+@click.option("--limit", type=click.IntRange(min=1), default=None, help="Keep only the N first (most frequent) words.")
+@click.option("-q", "--quiet", is_flag=True, default=False, help="No summary line.")
+def convert(source, dest, from_fmt, to_fmt, limit, quiet):
+    """Convert vectors (any file -v reads) to word2vec text, binary or .npy + vocabulary,
+    or write them for TensorBoard's Embedding Projector (--to projector: DEST is a prefix)."""
+    if to_fmt == "auto":
+        to_fmt = "npy" if dest.endswith(".npy") else "binary" if binary_name(dest) else "text"
+    if to_fmt == "npy" and not dest.endswith(".npy"):
+        raise click.BadParameter(f"--to npy needs a name ending in .npy, not {dest}", param_hint="DEST")
+    for path in (f"{dest}_vectors.tsv", f"{dest}_metadata.tsv") if to_fmt == "projector" else (dest,):
+        check_writable(path)
+    vectors = load_vectors_as(source, from_fmt, limit)
+    extra = ""
+    if to_fmt == "npy":
+        extra = f" and {vectors.save_npy(dest)}"
+    elif to_fmt == "projector":
+        dest, metadata = vectors.save_projector(dest)
+        extra = f" and {metadata}"
+    else:
+        vectors.save(dest, binary=to_fmt == "binary")
+    if not quiet:
+        click.echo(
+            f"w2v: wrote {plural(len(vectors), 'vector')} of {plural(vectors.dim, 'value')} to {dest}{extra} ({to_fmt})",
+            err=True,
+        )

@@ -1,0 +1,480 @@
+"""``w2v train``: its options, their checks, and what it writes besides the vectors."""
+
+import os
+import sys
+import time
+from collections.abc import Iterator
+
+import click
+
+from w2v.cli.app import CONTEXT, Stopped, Terminated, cli
+from w2v.config import DEFAULT_PRUNE_AT, load_preset, preset_names
+from w2v.errors import W2VError, plural
+from w2v.files import binary_name, check_writable, is_special, is_url
+from w2v.train import train as train_vectors
+from w2v.vectors import display_word
+
+
+def apply_preset(ctx: click.Context, _param, preset: str | None) -> str | None:
+    """``--config NAME`` or ``--config FILE.toml``: the preset's settings become defaults,
+    so command-line flags win."""
+    if preset is None:
+        return None
+    names = {p.name: p.name for p in ctx.command.params if p.name not in ("config", "corpus")}
+    names.update(PRESET_ALIASES)
+    try:
+        settings = {names[key]: value for key, value in load_preset(preset, set(names)).items()}
+    except W2VError as err:
+        raise click.BadParameter(str(err), param_hint="--config") from None
+    ctx.default_map = {**(ctx.default_map or {}), **settings}
+    return preset
+
+
+def output_format(path: str, fmt: str) -> bool:
+    """True for binary: ``--format binary``, or ``auto`` and a ``.bin`` (``.bin.gz`` ...) name."""
+    return fmt == "binary" or (fmt == "auto" and binary_name(path))
+
+
+def check_distinct_outputs(paths: dict[str, str | None]) -> None:
+    """Usage error if two output options name the same file (one would overwrite the other)."""
+    seen: dict[str, str] = {}
+    for option, path in paths.items():
+        if path is None or is_special(path):
+            continue
+        key = os.path.realpath(path)
+        if key in seen:
+            raise click.UsageError(f"{seen[key]} and {option} name the same file: {path}")
+        seen[key] = option
+
+
+def corpus_sources(corpus: list[str], outputs: list[str | None]) -> list[str]:
+    """The command's corpus expanded (``corpus.expand_sources``), without the files the
+    command writes (``outputs``: files, or folders such as a checkpoint's; None and ``-``
+    ignored), each left out with a note, and with a warning for each file that is
+    clearly not text (``corpus.check_text``)."""
+    from w2v.corpus import check_text, expand_sources, without_outputs
+
+    written = [path for path in outputs if path and path != "-"]
+    sources, skipped = without_outputs(expand_sources(corpus), written)
+    for source in skipped:
+        click.echo(f"w2v: note: not reading {source}: this run writes it", err=True)
+    if not sources:
+        raise W2VError("no corpus left to read: every file given is one this run writes")
+    for source in sources:
+        reason = check_text(source)
+        if reason:
+            click.echo(f"w2v: warning: {source}: {reason}", err=True)
+    return sources
+
+
+def reject_unused(names: tuple[str, ...], why: str) -> None:
+    """Usage error if an option of ``names`` was given on the command line although ``why`` makes it useless."""
+    ctx = click.get_current_context()
+    command_line = click.core.ParameterSource.COMMANDLINE
+    given = [f"--{name.replace('_', '-')}" for name in names if ctx.get_parameter_source(name) == command_line]
+    if given:
+        raise click.UsageError(f"{', '.join(given)}: no effect {why}")
+
+
+PRESET_ALIASES = {"format": "fmt", "size": "dim", "iter": "epochs"}  # preset keys as users write them
+GIVEN = (click.core.ParameterSource.COMMANDLINE, click.core.ParameterSource.ENVIRONMENT)
+DEFAULT = click.core.ParameterSource.DEFAULT
+LONG_RUN_OPTIONS = ("checkpoint", "checkpoint_every", "resume", "save_model", "init_model", "update_vocab")
+EXTRA_OPTIONS = ("phrases", "phrase_threshold", "phrase_passes", "classes", "classes_output", "plot")
+PATH_OPTIONS = (
+    "output",
+    "save_vocab",
+    "read_vocab",
+    "classes_output",
+    "plot",
+    "checkpoint",
+    "save_model",
+    "init_model",
+    "heldout",
+)
+
+
+def apply_checkpoint(ctx: click.Context, _param, folder: str | None) -> str | None:
+    """``--resume FOLDER``: the checkpointed command's options become the defaults."""
+    if folder is None:
+        return None
+    from w2v.state import read_meta
+
+    try:
+        command = read_meta(folder).get("notes", {}).get("command", {})
+    except W2VError as err:
+        raise click.BadParameter(str(err), param_hint="--resume") from None
+    ctx.default_map = {**(ctx.default_map or {}), **command}
+    return folder
+
+
+def rerun_recipe(ctx: click.Context) -> dict:
+    """The train command's options, paths made absolute, for ``--resume`` to reuse."""
+    recipe = {k: v for k, v in ctx.params.items() if k not in ("resume", "quiet")}
+    for key in PATH_OPTIONS:
+        if recipe.get(key) and recipe[key] != "-":
+            recipe[key] = os.path.abspath(recipe[key])
+    recipe["corpus"] = [c if c == "-" or is_url(c) else os.path.abspath(c) for c in recipe["corpus"]]
+    return recipe
+
+
+@cli.command(context_settings=CONTEXT)
+@click.argument("corpus", nargs=-1)
+@click.option(
+    "--config",
+    metavar="NAME|FILE",
+    callback=apply_preset,
+    is_eager=True,
+    expose_value=False,
+    help=f"A preset shipped with w2v ({', '.join(preset_names())}: skip-gram or CBOW, negative sampling or "
+    "hierarchical softmax, for text8-sized corpora) or a TOML file of any options below; flags given here win.",
+)
+@click.option("-o", "--output", default="vectors.bin", show_default=True, help="Vectors file to write.")
+@click.option(
+    "--format",
+    "fmt",
+    type=click.Choice(["auto", "binary", "text"]),
+    default="auto",
+    show_default=True,
+    help="auto: binary for .bin names, else text.",
+)
+@click.option("--model", type=click.Choice(["skipgram", "cbow"]), default="skipgram", show_default=True)
+@click.option("--dim", "--size", "dim", type=int, default=100, show_default=True, help="Vector size.")
+@click.option(
+    "--window", type=int, default=5, show_default=True, help="Maximum context window (shrunk at random per word)."
+)
+@click.option("--negative", type=int, default=None, help="Noise words per example [5; 0 when --hs is given alone].")
+@click.option(
+    "--hs/--no-hs",
+    default=False,
+    show_default=True,
+    help="Hierarchical softmax (alone it turns negative sampling off).",
+)
+@click.option(
+    "--tree",
+    type=click.Choice(["huffman", "balanced"]),
+    default="huffman",
+    show_default=True,
+    help="--hs: a Huffman tree, or a balanced one with the words in frequency order.",
+)
+@click.option("--nce", type=click.IntRange(min=0), default=0, help="NCE with K noise words (self-normalised).")
+@click.option(
+    "--sampled-softmax", type=click.IntRange(min=0), default=0, help="Importance-sampled softmax with K candidates."
+)
+@click.option(
+    "--softmax", is_flag=True, default=False, help="The full softmax over the vocabulary (small vocabularies)."
+)
+@click.option(
+    "--self-norm", type=click.FloatRange(min=0), default=0.0, help="--softmax: add BETA * (log Z)^2 to the loss."
+)
+@click.option(
+    "--ns-exponent",
+    type=float,
+    default=0.75,
+    show_default=True,
+    help="Noise distribution: unigram counts to this power.",
+)
+@click.option(
+    "--sample", type=float, default=1e-3, show_default=True, help="Subsampling threshold of frequent words (0: off)."
+)
+@click.option("--min-count", type=int, default=5, show_default=True, help="Drop words seen fewer times.")
+@click.option("--max-vocab", type=int, default=None, help="Keep only the N most frequent words.")
+@click.option(
+    "--prune-at",
+    type=int,
+    default=DEFAULT_PRUNE_AT,
+    show_default=True,
+    help="Distinct words held while counting; past it the rarest are pruned (word2vec.c ReduceVocab).",
+)
+@click.option("--epochs", "--iter", "epochs", type=int, default=5, show_default=True)
+@click.option("--alpha", type=float, default=None, help="Starting learning rate [0.025 skip-gram, 0.05 CBOW].")
+@click.option("--min-alpha", type=float, default=None, help="Final learning rate [alpha * 1e-4].")
+@click.option(
+    "--cbow-sum", is_flag=True, default=False, help="CBOW: sum the context vectors instead of averaging them."
+)
+@click.option("--threads", type=int, default=None, help="Worker threads [all cores].")
+@click.option(
+    "--streams",
+    type=int,
+    default=1,
+    show_default=True,
+    help="Train N evenly spaced parts of the corpus in turn, a batch of each (word2vec.c: one per thread).",
+)
+@click.option(
+    "--seed", type=int, default=1, show_default=True, help="Random seed; with --threads 1 runs are reproducible."
+)
+@click.option("--batch-words", type=int, default=10_000, show_default=True, help="Words per work unit.")
+@click.option(
+    "--save-vocab", type=click.Path(dir_okay=False), default=None, help="Write the vocabulary (word count lines)."
+)
+@click.option(
+    "--read-vocab",
+    type=click.Path(dir_okay=False),
+    default=None,
+    help="Use this vocabulary file instead of counting one.",
+)
+@click.option("--phrases", is_flag=True, default=False, help="Join phrases (w2v phrases) on the fly before training.")
+@click.option(
+    "--phrase-threshold", type=float, default=100.0, show_default=True, help="--phrases: word2phrase score threshold."
+)
+@click.option(
+    "--phrase-passes",
+    type=click.IntRange(min=1),
+    default=1,
+    show_default=True,
+    help="--phrases: passes (2: longer phrases).",
+)
+@click.option(
+    "--classes",
+    type=click.IntRange(min=0),
+    default=0,
+    show_default=True,
+    help="Also cluster the words into K classes (k-means, as w2v classes).",
+)
+@click.option(
+    "--classes-output", default="classes.txt", show_default=True, help="--classes: file of 'word class' lines."
+)
+@click.option(
+    "--plot",
+    type=click.Path(dir_okay=False),
+    default=None,
+    help="Also draw the loss per epoch into this picture (.png, .svg, .pdf; needs matplotlib).",
+)
+@click.option(
+    "--checkpoint",
+    type=click.Path(file_okay=False),
+    default=None,
+    help="Folder to save the training state in after each epoch and when interrupted.",
+)
+@click.option(
+    "--checkpoint-every",
+    type=click.FloatRange(min=0, min_open=True),
+    default=None,
+    help="Also save a checkpoint every N minutes.",
+)
+@click.option(
+    "--resume",
+    type=click.Path(),
+    default=None,
+    callback=apply_checkpoint,
+    is_eager=True,
+    help="Continue the run checkpointed in this folder (same corpus and settings).",
+)
+@click.option(
+    "--save-model",
+    type=click.Path(dir_okay=False),
+    default=None,
+    help="Also save the whole model (weights, vocabulary, settings; .npz) to continue training later.",
+)
+@click.option("--init-model", type=click.Path(), default=None, help="Start from a saved model and train it on CORPUS.")
+@click.option(
+    "--heldout",
+    type=click.Path(dir_okay=False),
+    default=None,
+    help="Score this corpus after each epoch: held-out bits per word (as w2v score).",
+)
+@click.option(
+    "--heldout-pairs",
+    type=click.IntRange(min=1),
+    default=100_000,
+    show_default=True,
+    help="--heldout: predictions scored (a uniform sample).",
+)
+@click.option(
+    "--update-vocab", is_flag=True, default=False, help="--init-model: add CORPUS's new words (min-count applies)."
+)
+@click.option(
+    "-q", "--quiet", is_flag=True, default=False, help="No progress bar, no summary (--resume still names its outputs)."
+)
+def train(corpus, output, fmt, quiet, cbow_sum, save_vocab, read_vocab, **settings):
+    """Train word vectors on CORPUS (files, folders, URLs, or - for stdin).
+
+    Files may be compressed (.gz .bz2 .xz .zst). Words are split on whitespace,
+    a newline ends a sentence.
+    """
+    ctx = click.get_current_context()
+    long_run = {key: settings.pop(key) for key in LONG_RUN_OPTIONS}
+    extras = {key: settings.pop(key) for key in EXTRA_OPTIONS}
+    if long_run["resume"]:  # the recipe's vocabulary and model options: the checkpoint has its own
+        reject_unused(("read_vocab", "save_vocab", "init_model", "update_vocab"), "with --resume")
+        if ctx.get_parameter_source("checkpoint") not in GIVEN:
+            long_run["checkpoint"] = None  # the run checkpoints where it was resumed from
+        long_run.update(init_model=None, update_vocab=False)
+        read_vocab = save_vocab = None
+    check_train_options(ctx, list(corpus), output, save_vocab, read_vocab, long_run, extras, cbow_sum, settings)
+    if long_run["resume"]:
+        name_resumed_outputs(long_run, output, extras)
+    notes = {"command": rerun_recipe(ctx)}
+    classes_output = extras["classes_output"] if extras["classes"] else None
+    checkpoint = long_run["checkpoint"] or long_run["resume"]
+    sources = corpus_sources(list(corpus), [output, save_vocab, long_run["save_model"], classes_output, checkpoint])
+    source = phrased_corpus(sources, extras, settings, quiet)
+    seed, heldout = (
+        settings["seed"],
+        {"heldout": settings.pop("heldout"), "heldout_pairs": settings.pop("heldout_pairs")},
+    )
+    if heldout["heldout"] is not None and not quiet:
+        heldout["on_epoch_end"] = print_epoch
+    if long_run["resume"] or long_run["init_model"]:  # settings not given (nor preset) come from the model
+        settings = {k: v for k, v in settings.items() if ctx.get_parameter_source(k) != DEFAULT}
+        if ctx.get_parameter_source("cbow_sum") != DEFAULT:
+            settings["cbow_mean"] = not cbow_sum
+    else:
+        settings["cbow_mean"] = not cbow_sum
+    try:
+        vectors = train_vectors(
+            source,
+            read_vocab=read_vocab,
+            save_vocab=save_vocab,
+            progress=not quiet,
+            **heldout,
+            notes=notes,
+            **long_run,
+            **settings,
+        )
+    except (KeyboardInterrupt, Terminated) as err:
+        raise Stopped(err, long_run["checkpoint"] or long_run["resume"]) from None
+    write_start = time.perf_counter()
+    written = write_trained(vectors, output, fmt, extras, seed, quiet)
+    if not quiet:
+        echo_summary(vectors, output, time.perf_counter() - write_start)
+        for line in written:
+            click.echo(line, err=True)
+
+
+def echo_summary(vectors, output: str, write_seconds: float) -> None:
+    """The line a training run ends with: vocabulary, speed, final loss, timings."""
+    r = vectors.report
+    apart = f"{r.compile_seconds:.1f} s compiling the kernels, " if r.compile_seconds else ""
+    apart += f"{r.heldout_seconds:.1f} s scoring the held-out text, " if r.heldout_seconds else ""
+    click.echo(
+        f"w2v: {plural(r.vocab_size, 'word')} in vocabulary, {plural(r.train_words, 'word')} trained "
+        f"in {r.train_seconds:.1f} s ({r.words_per_second:,.0f} words/s), final loss {r.epoch_loss[-1]:.4f}; "
+        f"{r.prepare_seconds:.1f} s reading the corpus, {apart}{write_seconds:.1f} s writing {output}",
+        err=True,
+    )
+
+
+def print_epoch(epoch: int, loss: float, heldout: float) -> None:
+    """The line ``w2v train --heldout`` prints after each epoch, above the progress bar."""
+    from tqdm import tqdm
+
+    tqdm.write(f"w2v: epoch {epoch + 1}: loss {loss:.4f}, held-out {heldout:.4f} bits per word", file=sys.stderr)
+
+
+def check_train_options(ctx, corpus, output, save_vocab, read_vocab, long_run, extras, cbow_sum, settings) -> None:
+    """The train command's usage rules and output checks, before any work."""
+    if not corpus:
+        raise click.UsageError(
+            f"the checkpoint in {long_run['resume']} does not name its corpus: give it"
+            if long_run["resume"]
+            else "give a CORPUS (or --resume FOLDER)"
+        )
+    if long_run["checkpoint_every"] and not (long_run["checkpoint"] or long_run["resume"]):
+        raise click.UsageError("--checkpoint-every needs --checkpoint FOLDER")
+    check_distinct_outputs(
+        {"-o": output, "--save-vocab": save_vocab, "--save-model": long_run["save_model"], "--plot": extras["plot"]}
+        | ({"--classes-output": extras["classes_output"]} if extras["classes"] else {})
+    )
+    if extras["plot"]:
+        from w2v.plots import picture_format
+
+        picture_format(extras["plot"])  # matplotlib and the picture's format, before training
+    if cbow_sum and settings["model"] != "cbow" and not long_run["init_model"]:
+        reject_unused(("cbow_sum",), "with --model skipgram")
+    if long_run["init_model"]:  # the model's vocabulary is kept; --update-vocab only adds words
+        reject_unused(("read_vocab", "max_vocab"), "with --init-model (it keeps the model's vocabulary)")
+    if not extras["phrases"]:
+        reject_unused(("phrase_threshold", "phrase_passes"), "without --phrases")
+    if not extras["classes"]:
+        reject_unused(("classes_output",), "without --classes K")
+    check_writable(output)
+    for path in (
+        save_vocab,
+        long_run["save_model"],
+        extras["classes_output"] if extras["classes"] else None,
+        extras["plot"],
+    ):
+        if path is not None:
+            check_writable(path)
+    if read_vocab and not os.path.isfile(read_vocab):
+        raise W2VError(f"vocabulary file not found: {read_vocab}")
+
+
+def name_resumed_outputs(long_run: dict, output: str, extras: dict) -> None:
+    """``--resume``: one stderr line naming every file the run will write, before it
+    starts, also with ``-q``: a checkpoint names its corpus and outputs as a script
+    would (``rerun_recipe``), and one made elsewhere may point them anywhere."""
+    resume = long_run["resume"]
+    written = [f"-o {output}"]
+    if long_run["save_model"]:
+        written.append(f"--save-model {long_run['save_model']}")
+    if extras["classes"]:
+        written.append(f"--classes-output {extras['classes_output']}")
+    folder = long_run["checkpoint"] or (resume if os.path.isdir(resume) else None)
+    if folder:
+        written.append(f"checkpoints in {folder}")
+    click.echo(display_word(f"w2v: resuming {resume}; writing {', '.join(written)}"), err=True)  # paths from a file
+
+
+def phrased_corpus(corpus: list[str], extras: dict, settings: dict, quiet: bool) -> list[str] | Iterator[list[bytes]]:
+    """``train --phrases``: the corpus with the phrases it holds joined on the fly
+    (never written); else the corpus as given."""
+    if not extras["phrases"]:
+        return corpus
+    from w2v.corpus import is_stream
+    from w2v.phrases import learn_phrases, phrased_lines
+    from w2v.progress import Steps, reading
+
+    streams = [source for source in corpus if is_stream(source)]
+    if streams:
+        raise W2VError(
+            f"--phrases reads the corpus more than once: give files, not {streams[0]} "
+            "(standard input or a pipe, read only once)"
+        )
+    passes = extras["phrase_passes"]
+    with Steps(not quiet) as steps:
+        table = learn_phrases(
+            corpus,
+            min_count=settings["min_count"],
+            threshold=extras["phrase_threshold"],
+            passes=passes,
+            prune_at=settings["prune_at"],
+            on_read=lambda done, status: reading(steps, f"phrases, pass {done}/{passes}")(status),
+        )
+    if not quiet:
+        found = ", ".join(f"{len(t):,}" for t in table.passes)
+        click.echo(f"w2v: phrases found in {plural(passes, 'pass', 'passes')}: {found}", err=True)
+    return phrased_lines(corpus, table)
+
+
+def write_trained(vectors, output: str, fmt: str, extras: dict, seed: int, quiet: bool) -> list[str]:
+    """Write the vectors to ``output`` and, with ``--classes K``, cluster them first and
+    write the classes too, then with ``--plot FILE`` draw the loss per epoch; return the
+    lines that say what else was written, for after the training summary. The vectors file is renamed into place last: when clustering
+    or writing the classes fails, an old one is not replaced."""
+    from w2v.files import atomic_output
+    from w2v.formats import write_vectors
+    from w2v.progress import Steps
+
+    k, classes_output = extras["classes"], extras["classes_output"]
+    written = []
+    if k:
+        from w2v.classes import kmeans, write_classes
+
+        with Steps(not quiet) as steps:
+            labels = kmeans(vectors.vectors, k, seed=seed, on_step=steps).labels
+    with atomic_output(output, compress=True) as out:
+        write_vectors(out, vectors.words, vectors.vectors, output_format(output, fmt))
+        out.flush()  # a device (/dev/full) fails here, before the classes are written
+        if k:
+            write_classes(classes_output, vectors.words, labels)
+            written.append(
+                f"w2v: {plural(len(vectors), 'word')} in {plural(k, 'class', 'classes')}; wrote {classes_output}"
+            )
+    if extras["plot"]:  # after the vectors are in place: a picture is not worth losing them for
+        from w2v.plots import plot_loss
+
+        plot_loss(extras["plot"], vectors.report.epoch_loss, vectors.report.epoch_heldout)
+        written.append(f"w2v: loss of {plural(len(vectors.report.epoch_loss), 'epoch')} drawn; wrote {extras['plot']}")
+    return written

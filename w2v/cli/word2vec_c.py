@@ -1,0 +1,185 @@
+"""word2vec.c's command lines: ``word2vec``, ``word2phrase``, ``distance``, ``word-analogy``, ``compute-accuracy``."""
+
+import os
+import sys
+import time
+from collections.abc import Callable, Iterator
+from typing import TypeVar
+
+import click
+
+from w2v.cli.app import CONTEXT, cli
+from w2v.cli.tools import phrases
+from w2v.cli.training import check_distinct_outputs, echo_summary
+from w2v.errors import ConfigError, W2VError
+from w2v.files import check_writable
+from w2v.train import train as train_vectors
+
+# the raw arguments reach the command: click must not read -hs as -h -s, nor -h as its help
+C_TOOL = {**CONTEXT, "help_option_names": ["--help"], "ignore_unknown_options": True}
+C_HELP = ("-h", "-help")
+Parsed = TypeVar("Parsed")
+
+
+def c_arguments(args: tuple[str, ...], parse: Callable[[tuple[str, ...]], Parsed]) -> Parsed:
+    """``parse(args)`` (a ``c_tools`` parser); the help for no arguments or -h (word2vec.c
+    prints its usage then), a usage error for a bad command line."""
+    ctx = click.get_current_context()
+    if not args or args[0] in C_HELP:
+        click.echo(ctx.get_help())
+        ctx.exit(0)
+    try:
+        return parse(args)
+    except ConfigError as err:
+        raise click.UsageError(str(err)) from None
+
+
+def c_help(summary: str, flags) -> str:
+    from w2v.c_tools import flags_help
+
+    return f"{summary}\n\n{flags_help(flags)}"
+
+
+def word2vec_help() -> str:
+    from w2v.c_tools import WORD2VEC_FLAGS
+
+    return c_help(
+        "word2vec.c's command line: train vectors with its flags and defaults.\n\n"
+        "'w2v word2vec -train text8 -output vectors.bin -cbow 1 -size 200 -window 8 -negative 25 -hs 0 "
+        "-sample 1e-4 -threads 20 -binary 1 -iter 15' runs as ./word2vec does. Defaults are word2vec.c's, not "
+        "'w2v train''s: CBOW, -alpha 0.05 (0.025 skip-gram), 12 threads (more than the cores is allowed, but "
+        "slower), text output unless -binary 1, and -hs 1 keeps -negative 5 on (both losses train). Without "
+        "-output the vocabulary is counted (and written with -save-vocab) and nothing is trained. -classes K "
+        "writes 'word class' lines (k-means, word2vec.c's initialisation, 10 iterations) instead of vectors.\n\n"
+        "Differences: a newline is not the word </s> (the vocabulary has one word less), and an unknown flag is "
+        "an error where word2vec.c ignores it. docs/options.md maps each flag to 'w2v train'.",
+        WORD2VEC_FLAGS,
+    )
+
+
+@cli.command("word2vec", context_settings=C_TOOL, help=word2vec_help(), options_metavar="")
+@click.argument("args", nargs=-1, type=click.UNPROCESSED, metavar="-train FILE [-output FILE] [-flag VALUE]...")
+def word2vec(args):
+    from w2v.c_tools import count_vocab, word2vec_run
+
+    run = c_arguments(args, word2vec_run)
+    check_distinct_outputs({"-output": run.output, "-save-vocab": run.save_vocab})
+    for path in (run.output, run.save_vocab):
+        if path is not None:
+            check_writable(path)
+    if run.read_vocab is not None and not os.path.isfile(run.read_vocab):
+        raise W2VError(f"vocabulary file not found: {run.read_vocab}")
+    if run.output is None:  # word2vec.c stops after the vocabulary
+        vocab = count_vocab(run)
+        if run.save_vocab is not None:
+            vocab.save(run.save_vocab)
+        if run.debug > 0:
+            saved = f"; wrote {run.save_vocab}" if run.save_vocab else ""
+            click.echo(f"w2v: {len(vocab):,} words in vocabulary; no -output, nothing trained{saved}", err=True)
+        return
+    vectors = train_vectors(
+        [run.train], read_vocab=run.read_vocab, save_vocab=run.save_vocab, progress=run.debug > 1, **run.settings
+    )
+    write_start = time.perf_counter()
+    if run.classes:
+        from w2v.classes import kmeans, write_classes
+
+        found = kmeans(vectors.vectors, run.classes, iterations=10, init="word2vec")
+        write_classes(run.output, vectors.words, found.labels, order="vocab")
+    else:
+        vectors.save(run.output, binary=run.binary)
+    if run.debug > 0:
+        echo_summary(vectors, run.output, time.perf_counter() - write_start)
+
+
+def word2phrase_help() -> str:
+    from w2v.c_tools import WORD2PHRASE_FLAGS
+
+    return c_help(
+        "word2phrase's command line: join frequent pairs of words with '_' (as 'w2v phrases').\n\n"
+        "'w2v word2phrase -train text.txt -output phrases.txt -threshold 100 -debug 2' runs as ./word2phrase "
+        "does; run it again on its output for phrases of up to four words. An unknown flag is an error.",
+        WORD2PHRASE_FLAGS,
+    )
+
+
+@cli.command("word2phrase", context_settings=C_TOOL, help=word2phrase_help(), options_metavar="")
+@click.argument("args", nargs=-1, type=click.UNPROCESSED, metavar="-train FILE -output FILE [-flag VALUE]...")
+def word2phrase(args):
+    from w2v.c_tools import word2phrase_settings
+
+    settings = c_arguments(args, word2phrase_settings)
+    click.get_current_context().invoke(
+        phrases,
+        corpus=(settings["train"],),
+        output=settings["output"],
+        min_count=settings["min_count"],
+        threshold=settings["threshold"],
+        quiet=settings["debug"] == 0,
+    )
+
+
+def read_stdin_lines() -> Iterator[str]:
+    """Standard input's lines, read one at a time (a prompt is answered before the next)."""
+    return iter(sys.stdin.readline, "")
+
+
+def echo_session(texts: Iterator[str]) -> None:
+    """Print a C tool's output as it comes (prompts without a newline)."""
+    for text in texts:
+        click.echo(text, nl=False)
+
+
+@cli.command("distance", context_settings=CONTEXT)
+@click.argument("file")
+def distance(file):
+    """word2vec.c's distance: the 40 words closest to a word or to the sum of several.
+
+    Reads lines of words from stdin ('Enter word or sentence (EXIT to break): ')
+    and prints distance.c's table of words and cosines for each. FILE: vectors in
+    any word2vec format.
+    """
+    from w2v.c_tools import distance_session
+    from w2v.vectors import Vectors
+
+    echo_session(distance_session(Vectors.load(file), read_stdin_lines()))
+
+
+@cli.command("word-analogy", context_settings=CONTEXT)
+@click.argument("file")
+def word_analogy(file):
+    """word2vec.c's word-analogy: for 'A B C', the 40 words closest to B - A + C.
+
+    Note the order: 'man king woman' answers queen (w2v analogy takes 'king man
+    woman'). Reads lines from stdin ('Enter three words (EXIT to break): ') and
+    prints word-analogy.c's table for each.
+    """
+    from w2v.c_tools import word_analogy_session
+    from w2v.vectors import Vectors
+
+    echo_session(word_analogy_session(Vectors.load(file), read_stdin_lines()))
+
+
+@cli.command("compute-accuracy", context_settings=CONTEXT)
+@click.argument("file")
+@click.argument("threshold", type=click.IntRange(min=0), default=0, required=False)
+def compute_accuracy(file, threshold):
+    """word2vec.c's compute-accuracy: analogy accuracy of FILE on the questions of stdin.
+
+    'w2v compute-accuracy vectors.bin 30000 < questions-words.txt'. Only the
+    THRESHOLD most frequent words are read (0: all); words are upper-cased; a
+    question is answered by the best word for B - A + C other than A, B and C, and
+    skipped if one of its words is out of the vocabulary. Prints each section's
+    top-1 accuracy, the running total, semantic (first five sections) and syntactic
+    accuracy, then the questions seen, in compute-accuracy.c's format ('w2v eval'
+    grades as gensim does).
+    """
+    from w2v.c_tools import accuracy_report
+    from w2v.evaluate import parse_analogies, score_analogies
+    from w2v.vectors import Vectors
+
+    vectors = Vectors.load(file, limit=threshold or None)
+    questions = parse_analogies(read_stdin_lines(), "standard input")
+    result = score_analogies(vectors, questions, "-", restrict=None, rule="word2vec")
+    for line in accuracy_report(result):
+        click.echo(line)
