@@ -112,15 +112,17 @@ def train_and_score(corpus: Path, heldout: Path, model: str, loss: dict, vocab: 
     }
 
 
-def run_table(table: str, models: list[str], corpus: Path, work: Path, results_path: Path) -> None:
-    """Train and score every loss of ``table`` for ``models``, saving each record in
-    ``results_path`` as it comes."""
+def run_table(table: str, models: list[str], losses: list[str], corpus: Path, work: Path, results_path: Path) -> None:
+    """Train and score the ``losses`` of ``table`` (all if empty) for ``models``,
+    saving each record in ``results_path`` as it comes."""
     paths = split_corpus(corpus, work)
     corpus = paths["small" if table == "small" else "train"]
     vocab = SMALL_VOCAB if table == "small" else None
     results = json.loads(results_path.read_text()) if results_path.exists() else {}
     for model in models:
         for name, loss in TABLES[table].items():
+            if losses and name not in losses:
+                continue
             key = f"{table}/{model}/{name}"
             print(f"{key} ...", file=sys.stderr, flush=True)
             results[key] = train_and_score(corpus, paths["heldout"], model, loss, vocab, work)
@@ -195,6 +197,7 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--table", choices=list(TABLES), help="train and score this table's runs")
     parser.add_argument("--models", default=",".join(MODELS), help="comma-separated: skipgram, cbow")
+    parser.add_argument("--losses", default="", help="comma-separated loss names of the table (default: all)")
     parser.add_argument("--corpus", type=Path, default=CORPUS, help="the text to split into training and held-out")
     parser.add_argument("--results", type=Path, default=RESULTS, help="the JSON of the runs")
     parser.add_argument("--plot", type=Path, default=PLOT, help="the picture --render draws")
@@ -203,7 +206,8 @@ def main() -> None:
     args = parser.parse_args()
     if args.table:
         args.work.mkdir(parents=True, exist_ok=True)
-        run_table(args.table, args.models.split(","), args.corpus, args.work, args.results)
+        losses = [name for name in args.losses.split(",") if name]
+        run_table(args.table, args.models.split(","), losses, args.corpus, args.work, args.results)
     if args.render:
         results = json.loads(args.results.read_text())
         print(render(results))
