@@ -1,7 +1,7 @@
 """The estimators of the softmax side by side: docs/estimators.md's tables and plot.
 
-    python scripts/estimators.py --table full     # six losses x two models (about 35 min on 2 cores)
-    python scripts/estimators.py --table small    # eight losses at --max-vocab 5000 (about 45 min)
+    python scripts/estimators.py --table full     # six losses x two models (about 30 min on 2 cores)
+    python scripts/estimators.py --table small    # eight losses at --max-vocab 5000 (about 25 min)
     python scripts/estimators.py --render         # the markdown tables and the plot from the JSON
 
 The benchmark corpus (``../shared/data/wiki-en-100m.txt``) is split once: its last
@@ -52,6 +52,11 @@ SOFTMAXES = {  # the small table's additions; beta 0.1 as Devlin et al. (2014) w
 }
 TABLES = {"full": LOSSES, "small": {**LOSSES, **SOFTMAXES}}
 MODELS = ("skipgram", "cbow")
+MODEL_NAMES = {"skipgram": "skip-gram", "cbow": "CBOW"}
+TITLES = {
+    "full": "Full vocabulary",
+    "small": f"{SMALL_VOCAB:,} words, first {SMALL_TRAIN_BYTES / 1e6:.0f} MB of the training text",
+}
 
 
 def cut_at_space(data: bytes, at: int) -> int:
@@ -163,7 +168,7 @@ def render(results: dict) -> str:
             rows = [format_row(name, results[f"{table}/{model}/{name}"]) for name in TABLES[table]
                     if f"{table}/{model}/{name}" in results]  # fmt: skip
             if rows:
-                parts.append(f"**{table}, {model}**\n\n{HEADER}\n" + "\n".join(rows))
+                parts.append(f"**{TITLES[table]}, {MODEL_NAMES[model]}**\n\n{HEADER}\n" + "\n".join(rows))
     return "\n\n".join(parts)
 
 
@@ -182,8 +187,11 @@ def draw(results: dict, picture: Path) -> None:
                 run = results.get(f"{table}/{model}/{name}")
                 if run:
                     axis.plot(range(1, len(run["epoch_heldout"]) + 1), run["epoch_heldout"], marker="o", label=name)
-            axis.set_title(f"{model}, {'full vocabulary' if table == 'full' else f'{SMALL_VOCAB:,} words'}")
+            axis.set_title(
+                f"{MODEL_NAMES[model]}, {'full vocabulary' if table == 'full' else f'{SMALL_VOCAB:,} words'}"
+            )
             axis.set_ylabel("held-out bits per word")
+            axis.set_xticks(range(1, SETTINGS["epochs"] + 1))
             axis.grid(alpha=0.3)
     for axis in axes[1]:
         axis.set_xlabel("epoch")
