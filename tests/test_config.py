@@ -132,6 +132,7 @@ def recorded(monkeypatch, tmp_path):
             "notes",
             "heldout",
             "heldout_pairs",
+            "cluster",
             *cli_training.LONG_RUN_OPTIONS,
         ):
             settings.pop(key)

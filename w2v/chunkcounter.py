@@ -24,6 +24,7 @@ from w2v.corpus import (
     MAX_SENTENCE_TOKENS,
     MAX_WORD_BYTES,
     SENTENCE_END,
+    Source,
     chunks_and_offsets,
     corpus_bytes,
 )
@@ -253,7 +254,7 @@ class ChunkCounter(ProvisionalCounts):
         return np.where(found == EMPTY, -1, self.ids[np.maximum(found, 0)].astype(np.int64))
 
     def read(
-        self, sources: Iterable[str], block_bytes: int = BLOCK_BYTES, on_read: OnRead | None = None
+        self, sources: Iterable[Source], block_bytes: int = BLOCK_BYTES, on_read: OnRead | None = None
     ) -> Iterator[np.ndarray]:
         """Count the sources one after the other, in chunks of about ``block_bytes``;
         yield the provisional ids of each chunk with its sentence ends (int32), as

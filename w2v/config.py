@@ -14,6 +14,7 @@ from w2v.errors import ConfigError
 
 MODELS = ("skipgram", "cbow")
 TREES = ("huffman", "balanced")
+COMBINE = ("mean", "sum", "moved")  # how a cluster's replicas are combined (``rounds.combine``)
 MAX_COUNT = 2**31 - 1  # dim, window, negative and epochs: larger values overflow the kernels' integers
 MAX_THREADS = 1024  # more threads only wait for the others (and a million would take minutes to start)
 DEFAULT_PRUNE_AT = 10_000_000  # distinct words held while counting (word2vec.c: 21M)
@@ -54,6 +55,8 @@ class TrainConfig:
     streams: int = 1  # evenly spaced parts of the corpus trained in turn, batch by batch (``idstream.evenly_spaced``)
     seed: int = 1
     batch_words: int = 10_000
+    sync_words: int = 1_000_000  # --cluster: words a worker trains between two combinings (``rounds``)
+    combine: str = "mean"  # --cluster: how the workers' changes are combined: mean, sum or moved (``rounds``)
 
     def resolved(self) -> "TrainConfig":
         """A copy with every ``None`` default filled in, validated (ConfigError if not)."""
@@ -74,7 +77,17 @@ class TrainConfig:
         """Raise ConfigError naming the first invalid setting."""
         if self.model not in MODELS:
             raise ConfigError(f"model must be one of {', '.join(MODELS)}, not {self.model!r}")
-        for name in ("dim", "window", "epochs", "min_count", "prune_at", "batch_words", "threads", "streams"):
+        for name in (
+            "dim",
+            "window",
+            "epochs",
+            "min_count",
+            "prune_at",
+            "batch_words",
+            "threads",
+            "streams",
+            "sync_words",
+        ):
             value = getattr(self, name)
             if value is not None and (not isinstance(value, int) or value <= 0):
                 raise ConfigError(f"{name} must be a positive integer, not {value!r}")
@@ -100,6 +113,8 @@ class TrainConfig:
                 raise ConfigError(f"{name} must be positive and finite, not {value}")
         if self.alpha is not None and self.min_alpha is not None and self.min_alpha > self.alpha:
             raise ConfigError(f"min_alpha ({self.min_alpha}) must not exceed alpha ({self.alpha})")
+        if self.combine not in COMBINE:
+            raise ConfigError(f"combine must be one of {', '.join(COMBINE)}, not {self.combine!r}")
         if not 0 <= self.seed < 2**64:
             raise ConfigError(f"seed must be in [0, 2**64), not {self.seed}")
 

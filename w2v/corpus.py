@@ -20,6 +20,7 @@ import sys
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Protocol, runtime_checkable
 
 from w2v.errors import CorpusError
 from w2v.files import is_url, open_input, zstd
@@ -130,21 +131,33 @@ def check_text(source: str) -> str | None:
     return None
 
 
-def is_stream(source: str) -> bool:
+def is_stream(source: "Source") -> bool:
     """Whether ``source`` can be read only once: ``-`` (standard input), or a local path
     that exists and is neither a regular file nor a folder (a FIFO, a pipe's
     ``/dev/fd/N``, a character device)."""
+    if not isinstance(source, str):
+        return False
     if source == "-":
         return True
     return not is_url(source) and os.path.exists(source) and not os.path.isfile(source) and not os.path.isdir(source)
 
 
-def open_source(source: str):
+@runtime_checkable
+class OpenSource(Protocol):
+    """A source that opens itself: a part of a file (``parts.Part``), read as a file of its own."""
+
+    def open_bytes(self): ...
+
+
+Source = str | OpenSource
+
+
+def open_source(source: Source):
     """Open one source for binary reading, decompressing by extension (.gz .bz2 .xz .zst ...)."""
     if source == "-":
         return os.fdopen(os.dup(sys.stdin.buffer.fileno()), "rb")
     try:
-        return open_input(source)
+        return source.open_bytes() if isinstance(source, OpenSource) else open_input(source)
     except OSError as err:
         raise CorpusError(f"cannot open corpus {source}: {err.strerror or err}") from None
     except Exception as err:  # smart_open raises many types, one per transport
@@ -161,7 +174,7 @@ def stream_errors() -> tuple[type[Exception], ...]:
     return (OSError, EOFError, zlib.error, lzma.LZMAError, zstd().ZstdError)
 
 
-def read_chunks(source: str, block_bytes: int = BLOCK_BYTES, max_word: int = MAX_WORD_BYTES) -> Iterator[bytes]:
+def read_chunks(source: Source, block_bytes: int = BLOCK_BYTES, max_word: int = MAX_WORD_BYTES) -> Iterator[bytes]:
     """Yield the bytes of ``source`` in pieces of about ``block_bytes``, each ending
     at whitespace (or at the source's end), so that no word is split between two pieces.
 
@@ -176,7 +189,7 @@ def read_chunks(source: str, block_bytes: int = BLOCK_BYTES, max_word: int = MAX
 
 
 def chunks_and_offsets(
-    source: str, block_bytes: int = BLOCK_BYTES, max_word: int = MAX_WORD_BYTES
+    source: Source, block_bytes: int = BLOCK_BYTES, max_word: int = MAX_WORD_BYTES
 ) -> Iterator[tuple[bytes, int]]:
     """``read_chunks``' pieces, each with the bytes of ``source`` read so far: of the
     file as stored (compressed bytes for a compressed file, to compare with its size),
@@ -223,12 +236,12 @@ def seekable_descriptor(stream) -> int | None:
     return descriptor
 
 
-def corpus_bytes(sources: Iterable[str]) -> int | None:
+def corpus_bytes(sources: Iterable[Source]) -> int | None:
     """The bytes of ``sources`` as stored (compressed files: their compressed size),
-    or None if one of them is not a local file (standard input, a URL)."""
+    or None if one of them is not a local file (standard input, a URL) or a part of one."""
     total = 0
     for source in sources:
-        if source == "-" or is_url(source):
+        if not isinstance(source, str) or source == "-" or is_url(source):
             return None
         try:
             total += os.path.getsize(source)
@@ -296,14 +309,17 @@ def sentence_bytes(sentence: Iterable[str | bytes]) -> list[bytes]:
     return words
 
 
-def source_list(corpus) -> list[str] | None:
+def source_list(corpus) -> list[Source] | None:
     """The sources of a corpus given as a path, URL or ``-``, or a non-empty list of
-    them, folders expanded (``expand_sources``); None for any other corpus, which is
+    them, folders expanded (``expand_sources``), or a non-empty list of sources that
+    open themselves (``OpenSource``); None for any other corpus, which is
     then an iterable of tokenised sentences. Strings that name no source, several
     of them or one with whitespace, are taken for sentences given as strings (or one
     sentence's tokens): CorpusError saying what a corpus of sentences is."""
     if isinstance(corpus, (str, os.PathLike)):
         corpus = [corpus]
+    if isinstance(corpus, (list, tuple)) and corpus and all(isinstance(c, OpenSource) for c in corpus):
+        return list(corpus)
     if isinstance(corpus, (list, tuple)) and corpus and all(isinstance(c, (str, os.PathLike)) for c in corpus):
         several = len(corpus) > 1 or len(os.fspath(corpus[0]).split()) > 1  # strings, or words in one
         if several and not any(is_source(c) for c in corpus):
@@ -312,7 +328,7 @@ def source_list(corpus) -> list[str] | None:
                 f"corpus not found: {shown[:60]!r}: strings are read as file names; a corpus of sentences "
                 "is a list of lists of tokens: [['the', 'cat', 'sat'], ['the', 'dog', 'ran'], ...]"
             )
-        return expand_sources(corpus)
+        return [*expand_sources(corpus)]
     return None
 
 

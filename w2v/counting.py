@@ -243,22 +243,70 @@ def count_sentences(counter: WordCounter, sentences: Iterable, on_read: OnRead |
         yield ids
 
 
-def count_words(corpus, prune_at: int = DEFAULT_PRUNE_AT, on_read: OnRead | None = None) -> ProvisionalCounts:
-    """Count ``corpus`` (as ``count_corpus``) without keeping its ids; CorpusError if
-    it holds no word."""
+def counted(corpus, prune_at: int = DEFAULT_PRUNE_AT, on_read: OnRead | None = None) -> ProvisionalCounts:
+    """``count_corpus``'s counter once it has read all of ``corpus`` (its ids dropped)."""
     counter, blocks = count_corpus(corpus, prune_at, on_read)
     for _ in blocks:
         pass  # counted as read
-    check_not_empty(counter)
     return counter
 
 
-def check_not_empty(counter: ProvisionalCounts) -> None:
-    """CorpusError if ``counter`` counted no token, or pruned every word it counted."""
-    if counter.tokens == 0:
+def count_words(corpus, prune_at: int = DEFAULT_PRUNE_AT, on_read: OnRead | None = None) -> ProvisionalCounts:
+    """Count ``corpus`` (as ``count_corpus``) without keeping its ids; CorpusError if
+    it holds no word."""
+    counter = counted(corpus, prune_at, on_read)
+    check_not_empty(counter.tokens, counter.held, counter.prune_at)
+    return counter
+
+
+class CountTable(NamedTuple):
+    """Counted words as they travel between machines: ``words`` (bytes) in order of
+    first sight, their ``counts`` (int64), the ``tokens`` read and ``min_reduce``, one
+    more than the largest count that pruning dropped (1: nothing pruned)."""
+
+    words: list[bytes]
+    counts: np.ndarray
+    tokens: int
+    min_reduce: int
+
+    @classmethod
+    def of(cls, counter: ProvisionalCounts) -> "CountTable":
+        """The live words of ``counter`` and their counts."""
+        live = counter.live_ids()
+        return cls(list(counter.words_of(live)), counter.counts[live], counter.tokens, counter.min_reduce)
+
+    def merged(self, later: "CountTable", prune_at: int) -> "CountTable":
+        """The counts of this table's text followed by ``later``'s: words in order of first
+        sight (this table's, then ``later``'s new ones), counts summed. Merging the tables
+        of a corpus' parts in corpus order, in any grouping, gives the table of the whole
+        corpus counted at once when nothing was pruned. Over ``prune_at`` words, the
+        words counted at most ``min_reduce`` times are dropped, and ``min_reduce`` grows by
+        one, until at most ``prune_at`` are left (ReduceVocab's rule, applied to the sums)."""
+        index = {word: i for i, word in enumerate(self.words)}
+        found = np.fromiter((index.get(word, -1) for word in later.words), dtype=np.int64, count=len(later.words))
+        counts = np.concatenate([self.counts, later.counts[found < 0]])
+        np.add.at(counts, found[found >= 0], later.counts[found >= 0])
+        words = self.words + [word for word, at in zip(later.words, found.tolist(), strict=True) if at < 0]
+        min_reduce = max(self.min_reduce, later.min_reduce)
+        while len(counts) > prune_at:
+            kept = np.flatnonzero(counts > min_reduce)
+            words, counts, min_reduce = [words[i] for i in kept], counts[kept], min_reduce + 1
+        return CountTable(words, counts, self.tokens + later.tokens, min_reduce)
+
+
+def count_table(corpus, prune_at: int = DEFAULT_PRUNE_AT, on_read: OnRead | None = None) -> CountTable:
+    """The words and counts of ``corpus`` (as ``count_corpus``) as a ``CountTable``
+    (empty if it holds no word)."""
+    return CountTable.of(counted(corpus, prune_at, on_read))
+
+
+def check_not_empty(tokens: int, held: int, prune_at: int) -> None:
+    """CorpusError if a count read no token (``tokens``), or pruned every word it
+    counted (``held`` words left, pruning at ``prune_at``)."""
+    if tokens == 0:
         raise CorpusError("the corpus is empty: it holds no words")
-    if counter.held == 0:
+    if held == 0:
         raise CorpusError(
-            f"every word was pruned while counting (prune_at={counter.prune_at:,}: past that many distinct "
+            f"every word was pruned while counting (prune_at={prune_at:,}: past that many distinct "
             "words, the rarest are dropped): raise --prune-at"
         )

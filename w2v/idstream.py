@@ -22,6 +22,7 @@ from w2v.config import TrainConfig
 from w2v.corpus import SENTENCE_END
 from w2v.counting import OnRead, check_not_empty, count_corpus
 from w2v.errors import CorpusError
+from w2v.parts import even_bounds
 from w2v.vocab import Vocab
 
 ENCODE_IDS = 1 << 20  # provisional ids remapped per step
@@ -137,7 +138,7 @@ def evenly_spaced(batches: int, streams: int) -> np.ndarray:
     consecutive jobs then come from distant text. Returns (B,) int64, the batch at
     each place; ``streams=1``, or ``streams >= B`` (a batch a stream), is the file's order."""
     streams = max(min(streams, batches), 1)
-    bounds = np.arange(streams + 1, dtype=np.int64) * batches // streams
+    bounds = even_bounds(batches, streams)
     lengths = np.diff(bounds)
     stream = np.repeat(np.arange(streams, dtype=np.int64), lengths)
     place = np.arange(batches, dtype=np.int64) - np.repeat(bounds[:-1], lengths)  # within its stream
@@ -173,7 +174,7 @@ def _encode_corpus(
     with tempfile.TemporaryFile(dir=workdir) as provisional:
         for ids in blocks:
             provisional.write(ids.tobytes())
-        check_not_empty(counter)
+        check_not_empty(counter.tokens, counter.held, counter.prune_at)
         live = counter.live_ids()
         vocab = choose(counter.words_of(live), counter.counts[live])
         mapping = np.full(counter.issued + 1, -2, dtype=np.int32)  # last slot: SENTENCE_END

@@ -35,6 +35,7 @@ from w2v.config import DEFAULT_PRUNE_AT
 from w2v.corpus import (
     BLOCK_BYTES,
     MAX_SENTENCE_TOKENS,
+    Source,
     chunks_and_offsets,
     corpus_bytes,
     is_stream,
@@ -192,7 +193,7 @@ class PhraseTable:
 
 
 def pieces_of_sources(
-    sources: Sequence[str], block_bytes: int = BLOCK_BYTES, on_read: OnRead | None = None
+    sources: Sequence[Source], block_bytes: int = BLOCK_BYTES, on_read: OnRead | None = None
 ) -> Iterator[Piece]:
     """The lines of ``sources`` as pieces, read in bounded chunks (a line may come in
     several pieces; the last one has ``line_end`` True), their words cut as

@@ -17,6 +17,8 @@ class TrainReport:
     epoch_heldout: list[float] = field(default_factory=list)  # held-out bits per word after each epoch (nan: none)
     compile_seconds: float = 0.0  # compiling kernels not in Numba's cache yet (a first run): 0.0 when all were
     heldout_seconds: float = 0.0  # scoring the held-out text after each epoch (``heldout``)
+    rounds: list[dict] = field(default_factory=list)  # on a cluster: each round's words, bytes and seconds
+    workers_lost: int = 0  # on a cluster: replicas started again after their worker was lost
 
     @property
     def words_per_second(self) -> float:

@@ -18,6 +18,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from w2v.config import TRAIN_FIELDS, TrainConfig, check_setting_names
+from w2v.corpus import source_list
 from w2v.errors import ConfigError, CorpusError, plural
 from w2v.formats import decode_word
 from w2v.idstream import Encoded, IdStream, VocabChooser, encode_corpus, evenly_spaced
@@ -77,6 +78,7 @@ def train(
     heldout=None,
     heldout_pairs: int | None = HELDOUT_PAIRS,
     notes: dict | None = None,
+    cluster: str | None = None,
     **settings,
 ) -> Vectors:
     """Train word vectors on ``corpus`` and return them.
@@ -112,6 +114,9 @@ def train(
     bits per predicted word of the model's first loss, on a sample of
     ``heldout_pairs`` predictions, all if None), in ``report.epoch_heldout`` and
     given to ``on_epoch_end`` as a third argument when it takes one.
+    ``cluster``: train on a Dask cluster (``local:N``, a scheduler's address or file;
+    ``w2v.cluster``), whose workers read ``corpus`` (files or URLs) themselves
+    (``w2v.cluster_training``); ``threads`` is then the threads of each worker.
     """
     start = time.perf_counter()
     check_setting_names(settings)
@@ -123,6 +128,10 @@ def train(
     every = None if checkpoint_every is None else checkpoint_every * 60.0
     hooks = Hooks(progress, on_epoch_end, on_progress, checkpoint_seconds=every)
     outputs = Outputs(checkpoint, save_vocab, save_model, heldout, heldout_pairs)
+    if cluster is not None:
+        threads = settings.get("threads")
+        return train_on(cluster, corpus, config, lambda vocab: build_model(vocab, config, base), choose, hooks, outputs,
+                        threads, notes or {}, start)  # fmt: skip
     with (
         compiling_noted(progress) as compiling,
         checkpoint_folder(checkpoint),
@@ -151,6 +160,43 @@ class Outputs:
     save_model: str | None
     heldout: object  # a corpus, or None
     heldout_pairs: int | None
+
+
+def train_on(
+    address: str, corpus, config: TrainConfig, weights: Callable[[Vocab], Model], choose: VocabChooser,
+    hooks: Hooks, outputs: Outputs, threads: int | None, notes: dict, start: float,
+) -> Vectors:  # fmt: skip
+    """``train`` on the cluster at ``address`` (``cluster_training.train_on_cluster``),
+    each worker training with ``threads`` threads (None: the cluster's default)."""
+    from w2v.cluster import connect
+    from w2v.cluster_training import train_on_cluster
+
+    listed = source_list(corpus)
+    sources = [source for source in listed or [] if isinstance(source, str)]
+    if not listed or len(sources) < len(listed):
+        raise ConfigError("a cluster's workers read the corpus themselves: give files or URLs, not sentences")
+    if outputs.heldout is not None or outputs.checkpoint is not None:
+        raise ConfigError("heldout and checkpoint do not work with a cluster yet: train without them")
+    with connect(address, threads) as cluster:
+        config = dataclasses.replace(config, threads=cluster.threads)
+        result = train_on_cluster(cluster, sources, config, choose, weights, hooks)
+    syn0, syn1, syn1neg = (result.weights[name] for name in ("syn0", "syn1", "syn1neg"))
+    if outputs.save_vocab is not None:
+        result.vocab.save(outputs.save_vocab)
+    if outputs.save_model is not None:
+        examples = np.asarray(result.epoch_examples, dtype=np.int64)
+        losses = np.nan_to_num(np.asarray(result.epoch_loss) * examples)
+        batches = result.batches
+        state = TrainState(config, result.vocab, syn0, syn1, syn1neg, losses, examples, batches * config.epochs,
+                           batches, result.train_words // config.epochs, result.corpus_words, 0, notes)  # fmt: skip
+        state.save(outputs.save_model)
+    report = TrainReport(
+        vocab_size=len(result.vocab), corpus_words=result.corpus_words, train_words=result.train_words,
+        seconds=time.perf_counter() - start, train_seconds=sum(r.seconds for r in result.rounds),
+        epoch_loss=result.epoch_loss, rounds=[r.to_dict() for r in result.rounds], workers_lost=result.replaced,
+    )  # fmt: skip
+    report.prepare_seconds = report.seconds - report.train_seconds
+    return Vectors([decode_word(w) for w in result.vocab.words], syn0, report)
 
 
 def run_training(run: "Run", hooks: Hooks, outputs: Outputs, workdir: str) -> tuple[TrainReport, np.ndarray]:

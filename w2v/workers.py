@@ -140,10 +140,10 @@ class Hooks:
     heldout: Callable[[], float] | None = None  # scores the weights between epochs (bits per word)
 
 
-def call_epoch_end(callback: Callable, epoch: int, progress: Progress) -> None:
+def call_epoch_end(callback: Callable, epoch: int, loss: float, heldout: float = float("nan")) -> None:
     """``callback(epoch, mean_loss, heldout)``, or ``callback(epoch, mean_loss)`` for a
     callback that takes two arguments (``Hooks.on_epoch_end``)."""
-    arguments: tuple = (epoch, progress.epoch_loss(epoch), float(progress.heldout[epoch]))
+    arguments: tuple = (epoch, loss, heldout)
     try:
         inspect.signature(callback).bind(*arguments)
     except (TypeError, ValueError):  # takes two arguments, or has no signature to read
@@ -242,14 +242,22 @@ class EpochRunner:
             seed = batch_seed(self.config.seed, 0)
             self.kernel(tokens, model.syn0, model.tables, model.keep_prob, *self.flags, self.alpha(0), seed, *self.loss)
 
+    def job_alpha(self, epoch: int, batch: int) -> float:
+        """The learning rate of ``batch`` of ``epoch``: from the words of the run before it."""
+        return self.alpha(epoch * self.stream.words + self.words_before[batch])
+
+    def job_seed(self, job: int) -> np.uint64:
+        """The kernel's seed for ``job`` (a batch of an epoch: epoch x batches + batch)."""
+        return batch_seed(self.config.seed, job)
+
     def train_job(self, thread: int, job: int, buffer: np.ndarray) -> None:
         """Train batch ``job`` (of all epochs' batches) in worker ``thread``, with
         ``buffer`` to read its ids into, and add what it did to ``progress``."""
         model, stream, progress = self.model, self.stream, self.progress
         epoch, batch = divmod(job, len(stream))
-        alpha = self.alpha(epoch * stream.words + self.words_before[batch])
+        alpha = self.job_alpha(epoch, batch)
         tokens = stream.batch(batch, buffer)
-        seed = batch_seed(self.config.seed, job)
+        seed = self.job_seed(job)
         loss, examples = self.kernel(
             tokens, model.syn0, model.tables, model.keep_prob, *self.flags, alpha, seed, *self.loss
         )
@@ -279,7 +287,8 @@ class EpochRunner:
         progress, epochs, hooks = self.progress, self.config.epochs, self.hooks
         while self.reported < epochs and progress.batches[:, self.reported].sum() == len(self.stream):
             if hooks.on_epoch_end is not None:
-                call_epoch_end(hooks.on_epoch_end, self.reported, progress)
+                heldout = float(progress.heldout[self.reported])
+                call_epoch_end(hooks.on_epoch_end, self.reported, progress.epoch_loss(self.reported), heldout)
             self.reported += 1
         done = int(progress.words.sum())
         lr = self.alpha(done)

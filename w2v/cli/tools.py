@@ -13,6 +13,8 @@ from w2v.files import check_writable
 from w2v.plots import METHODS as PLOT_METHODS
 from w2v.vectors import display_word
 
+CLUSTER_HELP = "Count on a Dask cluster: local:N (N processes here), tcp://HOST:PORT or a scheduler file."
+
 
 @cli.command(context_settings=CONTEXT)
 @click.argument("model")
@@ -147,40 +149,55 @@ def read_word_list(path: str) -> list[str]:
     show_default=True,
     help="Distinct words held while counting; past it the rarest are pruned (word2vec.c ReduceVocab).",
 )
+@click.option("--cluster", default=None, metavar="ADDRESS", help=CLUSTER_HELP)
 @click.option("-q", "--quiet", is_flag=True, default=False, help="No progress bar.")
-def vocab(corpus, output, min_count, max_vocab, prune_at, quiet):
+def vocab(corpus, output, min_count, max_vocab, prune_at, cluster, quiet):
     """Count the words of CORPUS and write the vocabulary (word2vec.c's -save-vocab format).
 
     Prints the vocabulary's size, the tokens it covers, and the coverage at each
     --min-count from 1 to 10, to help choose one.
     """
-    from w2v.counting import count_words
-    from w2v.progress import Steps, compiling_noted, reading
+    from w2v.counting import check_not_empty
     from w2v.vocab import Vocab, coverage_table
 
     check_writable(output)
     sources = corpus_sources(list(corpus), [output])
-    with compiling_noted(not quiet), Steps(not quiet) as steps:
-        counter = count_words(sources, prune_at, on_read=reading(steps))
-    live = counter.live_ids()
-    counts = counter.counts[live]
-    chosen = Vocab.choose(counter.words_of(live), counts, min_count, max_vocab)
+    table = count_here_or_there(sources, prune_at, cluster, not quiet)
+    check_not_empty(table.tokens, len(table.words), prune_at)
+    counts = table.counts
+    chosen = Vocab.choose(table.words, counts, min_count, max_vocab)
     chosen.save(output)
-    total = counter.tokens
+    total = table.tokens
     click.echo(
         f"{plural(len(chosen), 'word')} (min-count {min_count}"
         + (f", max-vocab {max_vocab:,}" if max_vocab else "")
         + f") cover {chosen.total:,} of {plural(total, 'token')} ({100 * chosen.total / total:.2f}%); "
-        f"{plural(len(live), 'distinct word')} counted; wrote {output}"
+        f"{plural(len(table.words), 'distinct word')} counted; wrote {output}"
     )
-    if counter.min_reduce > 1:
+    if table.min_reduce > 1:
         click.echo(
-            f"note: counting pruned words seen at most {plural(counter.min_reduce - 1, 'time')} (--prune-at {prune_at:,}); "
+            f"note: counting pruned words seen at most {plural(table.min_reduce - 1, 'time')} (--prune-at {prune_at:,}); "
             "their counts are not included"
         )
     click.echo("min-count\twords\ttokens\tcoverage")
     for row_min, words, covered in coverage_table(counts, max_vocab):
         click.echo(f"{row_min}\t{words}\t{covered}\t{100 * covered / total:.2f}%")
+
+
+def count_here_or_there(sources: list[str], prune_at: int, cluster: str | None, show: bool):
+    """The ``counting.CountTable`` of ``sources``, counted here or on the Dask ``cluster``."""
+    from w2v.progress import Steps, compiling_noted, reading
+
+    if cluster is None:
+        from w2v.counting import count_table
+
+        with compiling_noted(show), Steps(show) as steps:
+            return count_table(sources, prune_at, on_read=reading(steps))
+    from w2v.cluster import connect
+    from w2v.cluster_counting import count_on_cluster, counting_parts
+
+    with connect(cluster, None) as joined:
+        return count_on_cluster(joined, counting_parts(joined, sources), prune_at, show)
 
 
 @cli.command(context_settings=CONTEXT)

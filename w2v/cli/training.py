@@ -201,6 +201,26 @@ def rerun_recipe(ctx: click.Context) -> dict:
     help="Train N evenly spaced parts of the corpus in turn, a batch of each (word2vec.c: one per thread).",
 )
 @click.option(
+    "--cluster",
+    default=None,
+    metavar="ADDRESS",
+    help="Train on a Dask cluster: local:N (N processes here), tcp://HOST:PORT or a scheduler file. Needs w2v[dask].",
+)
+@click.option(
+    "--sync-words",
+    type=int,
+    default=1_000_000,
+    show_default=True,
+    help="--cluster: words each worker trains between two combinings of the weights.",
+)
+@click.option(
+    "--combine",
+    type=click.Choice(["mean", "sum", "moved"]),
+    default="mean",
+    show_default=True,
+    help="--cluster: combine the workers' changes by their mean, their sum, or the mean of those that moved a row.",
+)
+@click.option(
     "--seed", type=int, default=1, show_default=True, help="Random seed; with --threads 1 runs are reproducible."
 )
 @click.option("--batch-words", type=int, default=10_000, show_default=True, help="Words per work unit.")
@@ -295,6 +315,7 @@ def train(corpus, output, fmt, quiet, cbow_sum, save_vocab, read_vocab, **settin
     ctx = click.get_current_context()
     long_run = {key: settings.pop(key) for key in LONG_RUN_OPTIONS}
     extras = {key: settings.pop(key) for key in EXTRA_OPTIONS}
+    cluster = settings.pop("cluster")
     if long_run["resume"]:  # the recipe's vocabulary and model options: the checkpoint has its own
         reject_unused(("read_vocab", "save_vocab", "init_model", "update_vocab"), "with --resume")
         if ctx.get_parameter_source("checkpoint") not in GIVEN:
@@ -302,6 +323,7 @@ def train(corpus, output, fmt, quiet, cbow_sum, save_vocab, read_vocab, **settin
         long_run.update(init_model=None, update_vocab=False)
         read_vocab = save_vocab = None
     check_train_options(ctx, list(corpus), output, save_vocab, read_vocab, long_run, extras, cbow_sum, settings)
+    check_cluster_options(cluster, extras)
     if long_run["resume"]:
         name_resumed_outputs(long_run, output, extras)
     notes = {"command": rerun_recipe(ctx)}
@@ -329,6 +351,7 @@ def train(corpus, output, fmt, quiet, cbow_sum, save_vocab, read_vocab, **settin
             progress=not quiet,
             **heldout,
             notes=notes,
+            cluster=cluster,
             **long_run,
             **settings,
         )
@@ -347,6 +370,15 @@ def echo_summary(vectors, output: str, write_seconds: float) -> None:
     r = vectors.report
     apart = f"{r.compile_seconds:.1f} s compiling the kernels, " if r.compile_seconds else ""
     apart += f"{r.heldout_seconds:.1f} s scoring the held-out text, " if r.heldout_seconds else ""
+    if r.rounds:
+        compute = sum(round_["compute_seconds"] for round_ in r.rounds)
+        moved = sum(round_["bytes_out"] + round_["bytes_in"] for round_ in r.rounds) / len(r.rounds)
+        apart += (
+            f"{plural(len(r.rounds), 'round')} ({moved / 2**20:,.1f} MiB moved a round, "
+            f"{100 * compute / max(r.train_seconds, 1e-9):.0f}% of the training time computing"
+            + (f"; {plural(r.workers_lost, 'worker')} lost and replaced" if r.workers_lost else "")
+            + "), "
+        )
     click.echo(
         f"w2v: {plural(r.vocab_size, 'word')} in vocabulary, {plural(r.train_words, 'word')} trained "
         f"in {r.train_seconds:.1f} s ({r.words_per_second:,.0f} words/s), final loss {r.epoch_loss[-1]:.4f}; "
@@ -399,6 +431,16 @@ def check_train_options(ctx, corpus, output, save_vocab, read_vocab, long_run, e
             check_writable(path)
     if read_vocab and not os.path.isfile(read_vocab):
         raise W2VError(f"vocabulary file not found: {read_vocab}")
+
+
+def check_cluster_options(cluster: str | None, extras: dict) -> None:
+    """The options that need ``--cluster``, and those it cannot take."""
+    if cluster is None:
+        reject_unused(("sync_words", "combine"), "without --cluster")
+    elif extras["phrases"]:
+        raise click.UsageError(
+            "--phrases reads the corpus here: run w2v phrases --cluster first and train on its folder"
+        )
 
 
 def name_resumed_outputs(long_run: dict, output: str, extras: dict) -> None:

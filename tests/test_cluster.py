@@ -1,0 +1,178 @@
+"""Counting and training on a Dask cluster: a LocalCluster of 2 processes, and a
+scheduler and two workers started apart. Skipped where Dask is not installed
+(``pip install -e '.[dask]'``)."""
+
+import gzip
+import json
+import os
+import signal
+import subprocess
+import sys
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+import w2v
+
+distributed = pytest.importorskip("distributed")
+psutil = pytest.importorskip("psutil")  # a dependency of distributed
+
+REPO = Path(__file__).resolve().parents[1]
+TOPICS = 4
+TOPIC_WORDS = 10
+
+
+def topic_corpus(path: Path, lines: int = 4000, seed: int = 0) -> Path:
+    """Lines of 12 words, each line drawn from one of ``TOPICS`` topics of ``TOPIC_WORDS``
+    words (``t{topic}w{word}``): a word's neighbours are the words of its topic."""
+    rng = np.random.default_rng(seed)
+    topics = rng.integers(TOPICS, size=lines)
+    words = rng.integers(TOPIC_WORDS, size=(lines, 12))
+    path.write_text("".join(" ".join(f"t{t}w{w}" for w in row) + "\n" for t, row in zip(topics, words, strict=True)))
+    return path
+
+
+def topic_margin(vectors) -> float:
+    """Mean cosine of pairs of words of one topic less that of pairs across topics."""
+    names = [f"t{t}w{w}" for t in range(TOPICS) for w in range(TOPIC_WORDS)]
+    unit = np.stack([vectors[name] for name in names])
+    unit /= np.linalg.norm(unit, axis=1, keepdims=True)
+    cosines = unit @ unit.T
+    topic = np.repeat(np.arange(TOPICS), TOPIC_WORDS)
+    same = (topic[:, None] == topic[None, :]) & ~np.eye(len(names), dtype=bool)
+    return float(cosines[same].mean() - cosines[topic[:, None] != topic[None, :]].mean())
+
+
+SETTINGS = {"dim": 16, "epochs": 4, "min_count": 1, "sample": 0, "sync_words": 10_000, "seed": 1}
+
+
+@pytest.fixture(scope="module")
+def topics(tmp_path_factory) -> Path:
+    return topic_corpus(tmp_path_factory.mktemp("cluster") / "topics.txt")
+
+
+def test_vocab_on_two_workers_is_the_vocab_of_one_process(cli, tmp_path):
+    corpus = tmp_path / "sample.txt"  # uncompressed: cut into byte ranges at whitespace
+    corpus.write_bytes(gzip.decompress((REPO / "data" / "sample.txt.gz").read_bytes()))
+    here = cli("vocab", corpus, "-o", tmp_path / "here.txt", "-q", "--min-count", "1")
+    there = cli("vocab", corpus, "-o", tmp_path / "there.txt", "-q", "--min-count", "1", "--cluster", "local:2")
+    assert here.returncode == 0 and there.returncode == 0, there.stderr.decode()
+    assert (tmp_path / "here.txt").read_bytes() == (tmp_path / "there.txt").read_bytes()
+    assert here.stdout == there.stdout.replace(b"there.txt", b"here.txt")
+
+
+def test_training_on_two_workers(topics, tmp_path):
+    from gensim.models import KeyedVectors
+
+    trained = w2v.train(str(topics), cluster="local:2", threads=1, **SETTINGS)
+    report = trained.report
+    assert report.epoch_loss[-1] < report.epoch_loss[0]
+    assert report.train_words == 4 * 4000 * 12
+    assert len(report.rounds) >= 5 and sum(r["words"] for r in report.rounds) == report.train_words
+    assert all(r["bytes_in"] > 0 for r in report.rounds)
+    assert topic_margin(trained) > 0.3
+    trained.save(tmp_path / "v.bin")
+    loaded = KeyedVectors.load_word2vec_format(str(tmp_path / "v.bin"), binary=True)
+    np.testing.assert_array_equal(loaded.vectors, trained.vectors)
+
+
+def test_one_worker_is_byte_identical_to_one_process(cli, topics, tmp_path):
+    common = ["--threads", "1", "--seed", "1", "--epochs", "2", "--dim", "16", "--min-count", "1", "--hs"]
+    plain = cli("train", topics, "-o", tmp_path / "plain.bin", "-q", *common)
+    rounds = cli(
+        "train", topics, "-o", tmp_path / "rounds.bin", *common, "--cluster", "local:1", "--sync-words", "9000"
+    )
+    assert plain.returncode == 0 and rounds.returncode == 0, rounds.stderr.decode()
+    assert b"11 rounds" in rounds.stderr  # 96,000 words, 9,000 a round
+    assert (tmp_path / "plain.bin").read_bytes() == (tmp_path / "rounds.bin").read_bytes()
+
+
+def worker_processes() -> list:
+    """The LocalCluster's worker processes: children of this one started by multiprocessing."""
+    children = psutil.Process().children(recursive=True)
+    return [child for child in children if "spawn_main" in " ".join(child.cmdline())]
+
+
+def test_a_worker_killed_mid_run_is_replaced(topics):
+    killed: list[int] = []
+
+    def kill_one(done, _total, _alpha, _loss):
+        if not killed and done > 0:  # after the first round
+            victim = worker_processes()[0]
+            victim.send_signal(signal.SIGKILL)
+            killed.append(victim.pid)
+
+    trained = w2v.train(str(topics), cluster="local:2", threads=1, on_progress=kill_one, **SETTINGS)
+    assert killed and trained.report.workers_lost == 1
+    assert trained.report.train_words == 4 * 4000 * 12  # the lost round was trained again
+    assert topic_margin(trained) > 0.3
+
+
+@pytest.fixture
+def scheduler(tmp_path):
+    """A scheduler and two workers started as ``dask scheduler`` and ``dask worker``
+    would be on a cluster's machines (here all on 127.0.0.1); its scheduler file."""
+    file = tmp_path / "scheduler.json"
+    dask = [sys.executable, "-m", "distributed.cli.dask_scheduler"]
+    started = [subprocess.Popen([*dask, "--host", "127.0.0.1", "--port", "0", "--no-dashboard",
+                                 "--scheduler-file", str(file)], stderr=subprocess.DEVNULL)]  # fmt: skip
+    try:
+        with distributed.Client(scheduler_file=str(file), timeout=60) as client:
+            for _ in range(2):
+                worker = [sys.executable, "-m", "distributed.cli.dask_worker", "--scheduler-file", str(file)]
+                started.append(subprocess.Popen([*worker, "--nthreads", "1", "--no-dashboard", "--host", "127.0.0.1"],
+                                                stderr=subprocess.DEVNULL))  # fmt: skip
+            client.wait_for_workers(2, timeout=60)
+        yield file
+    finally:
+        for process in reversed(started):
+            process.terminate()
+            process.wait(timeout=30)
+
+
+def test_a_cluster_started_apart(cli, topics, tmp_path, scheduler):
+    address = json.loads(scheduler.read_text())["address"]
+    vocab = cli("vocab", topics, "-o", tmp_path / "vocab.txt", "-q", "--min-count", "1", "--cluster", address)
+    assert vocab.returncode == 0, vocab.stderr.decode()
+    assert len((tmp_path / "vocab.txt").read_text().splitlines()) == TOPICS * TOPIC_WORDS
+    done = cli("train", topics, "-o", tmp_path / "v.txt", "--cluster", scheduler, "--dim", "16", "--epochs", "4",
+               "--min-count", "1", "--sample", "0", "--sync-words", "10000")  # fmt: skip
+    assert done.returncode == 0, done.stderr.decode()
+    assert b"rounds (" in done.stderr
+    assert topic_margin(w2v.Vectors.load_word2vec_format(tmp_path / "v.txt")) > 0.3
+    missing = cli("train", tmp_path / "nowhere.txt", "--cluster", address, "-o", tmp_path / "x.bin")
+    assert missing.returncode != 0 and b"corpus not found" in missing.stderr
+
+
+@pytest.mark.parametrize(
+    ("args", "message"),
+    [
+        (["--cluster", "local:0"], b"local:N needs N >= 1"),
+        (["--cluster", "nowhere"], b"--cluster must be local:N, a scheduler's address"),
+        (["--cluster", "tcp://127.0.0.1:9"], b"cannot reach the Dask scheduler at tcp://127.0.0.1:9"),
+        (["--sync-words", "5"], b"--sync-words: no effect without --cluster"),
+        (["--cluster", "local:1", "--phrases"], b"run w2v phrases --cluster first"),
+    ],
+)
+def test_cluster_mistakes_are_one_line(cli, topics, tmp_path, args, message):
+    done = cli("train", topics, "-o", tmp_path / "x.bin", "-q", *args)
+    assert done.returncode != 0 and message in done.stderr, done.stderr.decode()
+    assert len(done.stderr.decode().strip().splitlines()) <= 2 and b"Traceback" not in done.stderr  # usage: 2 lines
+    assert not (tmp_path / "x.bin").exists()
+
+
+def test_standard_input_cannot_reach_the_workers(cli, tmp_path):
+    done = cli("train", "-", "--cluster", "local:1", "-o", tmp_path / "x.bin", "-q", input=b"a b c\n")
+    assert done.returncode == 1
+    assert done.stderr.strip().endswith(b"standard input cannot be shared; write it to a file they can read")
+
+
+def test_without_dask_the_option_names_the_extra(cli, topics, tmp_path):
+    hide = tmp_path / "hide"
+    (hide / "dask").mkdir(parents=True)
+    (hide / "dask" / "__init__.py").write_text("raise ImportError('no dask here')\n")
+    env = {"PYTHONPATH": os.pathsep.join([str(hide), str(REPO)])}
+    done = cli("vocab", topics, "-o", tmp_path / "v.txt", "--cluster", "local:2", env=env)
+    assert done.returncode == 1
+    assert done.stderr.strip() == b"w2v: error: --cluster needs Dask: pip install 'w2v[dask]' (or dask[distributed])"

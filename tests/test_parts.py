@@ -1,0 +1,129 @@
+"""Corpus parts, merged counts and data-parallel rounds: the pieces a cluster runs, on one machine."""
+
+import functools
+import gzip
+import time
+
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+import w2v
+from w2v.config import TrainConfig
+from w2v.counting import CountTable, count_table
+from w2v.parts import Part, even_bounds, split_sources
+from w2v.rounds import Ledger, Replica, Rows, combine
+from w2v.vocab import Vocab
+from w2v.weights import Model
+
+WORDS = st.sampled_from([b"a", b"bb", b"ccc", b"\xc3\xa9t\xc3\xa9", b"x" * 40])
+SPACES = st.sampled_from([b" ", b"\n", b"\t", b"  ", b" \n"])
+TEXT = st.lists(st.tuples(WORDS, SPACES), max_size=60).map(lambda pairs: b"".join(w + s for w, s in pairs))
+
+
+def read_part(part: Part, piece: int) -> bytes:
+    """All of ``part``, read ``piece`` bytes at a time."""
+    with part.open_bytes() as stream:
+        return b"".join(iter(lambda: stream.read(piece), b""))
+
+
+@settings(max_examples=150, deadline=None)
+@given(TEXT, st.booleans(), st.integers(1, 12), st.integers(1, 9))
+def test_parts_hold_every_word_once_and_whole(tmp_path_factory, text, strip, parts, piece):
+    data = text.strip() if strip else text
+    path = tmp_path_factory.mktemp("parts") / "corpus.txt"
+    path.write_bytes(data)
+    cut = split_sources([str(path)], parts)
+    read = [read_part(part, piece) for part in cut]
+    assert b"".join(read) == data
+    assert [word for chunk in read for word in chunk.split()] == data.split()
+    for at, chunk in enumerate(read):  # a part ends just after whitespace, or at the file's end: no word is split
+        assert not chunk or chunk[-1:].isspace() or not any(read[at + 1 :])
+
+
+def test_even_bounds_and_how_sources_are_cut(tmp_path):
+    assert even_bounds(10, 3).tolist() == [0, 3, 6, 10]
+    big, small, packed = tmp_path / "big.txt", tmp_path / "small.txt", tmp_path / "packed.txt.gz"
+    big.write_bytes(b"word " * 3000)
+    small.write_bytes(b"word " * 1000)
+    packed.write_bytes(gzip.compress(b"word " * 1000))
+    sources = [str(big), str(small), str(packed)]
+    assert split_sources(sources, 1) == [Part(s) for s in sources]  # one part: every file whole
+    cut = split_sources(sources, 5)
+    assert [part.source for part in cut] == [str(big)] * 3 + [str(small), str(packed)]  # in corpus order
+    assert cut[-1] == Part(str(packed))  # a compressed file is read from its start: one part
+    assert read_part(cut[-1], 100) == b"word " * 1000
+
+
+def test_counts_of_parts_merge_to_the_whole_corpus(wiki6):
+    whole = count_table([str(wiki6)])
+    tables = [count_table([part]) for part in split_sources([str(wiki6)], 7)]
+    in_order = functools.reduce(lambda a, b: a.merged(b, 10**7), tables)
+    as_tree = tables
+    while len(as_tree) > 1:  # pairwise, level by level, as the cluster merges them
+        as_tree = [
+            functools.reduce(lambda a, b: a.merged(b, 10**7), as_tree[i : i + 2]) for i in range(0, len(as_tree), 2)
+        ]
+    for merged in (in_order, as_tree[0]):
+        assert merged.words == whole.words  # same words, in the same (first-sight) order
+        np.testing.assert_array_equal(merged.counts, whole.counts)
+        assert merged.tokens == whole.tokens and merged.min_reduce == 1
+
+
+def test_merging_prunes_by_the_rule_of_one_machine():
+    first = CountTable([b"a", b"b", b"c"], np.array([5, 1, 2]), 8, 1)
+    later = CountTable([b"d", b"b", b"e"], np.array([1, 1, 3]), 5, 1)
+    merged = first.merged(later, 10)
+    assert merged.words == [b"a", b"b", b"c", b"d", b"e"] and merged.counts.tolist() == [5, 2, 2, 1, 3]
+    pruned = first.merged(later, 3)  # 5 words > 3: drop counts <= 1, then <= 2
+    assert pruned.words == [b"a", b"e"] and pruned.counts.tolist() == [5, 3] and pruned.min_reduce == 3
+    assert pruned.tokens == 13
+
+
+def test_combining_rows_by_each_rule():
+    start = np.zeros((4, 8), dtype=np.float32)
+    one = {"syn0": Rows(np.array([0, 1]), np.repeat(np.array([[2], [4]], dtype=np.float32), 8, axis=1))}
+    two = {"syn0": Rows(np.array([1, 2]), np.repeat(np.array([[2], [6]], dtype=np.float32), 8, axis=1))}
+    expected = {"mean": [1, 3, 3, 0], "sum": [2, 6, 6, 0], "moved": [2, 3, 6, 0]}
+    for how, column in expected.items():
+        weights = {"syn0": start.copy()}
+        update = combine(weights, [one, two], 2, how)
+        np.testing.assert_array_equal(weights["syn0"][:, 0], column)
+        assert update["syn0"].rows.tolist() == [0, 1, 2]  # the rows that moved, with their new values
+        np.testing.assert_array_equal(update["syn0"].values, weights["syn0"][:3])
+
+
+def test_combining_one_replica_gives_its_weights_bit_for_bit():
+    rng = np.random.default_rng(1)
+    start = rng.normal(size=(50, 8)).astype(np.float32) * np.float32(1e-6)
+    moved = start + rng.normal(size=start.shape).astype(np.float32)
+    for how in ("mean", "sum", "moved"):
+        weights = {"syn0": start.copy()}
+        update = combine(weights, [{"syn0": Rows.of(moved, np.arange(50))}], 1, how)
+        assert weights["syn0"].tobytes() == moved.tobytes()
+        assert update["syn0"].rows is None  # every row moved: sent whole, without indices
+
+
+@pytest.mark.parametrize("loss", [{}, {"hs": True}], ids=["ns", "hs"])
+def test_one_replica_in_rounds_is_the_plain_run(wiki6, tmp_path, loss):
+    corpus = tmp_path / "corpus.txt"
+    corpus.write_bytes(wiki6.read_bytes()[:1_000_000])
+    settings = {"threads": 1, "epochs": 2, "seed": 3, "dim": 20, **loss}
+    plain = w2v.train(str(corpus), **settings)
+    config = TrainConfig(**settings).resolved()
+    table = count_table([str(corpus)])
+    vocab = Vocab.choose(table.words, table.counts, config.min_count, None)
+    model = Model.build(vocab, config)
+    weights = {"syn0": model.syn0, "syn1": model.tables.syn1, "syn1neg": model.tables.syn1neg}
+    replica = Replica(split_sources([str(corpus)], 1), vocab, config, tuple(weights.values()))
+    ledger = Ledger(np.array([replica.size()]), config, weights)
+    replica.place(ledger.placement(0))
+    update = None
+    while ledger.active():
+        result = replica.train_round(update, ledger.trained, 1, 30_000)
+        update = ledger.record(update, {0: result}, time.perf_counter())
+    replica.close()
+    assert len(ledger.log) > 5 and ledger.trained == 2 * replica.size()[1]
+    assert weights["syn0"].tobytes() == plain.vectors.tobytes()
+    assert [ledger.epoch_loss(epoch) for epoch in range(2)] == pytest.approx(plain.report.epoch_loss, rel=1e-12)

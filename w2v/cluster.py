@@ -1,0 +1,165 @@
+"""Connecting to a Dask cluster (``--cluster``): one started on this machine, or one running elsewhere.
+
+``local:N`` starts a ``LocalCluster`` of N worker processes here, each running one
+task at a time; ``tcp://HOST:PORT`` (any Dask address) or the path of a scheduler
+file (``dask scheduler --scheduler-file``) joins a running cluster. Dask is an
+optional extra (``pip install 'w2v[dask]'``), imported only here and only when a
+cluster is asked for.
+
+The workers read the corpus themselves: ``check_sources`` refuses what they cannot
+read (standard input, a pipe, a local file that is not on their machines).
+"""
+
+import logging
+import os
+import re
+from collections.abc import Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass
+from typing import Any
+
+from w2v.corpus import is_stream
+from w2v.errors import ConfigError, CorpusError, plural
+from w2v.files import is_url
+
+LOCAL = re.compile(r"local:(\d+)")
+ADDRESS = re.compile(r"[a-z0-9+]+://\S+")
+CONNECT_SECONDS = 5  # to reach a scheduler, and for a worker to join it
+DASK_SETTINGS = {  # a lost worker is noticed within seconds, not after Dask's default 30 s
+    "distributed.comm.timeouts.connect": f"{CONNECT_SECONDS}s",
+    "distributed.scheduler.worker-ttl": "30s",
+}
+
+
+def import_distributed() -> Any:
+    """``dask.distributed``, or ConfigError naming the extra to install."""
+    try:
+        import dask.distributed
+    except ImportError:
+        raise ConfigError("--cluster needs Dask: pip install 'w2v[dask]' (or dask[distributed])") from None
+    return dask.distributed
+
+
+@dataclass
+class Cluster:
+    """A connected cluster: the ``client``, whether its workers are on this machine
+    (``local``: they read the files this machine reads), and the threads each worker trains with."""
+
+    client: Any  # dask.distributed.Client
+    address: str  # as the user gave it
+    local: bool
+    threads: int
+
+    def workers(self) -> list[str]:
+        """The addresses of the workers connected now, sorted."""
+        return sorted(self.client.scheduler_info()["workers"])
+
+    def wait_for_workers(self, count: int = 1) -> list[str]:
+        """The workers, once at least ``count`` are connected (ConfigError if they are not
+        within ``CONNECT_SECONDS``)."""
+        try:
+            self.client.wait_for_workers(count, timeout=CONNECT_SECONDS)
+        except (TimeoutError, OSError):
+            raise ConfigError(
+                f"the cluster at {self.address} has {plural(len(self.workers()), 'worker')}, "
+                f"not {count} or more, after {CONNECT_SECONDS} s: start workers (dask worker ADDRESS)"
+            ) from None
+        return self.workers()
+
+
+def parse_address(address: str) -> tuple[str, int | str]:
+    """("local", N) for ``local:N``, ("address", ADDRESS) for a scheduler's address,
+    ("file", PATH) for a scheduler file; ConfigError for anything else."""
+    if (local := LOCAL.fullmatch(address)) is not None:
+        workers = int(local.group(1))
+        if workers < 1:
+            raise ConfigError("--cluster local:N needs N >= 1 worker processes")
+        return "local", workers
+    if ADDRESS.fullmatch(address):
+        return "address", address
+    if os.path.isfile(address):
+        return "file", address
+    raise ConfigError(
+        f"--cluster must be local:N, a scheduler's address (tcp://HOST:PORT) or a scheduler file, not {address!r}"
+    )
+
+
+@contextmanager
+def connect(address: str, threads: int | None) -> Iterator[Cluster]:
+    """Start or join the cluster ``address`` (see ``parse_address``) for the block.
+    ``threads``: each worker's training threads; by default the cores over the
+    workers for ``local:N``, else each worker's own thread count (``dask worker --nthreads``)."""
+    kind, where = parse_address(address)
+    distributed = import_distributed()
+    import dask
+
+    with dask.config.set(DASK_SETTINGS), quiet_logs():
+        if kind == "local":
+            assert isinstance(where, int)
+            per_worker = threads or max((os.cpu_count() or 1) // where, 1)
+            with (
+                distributed.LocalCluster(
+                    n_workers=where, threads_per_worker=1, processes=True, memory_limit=0, dashboard_address=None
+                ) as local,
+                distributed.Client(local) as client,
+            ):
+                cluster = Cluster(client, address, True, per_worker)
+                cluster.wait_for_workers(where)
+                yield cluster
+            return
+        with joined(distributed, kind, str(where)) as client:
+            cluster = Cluster(client, address, False, threads or 0)
+            workers = cluster.wait_for_workers()
+            if not threads:
+                cluster.threads = min(client.scheduler_info()["workers"][w]["nthreads"] for w in workers)
+            yield cluster
+
+
+@contextmanager
+def joined(distributed: Any, kind: str, where: str) -> Iterator[Any]:
+    """A client of the running scheduler at ``where`` (an address, or a scheduler file);
+    ConfigError if it cannot be reached within ``CONNECT_SECONDS``."""
+    try:
+        if kind == "file":
+            client = distributed.Client(scheduler_file=where, timeout=CONNECT_SECONDS)
+        else:
+            client = distributed.Client(where, timeout=CONNECT_SECONDS)
+    except (OSError, TimeoutError, ValueError) as err:
+        raise ConfigError(f"cannot reach the Dask scheduler at {where} within {CONNECT_SECONDS} s: {err}") from None
+    with client:
+        yield client
+
+
+@contextmanager
+def quiet_logs() -> Iterator[None]:
+    """Dask's own log lines (a worker restarted, a connection closed) kept off stderr
+    for the block: w2v reports what matters to the run itself."""
+    logger = logging.getLogger("distributed")
+    level = logger.level
+    logger.setLevel(logging.CRITICAL)
+    try:
+        yield
+    finally:
+        logger.setLevel(level)
+
+
+def check_sources(cluster: Cluster, sources: list[str]) -> None:
+    """CorpusError for a source the workers cannot read: standard input or a pipe
+    (this process's alone), or a local file missing on a worker of a remote cluster."""
+    for source in sources:
+        if is_stream(source):
+            raise CorpusError(
+                f"--cluster reads the corpus on the workers: {'standard input' if source == '-' else source} "
+                "cannot be shared; write it to a file they can read"
+            )
+    local = [source for source in sources if not is_url(source)]
+    if cluster.local or not local:
+        return
+    seen = cluster.client.run(lambda: [os.path.isfile(source) for source in local])
+    for worker, found in sorted(seen.items()):
+        missing = [source for source, there in zip(local, found, strict=True) if not there]
+        if missing:
+            raise CorpusError(
+                f"corpus file {missing[0]} is not on the cluster's worker {worker}: put the corpus on a "
+                "filesystem every worker mounts at the same path, or give a URL (s3://, gs://, hdfs://, https://)"
+            )

@@ -1,0 +1,43 @@
+"""Counting a corpus on a Dask cluster: each worker counts parts it reads itself, the
+counts are merged in a tree.
+
+The corpus is cut into parts (``parts.split_sources``: about ``PARTS_PER_WORKER``
+a worker, so that a slow part does not hold the others up); each part is counted
+by the compiled counter on a worker (``counting.count_table``) and adjacent tables
+are merged pairwise, level by level, on the workers (``CountTable.merged``), so the
+client receives one table. Parts are merged in corpus order, so with no pruning
+the result is the single-machine count, word for word and in the same order.
+"""
+
+from w2v.cluster import Cluster, check_sources, import_distributed
+from w2v.counting import CountTable, count_table
+from w2v.parts import Part, split_sources
+from w2v.progress import progress_bar
+
+PARTS_PER_WORKER = 4
+
+
+def counting_parts(cluster: Cluster, sources: list[str]) -> list[Part]:
+    """The parts the workers count ``sources`` in (CorpusError for a source they cannot read)."""
+    check_sources(cluster, sources)
+    return split_sources(sources, PARTS_PER_WORKER * len(cluster.workers()))
+
+
+def count_on_cluster(cluster: Cluster, parts: list[Part], prune_at: int, show: bool = False) -> CountTable:
+    """The counts of ``parts`` (in corpus order), counted and merged on the cluster's
+    workers; a bar of the parts counted on stderr when ``show``. A part that cannot
+    be read raises its CorpusError here."""
+    client = cluster.client
+    distributed = import_distributed()
+    level = [client.submit(count_table, [part], prune_at, pure=False) for part in parts]
+    bar = progress_bar("counting", len(parts), "parts", show)
+    try:
+        for done, _ in enumerate(distributed.as_completed(level), 1):
+            bar.update(done)
+        while len(level) > 1:
+            pairs = [level[i : i + 2] for i in range(0, len(level), 2)]
+            level = [client.submit(CountTable.merged, *pair, prune_at, pure=False) if len(pair) == 2 else pair[0]
+                     for pair in pairs]  # fmt: skip
+        return level[0].result()
+    finally:
+        bar.close(True)

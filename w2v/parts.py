@@ -1,0 +1,162 @@
+"""Evenly spaced parts: of a count of batches (``--streams``) or of a corpus' bytes (``--cluster``).
+
+word2vec.c's T threads each train the part of the file that starts at byte
+``t * size / T``, so that at any moment the model sees distant text. w2v uses the
+same layout twice: ``idstream.evenly_spaced`` cuts the encoded corpus' batches into
+evenly spaced streams (``even_bounds`` over batches), and ``split_sources`` cuts the
+corpus files into byte ranges that a cluster's workers read, count and train on
+their own (``even_bounds`` over bytes). A byte range is cut where word2vec.c's
+threads start reading, but never inside a word: part i of a file holds the bytes
+from just after the first whitespace at or after ``i * size / N`` to just after the
+first whitespace at or after ``(i + 1) * size / N``, so every word of the file is in
+exactly one part, whole.
+
+A file that cannot be cut (compressed: it must be read from its start; a URL whose
+size is not known here) is one part.
+"""
+
+import os
+from dataclasses import dataclass
+
+import numpy as np
+
+from w2v.corpus import FIRST_SPACE
+from w2v.files import compression_of, is_url, open_input
+
+READ_BYTES = 1 << 20
+
+
+def even_bounds(total: int, parts: int) -> np.ndarray:
+    """The bounds of ``parts`` evenly spaced parts of ``total`` items: (parts + 1,)
+    int64, part p = [bounds[p], bounds[p + 1]) with bounds[p] = floor(p * total / parts)."""
+    return np.arange(parts + 1, dtype=np.int64) * total // parts
+
+
+@dataclass(frozen=True)
+class Part:
+    """Bytes ``[start, end)`` of ``source`` (a path or URL) as cut at whitespace (see
+    the module's docstring); ``end`` None for the whole source. Read as a source of
+    its own by ``open_bytes``."""
+
+    source: str
+    start: int = 0
+    end: int | None = None
+
+    def __str__(self) -> str:
+        if self.end is None:
+            return self.source
+        return f"{self.source} (bytes {self.start:,} to {self.end:,})"
+
+    def open_bytes(self):
+        """A binary stream of the part's bytes (``PartReader``), or of the whole source."""
+        stream = open_input(self.source)
+        if self.end is None:
+            return stream
+        return PartReader(stream, self.start, self.end)
+
+
+class PartReader:
+    """Reads the part of ``stream`` whose nominal bounds are ``[start, end)``: from just
+    after the first whitespace at or after ``start`` (from 0 if ``start`` is 0) to just
+    after the first whitespace at or after ``end`` (or the stream's end)."""
+
+    def __init__(self, stream, start: int, end: int):
+        self._stream, self._end = stream, end
+        self._position = start
+        self._done = False
+        self._pending = b""
+        if start > 0:
+            stream.seek(start)
+            self._skip_to_word()
+
+    def _skip_to_word(self) -> None:
+        """Drop the bytes up to and including the first whitespace: the word under way
+        belongs to the part before."""
+        while True:
+            block = self._stream.read(READ_BYTES)
+            if not block:
+                self._done = True
+                return
+            space = first_space(block)
+            if space >= 0:
+                self._position += space + 1
+                self._pending = block[space + 1 :]
+                self._done = self._position > self._end  # the whole part was one word of the part before
+                return
+            self._position += len(block)
+
+    def read(self, size: int = -1) -> bytes:
+        """Up to ``size`` bytes of the part (all that is left for a negative size)."""
+        chunks, left = [], size
+        while not self._done and left != 0:
+            wanted = READ_BYTES if left < 0 else left
+            if self._pending:
+                block, self._pending = self._pending[:wanted], self._pending[wanted:]
+            else:
+                block = self._stream.read(wanted)
+            if not block:
+                self._done = True
+                break
+            block = self._cut(block)
+            chunks.append(block)
+            self._position += len(block)
+            left = left - len(block) if left > 0 else left
+        return b"".join(chunks)
+
+    def _cut(self, block: bytes) -> bytes:
+        """``block`` (read at the current position) up to the part's end; sets ``_done``
+        when the end is in it, keeping what follows unread."""
+        past = max(self._end - self._position, 0)  # bytes of the block before the nominal end
+        if past >= len(block):
+            return block
+        space = first_space(block, past)
+        if space < 0:
+            return block  # the word under way at the end goes on in the next block
+        self._done = True
+        return block[: space + 1]
+
+    def close(self) -> None:
+        self._stream.close()
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *_exc) -> None:
+        self.close()
+
+
+def first_space(block: bytes, start: int = 0) -> int:
+    """The index of the first whitespace byte of ``block`` at or after ``start``, -1 if none."""
+    found = FIRST_SPACE.search(block, start)
+    return -1 if found is None else found.start()
+
+
+def can_cut(source: str) -> bool:
+    """Whether ``source`` can be cut into byte ranges: a local, uncompressed file."""
+    return not is_url(source) and compression_of(source) is None and os.path.isfile(source)
+
+
+def split_sources(sources: list[str], parts: int) -> list[Part]:
+    """``sources`` (files or URLs, as ``corpus.expand_sources`` lists them) as about
+    ``parts`` parts of even size, in corpus order: with more parts than sources, each
+    file that can be cut (``can_cut``) is cut into a number of evenly spaced parts in
+    proportion to its share of the cuttable bytes (at least one); every other source,
+    and every source when there are no more parts than sources, is one part."""
+    if parts <= len(sources):
+        return [Part(source) for source in sources]
+    sizes = {source: os.path.getsize(source) for source in sources if can_cut(source)}
+    cuttable = sum(sizes.values())
+    room = parts - (len(sources) - len(sizes))  # parts for the files that can be cut
+    result = []
+    for source in sources:
+        if source not in sizes:
+            result.append(Part(source))
+            continue
+        size = sizes[source]
+        count = max(1, min(round(room * size / cuttable) if cuttable else 1, size))
+        if count == 1:
+            result.append(Part(source))
+            continue
+        bounds = even_bounds(size, count)
+        result.extend(Part(source, int(bounds[i]), int(bounds[i + 1])) for i in range(count))
+    return result

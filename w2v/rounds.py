@@ -1,0 +1,315 @@
+"""Data-parallel training in rounds: replicas of the weights, each on its own parts
+of the corpus, combined after every round. No Dask here: ``cluster_training`` runs
+a ``Replica`` on each worker of a cluster, ``scripts/simulate_cluster.py`` runs N of
+them in turn in one process, and both combine with ``combine``.
+
+A run of N replicas over a corpus of B batches (W words an epoch, E epochs): replica
+k holds a contiguous run of parts (``parts.split_sources``) encoded as its own id
+stream, whose batches are batches ``first_k ..`` of the whole corpus. Its job j
+(epoch ``j // B_k``, batch ``b = j % B_k``) takes the seed of the corpus' job
+``epoch * B + first_k + b`` and the learning rate of the run's global progress
+
+    alpha = alpha0 - (alpha0 - min_alpha) * (G + N_active * (p(j) - p_0)) / (E * W)
+
+where G is the words every replica had trained when the round began, p(j) the
+replica's own words before job j, p_0 that at the round's start. With one replica
+this is exactly the single-process run's schedule (same seeds, same rates).
+
+In a round each replica trains about ``sync_words`` words from the round's common
+weights with its threads (``workers.EpochRunner``, Hogwild as in one process), then
+reports the rows that moved (``changes``). ``combine`` turns the reports into the
+next round's weights, per row r of each matrix, from the start w_r and the replicas'
+new rows v_kr (k in M_r, those that moved it):
+
+- ``mean``:  w_r + sum_k (v_kr - w_r) / N    (the mean of all N replicas' weights)
+- ``sum``:   w_r + sum_k (v_kr - w_r)        (every replica's change, added)
+- ``moved``: w_r + sum_k (v_kr - w_r) / |M_r| (the mean of the replicas that moved the row)
+
+computed in float64. With one replica all three give v_r, bit for bit.
+"""
+
+import tempfile
+import time
+from dataclasses import dataclass
+
+import numpy as np
+
+from w2v.config import TrainConfig
+from w2v.idstream import encode_corpus, evenly_spaced
+from w2v.parts import Part
+from w2v.vocab import Vocab
+from w2v.weights import Model
+from w2v.workers import EpochRunner, Hooks, JobQueue, Progress, batch_seed, stream_offsets
+
+COMBINE_ROWS = 1 << 16  # rows combined at a time
+
+
+@dataclass
+class Rows:
+    """Some rows of a (V, D) float32 matrix: ``rows`` (K,) int64 ascending and their
+    ``values`` (K, D); ``rows`` None when every row is there (``values`` the matrix)."""
+
+    rows: np.ndarray | None
+    values: np.ndarray
+
+    @classmethod
+    def of(cls, matrix: np.ndarray, rows: np.ndarray) -> "Rows":
+        """``matrix``'s ``rows``, sent whole where the row indices would make them larger."""
+        if len(rows) * (matrix.shape[1] * 4 + 8) >= matrix.nbytes:
+            return cls(None, matrix.copy())
+        return cls(rows, matrix[rows])
+
+    def indices(self, size: int) -> np.ndarray:
+        """The row indices, for a matrix of ``size`` rows."""
+        return np.arange(size, dtype=np.int64) if self.rows is None else self.rows
+
+    @property
+    def nbytes(self) -> int:
+        return self.values.nbytes + (0 if self.rows is None else self.rows.nbytes)
+
+
+Changes = dict[str, Rows]  # by weight name: the rows that moved, their new values
+
+
+def changes_nbytes(changes: Changes | None) -> int:
+    """Bytes of the rows and values in ``changes``."""
+    return sum(rows.nbytes for rows in (changes or {}).values())
+
+
+def combine(weights: dict[str, np.ndarray], reports: list[Changes], replicas: int, how: str) -> Changes:
+    """Apply the replicas' ``reports`` of a round to ``weights`` (changed in place) as
+    ``how`` says (``COMBINE``, see the module's docstring); ``replicas`` is N, the
+    replicas of the run (those whose report is lost count as having moved nothing).
+    Returns the rows that changed with their new values, for every replica to take.
+    Works through ``COMBINE_ROWS`` rows at a time, so its float64 sums stay small."""
+    update: Changes = {}
+    for name, matrix in weights.items():
+        if not matrix.size:
+            continue
+        indices = [report[name].indices(len(matrix)) for report in reports]
+        movers = np.zeros(len(matrix), dtype=np.int64)
+        for index in indices:
+            movers[index] += 1
+        union = np.flatnonzero(movers)
+        for low in range(0, len(union), COMBINE_ROWS):
+            rows = union[low : low + COMBINE_ROWS]
+            change = np.zeros((len(rows), matrix.shape[1]), dtype=np.float64)
+            for index, report in zip(indices, reports, strict=True):
+                inside = slice(np.searchsorted(index, rows[0]), np.searchsorted(index, rows[-1], side="right"))
+                at = np.searchsorted(rows, index[inside])
+                change[at] += report[name].values[inside].astype(np.float64) - matrix[index[inside]]
+            divisor = {"mean": float(replicas), "sum": 1.0}.get(how)
+            divided = change / (movers[rows, None] if divisor is None else divisor)
+            matrix[rows] = (matrix[rows] + divided).astype(np.float32)
+        update[name] = Rows.of(matrix, union)
+    return update
+
+
+@dataclass
+class RoundResult:
+    """What a replica did in one round."""
+
+    jobs_done: int  # the replica's jobs finished so far
+    words: int  # words trained in the round
+    epoch_loss: np.ndarray  # (E,) float64: the round's summed loss per epoch
+    epoch_examples: np.ndarray  # (E,) int64
+    changes: Changes
+    seconds: float  # training, the round's compute
+    nbytes: int = 0  # of ``changes``
+
+
+class RoundRunner(EpochRunner):
+    """``EpochRunner`` whose jobs take the seeds and learning rates of their place in
+    the whole corpus and run (see the module's docstring)."""
+
+    def __init__(self, model: Model, stream, config: TrainConfig, progress: Progress, corpus: "Placement"):
+        super().__init__(model, stream, config, progress, Hooks())
+        self.corpus = corpus
+        self.total = corpus.words * config.epochs
+        self.round_start = (0, 0, 1)  # G, p_0, N_active
+
+    def job_alpha(self, epoch: int, batch: int) -> float:
+        done, start, active = self.round_start
+        return self.alpha(done + active * (epoch * self.stream.words + self.words_before[batch] - start))
+
+    def job_seed(self, job: int) -> np.uint64:
+        epoch, batch = divmod(job, len(self.stream))
+        return batch_seed(self.config.seed, epoch * self.corpus.batches + self.corpus.first_batch + batch)
+
+
+@dataclass
+class Placement:
+    """Where a replica's stream sits in the whole corpus."""
+
+    first_batch: int = 0  # the corpus batch its first batch is
+    batches: int = 0  # the corpus' batches
+    words: int = 0  # the corpus' words (an epoch)
+
+
+class Replica:
+    """One replica: its ``parts`` encoded as ids (in a temporary folder of its own
+    machine), a copy of the weights (syn0, syn1, syn1neg) and of the same as they were
+    at the last combining, and its jobs done (a resumed replica's, or 0). A cluster
+    runs it as a Dask actor: its methods run on its worker."""
+
+    def __init__(self, parts: list[Part], vocab: Vocab, config: TrainConfig, weights: tuple, jobs_done: int = 0):
+        self.parts, self.config, self.jobs_done = list(parts), config, jobs_done
+        self.workdir = tempfile.TemporaryDirectory(prefix="w2v-replica-")
+        self.stream = encode_corpus(self.parts, config, self.workdir.name, lambda _words, _counts: vocab).stream
+        self.stream.reorder(evenly_spaced(len(self.stream), config.streams))
+        syn0, syn1, syn1neg = (np.array(matrix, dtype=np.float32) for matrix in weights)  # writable copies
+        self.model = Model.build(vocab, config, (syn0, syn1, syn1neg))
+        self.snapshot = {name: matrix.copy() for name, matrix in self.weights().items()}
+        self.runner: RoundRunner | None = None
+
+    def size(self) -> tuple[int, int]:
+        """The replica's batches and words (an epoch)."""
+        return len(self.stream), self.stream.words
+
+    def weights(self) -> dict[str, np.ndarray]:
+        tables = self.model.tables
+        return {"syn0": self.model.syn0, "syn1": tables.syn1, "syn1neg": tables.syn1neg}
+
+    def place(self, placement: Placement) -> None:
+        """Learn where the stream sits in the corpus, and load the kernel."""
+        stream, config = self.stream, self.config
+        progress = Progress(config.threads or 1, config.epochs, len(stream), stream_offsets(stream))
+        progress.jobs_done = self.jobs_done
+        self.runner = RoundRunner(self.model, stream, config, progress, placement)
+        self.runner.load_kernel()
+
+    def take(self, update: Changes) -> None:
+        """Set the rows of the last combining (``combine``'s result)."""
+        for name, rows in update.items():
+            index = rows.indices(len(self.snapshot[name]))
+            self.weights()[name][index] = rows.values
+            self.snapshot[name][index] = rows.values
+
+    def train_round(self, update: Changes | None, done: int, active: int, words: int) -> RoundResult:
+        """Take ``update``, then train the next jobs of about ``words`` words, from global
+        progress ``done`` (words every replica had trained) with ``active`` replicas
+        training; report the rows that moved."""
+        if update:
+            self.take(update)
+        runner = self.runner
+        assert runner is not None
+        progress, batches = runner.progress, len(self.stream)
+        first = self.jobs_done
+        last = self.round_end(first, words)
+        loss, examples = progress.loss.sum(axis=0), progress.examples.sum(axis=0)
+        runner.round_start = (done, self.position(first), active)
+        started = time.perf_counter()
+        runner.run_segment(JobQueue(first, last))
+        self.model.check_diverged(max((last - 1) // max(batches, 1) + 1, 1), runner.start_alpha)
+        seconds = time.perf_counter() - started
+        self.jobs_done = progress.jobs_done
+        changes = self.changes()
+        return RoundResult(
+            self.jobs_done, self.position(last) - self.position(first), progress.loss.sum(axis=0) - loss,
+            progress.examples.sum(axis=0) - examples, changes, seconds, changes_nbytes(changes),
+        )  # fmt: skip
+
+    def position(self, job: int) -> int:
+        """The replica's own words before its job ``job``."""
+        assert self.runner is not None, "placed"
+        epoch, batch = divmod(job, max(len(self.stream), 1))
+        return epoch * self.stream.words + int(self.runner.words_before[batch])
+
+    def round_end(self, first: int, words: int) -> int:
+        """The job after the round that starts at job ``first``: the first whose words
+        before reach ``words`` more than ``first``'s (at most the last job)."""
+        jobs = len(self.stream) * self.config.epochs
+        target = self.position(first) + words
+        low, high = first + 1, jobs
+        while low < high:  # positions grow with the job: bisect
+            middle = (low + high) // 2
+            low, high = (middle + 1, high) if self.position(middle) < target else (low, middle)
+        return min(low, jobs)
+
+    def changes(self) -> Changes:
+        """The rows that moved since the last combining, with their values now."""
+        changes = {}
+        for name, matrix in self.weights().items():
+            if matrix.size:
+                moved = np.flatnonzero((matrix != self.snapshot[name]).any(axis=1))
+                changes[name] = Rows.of(matrix, moved)
+        return changes
+
+    def close(self) -> None:
+        """Drop the encoded ids."""
+        self.stream.close()
+        self.workdir.cleanup()
+
+
+@dataclass
+class RoundLog:
+    """One round: words trained (all replicas), bytes sent to and received from the
+    replicas, the longest replica's training time and the whole round's (s)."""
+
+    words: int
+    bytes_out: int
+    bytes_in: int
+    compute_seconds: float
+    seconds: float
+
+    def to_dict(self) -> dict:
+        return self.__dict__.copy()
+
+
+class Ledger:
+    """The book of a data-parallel run, whatever runs its N replicas (a cluster's
+    workers, or one process in turn): the weights of record, each replica's size
+    ((N, 2) int64: batches and words of an epoch) and jobs done, the epochs' summed
+    losses, the words trained and the rounds' log. ``record`` closes a round."""
+
+    def __init__(self, sizes: np.ndarray, config: TrainConfig, weights: dict[str, np.ndarray]):
+        self.sizes, self.config, self.weights = sizes, config, weights
+        self.jobs = np.zeros(len(sizes), dtype=np.int64)
+        self.loss = np.zeros(config.epochs, dtype=np.float64)
+        self.examples = np.zeros(config.epochs, dtype=np.int64)
+        self.trained = 0  # words, all replicas
+        self.log: list[RoundLog] = []
+
+    def placement(self, k: int) -> Placement:
+        """Where replica ``k``'s batches sit among the corpus'."""
+        sizes = self.sizes
+        return Placement(int(sizes[:k, 0].sum()), int(sizes[:, 0].sum()), int(sizes[:, 1].sum()))
+
+    @property
+    def total_words(self) -> int:
+        """Words of the whole run: an epoch's, all replicas, times the epochs."""
+        return int(self.sizes[:, 1].sum()) * self.config.epochs
+
+    def active(self) -> list[int]:
+        """The replicas with jobs left."""
+        return np.flatnonzero(self.jobs < self.sizes[:, 0] * self.config.epochs).tolist()
+
+    def epochs_done(self) -> int:
+        """Epochs every replica has finished."""
+        return int(min(self.jobs // np.maximum(self.sizes[:, 0], 1)))
+
+    def epoch_loss(self, epoch: int) -> float:
+        """Mean loss per example of ``epoch`` so far (nats), nan before any."""
+        examples = self.examples[epoch]
+        return float(self.loss[epoch] / examples) if examples else float("nan")
+
+    def record(self, sent: Changes | None, results: dict[int, RoundResult], started: float) -> Changes:
+        """Close a round that began at ``started`` (``time.perf_counter``) by sending
+        ``sent`` to the active replicas, whose ``results`` came back (a lost one's did
+        not): add up their work, combine their changes into the weights and log the
+        round. Returns the rows to send in the next round."""
+        receivers = len(self.active())
+        for k, result in results.items():
+            self.jobs[k] = result.jobs_done
+            self.loss += result.epoch_loss
+            self.examples += result.epoch_examples
+        words = sum(result.words for result in results.values())
+        self.trained += words
+        reports = [result.changes for result in results.values()]
+        update = combine(self.weights, reports, len(self.sizes), self.config.combine)
+        compute = max((result.seconds for result in results.values()), default=0.0)
+        received = sum(result.nbytes for result in results.values())
+        self.log.append(
+            RoundLog(words, changes_nbytes(sent) * receivers, received, compute, time.perf_counter() - started)
+        )
+        return update
