@@ -14,6 +14,8 @@ import numpy as np
 import pytest
 
 import w2v
+from w2v.errors import ConfigError
+from w2v.state import TrainState
 
 distributed = pytest.importorskip("distributed")
 psutil = pytest.importorskip("psutil")  # a dependency of distributed
@@ -176,3 +178,43 @@ def test_without_dask_the_option_names_the_extra(cli, topics, tmp_path):
     done = cli("vocab", topics, "-o", tmp_path / "v.txt", "--cluster", "local:2", env=env)
     assert done.returncode == 1
     assert done.stderr.strip() == b"w2v: error: --cluster needs Dask: pip install 'w2v[dask]' (or dask[distributed])"
+
+
+def test_an_interrupted_run_resumes_byte_identical(topics, tmp_path):
+    settings = {**SETTINGS, "threads": 1}  # one thread a worker: a run on a cluster is reproducible
+    whole = w2v.train(str(topics), cluster="local:2", **settings)
+
+    def stop_halfway(done, total, _alpha, _loss):
+        if done > total // 2:
+            raise KeyboardInterrupt
+
+    with pytest.raises(KeyboardInterrupt):
+        w2v.train(str(topics), cluster="local:2", checkpoint=str(tmp_path / "ck"), on_progress=stop_halfway, **settings)
+    state = TrainState.load(str(tmp_path / "ck"))
+    assert 0 < state.jobs_done < state.batches * 4 and len(state.replicas) == 2
+    assert [r["parts"][0][0] for r in state.replicas] == [str(topics)] * 2
+    with pytest.raises(ConfigError, match="checkpointed on a cluster: resume it with cluster="):
+        w2v.train(str(topics), resume=str(tmp_path / "ck"))
+    rest = w2v.train(str(topics), cluster="local:2", resume=str(tmp_path / "ck"), threads=1)
+    assert rest.vectors.tobytes() == whole.vectors.tobytes()
+    assert rest.report.epoch_loss == whole.report.epoch_loss
+
+
+def test_phrases_on_two_workers_are_the_phrases_of_one_process(cli, tmp_path):
+    words = gzip.decompress((REPO / "data" / "sample.txt.gz").read_bytes()).split()
+    corpus = tmp_path / "lines.txt"  # lines of 20 words: cut into parts at line ends
+    corpus.write_bytes(b"".join(b" ".join(words[i : i + 20]) + b"\n" for i in range(0, len(words), 20)))
+    common = ["--min-count", "3", "--threshold", "20", "--passes", "2", "-q"]
+    here = cli("phrases", corpus, "-o", tmp_path / "here.txt", "--save-phrases", tmp_path / "here.tsv", *common)
+    there = cli("phrases", corpus, "-o", tmp_path / "there", "--save-phrases", tmp_path / "there.tsv", *common,
+                "--cluster", "local:2")  # fmt: skip
+    assert here.returncode == 0 and there.returncode == 0, there.stderr.decode()
+    assert (tmp_path / "here.tsv").read_bytes() == (tmp_path / "there.tsv").read_bytes()
+    parts = sorted((tmp_path / "there").iterdir())
+    assert len(parts) == 8 and [p.name for p in parts][:2] == ["part-00000.txt", "part-00001.txt"]
+    assert b"".join(p.read_bytes() for p in parts) == (tmp_path / "here.txt").read_bytes()
+    assert b"_" in (tmp_path / "here.txt").read_bytes()
+    again = cli("phrases", corpus, "-o", tmp_path / "there", "--cluster", "local:2", "-q")
+    assert again.returncode == 1 and again.stderr.endswith(
+        b"exists: w2v phrases --cluster writes a new folder of parts\n"
+    )

@@ -28,18 +28,19 @@ def read_part(part: Part, piece: int) -> bytes:
         return b"".join(iter(lambda: stream.read(piece), b""))
 
 
-@settings(max_examples=150, deadline=None)
-@given(TEXT, st.booleans(), st.integers(1, 12), st.integers(1, 9))
-def test_parts_hold_every_word_once_and_whole(tmp_path_factory, text, strip, parts, piece):
+@settings(max_examples=200, deadline=None)
+@given(TEXT, st.booleans(), st.integers(1, 12), st.integers(1, 9), st.booleans())
+def test_parts_hold_every_word_once_and_whole(tmp_path_factory, text, strip, parts, piece, lines):
     data = text.strip() if strip else text
     path = tmp_path_factory.mktemp("parts") / "corpus.txt"
     path.write_bytes(data)
-    cut = split_sources([str(path)], parts)
+    cut = split_sources([str(path)], parts, lines)
     read = [read_part(part, piece) for part in cut]
     assert b"".join(read) == data
     assert [word for chunk in read for word in chunk.split()] == data.split()
-    for at, chunk in enumerate(read):  # a part ends just after whitespace, or at the file's end: no word is split
-        assert not chunk or chunk[-1:].isspace() or not any(read[at + 1 :])
+    for at, chunk in enumerate(read):  # a part ends just after a cut, or at the file's end: no word is split
+        ends = chunk[-1:] == b"\n" if lines else chunk[-1:].isspace()  # and with lines, no line either
+        assert not chunk or ends or not any(read[at + 1 :])
 
 
 def test_even_bounds_and_how_sources_are_cut(tmp_path):

@@ -27,9 +27,15 @@ def count_on_cluster(cluster: Cluster, parts: list[Part], prune_at: int, show: b
     """The counts of ``parts`` (in corpus order), counted and merged on the cluster's
     workers; a bar of the parts counted on stderr when ``show``. A part that cannot
     be read raises its CorpusError here."""
-    client = cluster.client
-    distributed = import_distributed()
-    level = [client.submit(count_table, [part], prune_at, pure=False) for part in parts]
+    return merged_on_cluster(cluster, parts, count_table, (prune_at,), prune_at, show)
+
+
+def merged_on_cluster(cluster: Cluster, parts: list, count, arguments: tuple, prune_at: int, show: bool) -> CountTable:
+    """``count(part, *arguments)`` (a ``CountTable``) of each of ``parts`` on the workers,
+    merged pairwise in corpus order, level by level, on the workers; the client
+    receives the last table alone. A bar of the parts counted when ``show``."""
+    client, distributed = cluster.client, import_distributed()
+    level = [client.submit(count, part, *arguments, pure=False) for part in parts]
     bar = progress_bar("counting", len(parts), "parts", show)
     try:
         for done, _ in enumerate(distributed.as_completed(level), 1):

@@ -17,6 +17,7 @@ itself (divergence, a corpus that cannot be read) stops the run as in one proces
 """
 
 import contextlib
+import dataclasses
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -28,10 +29,11 @@ from w2v.cluster import Cluster, check_sources
 from w2v.cluster_counting import count_on_cluster, counting_parts
 from w2v.config import TrainConfig
 from w2v.counting import CountTable, check_not_empty
-from w2v.errors import W2VError
+from w2v.errors import CorpusError, W2VError
 from w2v.parts import Part, split_sources
 from w2v.progress import progress_bar
 from w2v.rounds import Changes, Ledger, Replica, RoundLog, RoundResult
+from w2v.state import TrainState, checkpoint_path
 from w2v.vocab import Vocab
 from w2v.weights import Model
 from w2v.workers import Hooks, call_epoch_end, learning_rate
@@ -42,15 +44,10 @@ LOST_WORKER = (OSError, TimeoutError)  # what a call to a lost worker raises (Da
 
 @dataclass
 class ClusterResult:
-    """What a run on a cluster returns to ``train``."""
+    """What a run on a cluster returns to ``train``: its final state, rounds and lost workers."""
 
-    vocab: Vocab
-    weights: dict[str, np.ndarray]
+    state: TrainState
     epoch_loss: list[float]  # mean per example
-    epoch_examples: list[int]
-    batches: int  # an epoch's, over all replicas
-    corpus_words: int
-    train_words: int
     rounds: list[RoundLog] = field(default_factory=list)
     replaced: int = 0  # replicas restarted after their worker was lost
 
@@ -73,52 +70,114 @@ def cluster_vocab(cluster: Cluster, sources: list[str], config: TrainConfig, cho
     return choose(table.words, table.counts), table.tokens
 
 
-def train_on_cluster(
-    cluster: Cluster, sources: list[str], config: TrainConfig, choose, start: Callable[[Vocab], Model], hooks: Hooks
-) -> ClusterResult:
-    """Count, encode and train ``sources`` on ``cluster`` as the module says, from the
-    weights ``start(vocab)`` gives for the vocabulary ``choose(words, counts)`` picks."""
+@dataclass
+class ClusterPlan:
+    """How a run on a cluster starts: ``choose(words, counts)`` picks a fresh run's
+    vocabulary and ``start(vocab)`` its weights; ``resumed`` is the checkpoint of a
+    run to go on with instead (its vocabulary, weights and replicas'); ``checkpoint``
+    the folder to save the run in (``state.checkpoint_path``), if any."""
+
+    choose: Callable
+    start: Callable[[Vocab], Model]
+    resumed: TrainState | None = None
+    checkpoint: str | None = None
+    notes: dict = field(default_factory=dict)
+
+
+def train_on_cluster(cluster: Cluster, sources: list[str], config: TrainConfig, plan: ClusterPlan,
+                     hooks: Hooks) -> ClusterResult:  # fmt: skip
+    """Count, encode and train ``sources`` on ``cluster`` as the module says, or go on
+    with ``plan.resumed``; checkpoint as ``hooks`` says into ``plan.checkpoint``."""
     check_sources(cluster, sources)
-    vocab, corpus_words = cluster_vocab(cluster, sources, config, choose, hooks.show_progress)
-    model = start(vocab)
-    weights = {"syn0": model.syn0, "syn1": model.tables.syn1, "syn1neg": model.tables.syn1neg}
     workers = cluster.workers()
-    groups = [g for g in groups_of(split_sources(sources, len(workers)), len(workers)) if g]
-    run = ClusterRun(cluster, groups, vocab, config, weights, hooks)
+    if plan.resumed is None:
+        vocab, corpus_words = cluster_vocab(cluster, sources, config, plan.choose, hooks.show_progress)
+        groups = [g for g in groups_of(split_sources(sources, len(workers)), len(workers)) if g]
+        run = ClusterRun(cluster, groups, vocab, config, plan.start(vocab), hooks)
+        run.corpus_words, run.notes = corpus_words, plan.notes
+    else:
+        run = ClusterRun.resumed(cluster, plan.resumed, hooks)
+    run.checkpoint = plan.checkpoint
     try:
         run.start(workers)
         losses = run.train()
     finally:
         run.close()
-    ledger = run.ledger
-    batches = int(ledger.sizes[:, 0].sum())
-    return ClusterResult(vocab, weights, losses, ledger.examples.tolist(), batches, corpus_words, ledger.trained,
-                         ledger.log, run.replaced)  # fmt: skip
+    return ClusterResult(run.state(), losses, run.ledger.log, run.replaced)
 
 
 class ClusterRun:
     """The client's side of a run: the replicas' actors and the run's ``Ledger``."""
 
     def __init__(self, cluster: Cluster, groups: list[list[Part]], vocab: Vocab, config: TrainConfig,
-                 weights: dict[str, np.ndarray], hooks: Hooks):  # fmt: skip
+                 model: Model, hooks: Hooks):  # fmt: skip
         self.cluster, self.groups, self.vocab, self.config = cluster, groups, vocab, config
         self.hooks = hooks
+        weights = {"syn0": model.syn0, "syn1": model.tables.syn1, "syn1neg": model.tables.syn1neg}
         self.ledger = Ledger(np.zeros((len(groups), 2), dtype=np.int64), config, weights)
+        self.digests = np.zeros(len(groups), dtype=np.int64)  # CRC-32 of each replica's ids
+        self.expected: TrainState | None = None  # a resumed run's checkpoint, to check the replicas against
         self.actors: list[Any] = [None] * len(groups)
         self.where: list[str] = [""] * len(groups)  # each replica's worker
         self.futures: list[Any] = [None] * len(groups)  # the actors' futures: an actor lives while its future does
         self.replaced = 0
         self.reported = 0  # epochs reported to the hooks
+        self.corpus_words = 0
+        self.notes: dict = {}
+        self.checkpoint: str | None = None  # folder
+        self.saved = time.monotonic()
+
+    @classmethod
+    def resumed(cls, cluster: Cluster, state: TrainState, hooks: Hooks) -> "ClusterRun":
+        """The run checkpointed in ``state``, at its last round, with its replicas' parts."""
+        groups = [[Part(*part) for part in replica["parts"]] for replica in state.replicas]
+        config = dataclasses.replace(state.config, threads=cluster.threads)
+        model = Model.build(state.vocab, config, (state.syn0, state.syn1, state.syn1neg))
+        run = cls(cluster, groups, state.vocab, config, model, hooks)
+        run.ledger.jobs[:] = [replica["jobs_done"] for replica in state.replicas]
+        run.ledger.loss[:], run.ledger.examples[:] = state.epoch_loss, state.epoch_examples
+        run.corpus_words, run.notes, run.expected = state.corpus_words, state.notes, state
+        run.reported = run.ledger.epochs_done()
+        return run
 
     def start(self, workers: list[str]) -> None:
-        """Start a replica of each group on its own worker; place each in the corpus."""
-        for k, worker in enumerate(workers[: len(self.groups)]):
-            self.futures[k] = self.submit(k, worker)
+        """Start a replica of each group on its own worker (in turn when there are more
+        groups than workers); check a resumed run's replicas read what they read before;
+        place each in the corpus."""
+        for k in range(len(self.groups)):
+            self.futures[k] = self.submit(k, workers[k % len(workers)])
         for k in range(len(self.groups)):
             self.actors[k] = self.futures[k].result()
-            self.ledger.sizes[k] = self.actors[k].size().result()
+            batches, words, self.digests[k] = self.actors[k].fingerprint().result()
+            self.ledger.sizes[k] = batches, words
+        if self.expected is not None:
+            self.check_same_corpus(self.expected)
         for k in range(len(self.groups)):
             self.actors[k].place(self.ledger.placement(k)).result()
+        self.ledger.trained = sum(self.actors[k].words_done().result() for k in range(len(self.groups)))
+
+    def check_same_corpus(self, state: TrainState) -> None:
+        """CorpusError unless every replica encoded the batches, words and ids it had."""
+        for k, replica in enumerate(state.replicas):
+            found = (int(self.ledger.sizes[k, 0]), int(self.ledger.sizes[k, 1]), int(self.digests[k]))
+            if found != (replica["batches"], replica["words"], replica["digest"]):
+                parts = ", ".join(str(part) for part in self.groups[k])
+                raise CorpusError(f"the corpus is not the one checkpointed: its part {parts} has changed")
+
+    def state(self) -> TrainState:
+        """The run as it stands after its last round, for a checkpoint or model file."""
+        ledger, config = self.ledger, self.config
+        replicas = [
+            {"parts": [[part.source, part.start, part.end] for part in group], "jobs_done": int(ledger.jobs[k]),
+             "batches": int(ledger.sizes[k, 0]), "words": int(ledger.sizes[k, 1]), "digest": int(self.digests[k])}
+            for k, group in enumerate(self.groups)
+        ]  # fmt: skip
+        weights = ledger.weights
+        return TrainState(
+            config, self.vocab, weights["syn0"], weights["syn1"], weights["syn1neg"], ledger.loss.copy(),
+            ledger.examples.copy(), int(ledger.jobs.sum()), int(ledger.sizes[:, 0].sum()),
+            int(ledger.sizes[:, 1].sum()), self.corpus_words, 0, self.notes, replicas,
+        )  # fmt: skip
 
     def submit(self, k: int, worker: str) -> Any:
         """Start replica ``k``'s actor on ``worker`` with the current weights and its jobs done."""
@@ -131,18 +190,36 @@ class ClusterRun:
         )  # fmt: skip
 
     def train(self) -> list[float]:
-        """Rounds until every replica has trained all its jobs; each epoch's mean loss."""
-        bar = progress_bar("training", self.ledger.total_words, "words", self.hooks.show_progress)
+        """Rounds until every replica has trained all its jobs; each epoch's mean loss.
+        With a checkpoint folder, the run is saved after each epoch, every
+        ``hooks.checkpoint_seconds`` and when interrupted (as of its last round)."""
+        ledger = self.ledger
+        bar = progress_bar("training", ledger.total_words, "words", self.hooks.show_progress, initial=ledger.trained)
         update: Changes | None = None
         completed = False
         try:
-            while self.ledger.active():
-                update = self.round(update)
-                self.report(bar)
+            try:
+                while ledger.active():
+                    update = self.round(update)
+                    epochs = self.reported
+                    self.report(bar)
+                    self.save_if_due(self.reported > epochs)
+            except BaseException as err:
+                if not isinstance(err, W2VError):
+                    self.save_if_due(True)
+                raise
             completed = True
         finally:
             bar.close(completed)
-        return [self.ledger.epoch_loss(epoch) for epoch in range(self.config.epochs)]
+        return [ledger.epoch_loss(epoch) for epoch in range(self.config.epochs)]
+
+    def save_if_due(self, now: bool) -> None:
+        """Save the run into the checkpoint folder, if any, ``now`` or if it is time."""
+        every = self.hooks.checkpoint_seconds
+        if self.checkpoint is None or not (now or (every is not None and time.monotonic() - self.saved >= every)):
+            return
+        self.state().save(checkpoint_path(self.checkpoint))
+        self.saved = time.monotonic()
 
     def round(self, update: Changes | None) -> Changes:
         """One round: every replica with jobs left trains from ``update``; returns the next update."""
@@ -171,6 +248,7 @@ class ClusterRun:
         worker = min(alive, key=lambda w: self.where.count(w))
         self.futures[k] = self.submit(k, worker)
         self.actors[k] = self.futures[k].result()
+        self.actors[k].fingerprint().result()
         self.actors[k].place(self.ledger.placement(k)).result()
 
     def report(self, bar) -> None:

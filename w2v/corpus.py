@@ -311,12 +311,12 @@ def sentence_bytes(sentence: Iterable[str | bytes]) -> list[bytes]:
 
 def source_list(corpus) -> list[Source] | None:
     """The sources of a corpus given as a path, URL or ``-``, or a non-empty list of
-    them, folders expanded (``expand_sources``), or a non-empty list of sources that
-    open themselves (``OpenSource``); None for any other corpus, which is
+    them, folders expanded (``expand_sources``), or a source that opens itself
+    (``OpenSource``) or a non-empty list of them; None for any other corpus, which is
     then an iterable of tokenised sentences. Strings that name no source, several
     of them or one with whitespace, are taken for sentences given as strings (or one
     sentence's tokens): CorpusError saying what a corpus of sentences is."""
-    if isinstance(corpus, (str, os.PathLike)):
+    if isinstance(corpus, (str, os.PathLike, OpenSource)):
         corpus = [corpus]
     if isinstance(corpus, (list, tuple)) and corpus and all(isinstance(c, OpenSource) for c in corpus):
         return list(corpus)

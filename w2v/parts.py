@@ -11,11 +11,17 @@ from just after the first whitespace at or after ``i * size / N`` to just after 
 first whitespace at or after ``(i + 1) * size / N``, so every word of the file is in
 exactly one part, whole.
 
+Phrases are counted and joined within lines, so for them parts are cut at line
+ends instead (``lines``: after the first newline at or after the offset), which
+keeps every line, and so every pair and every join, whole: a file of one line is
+then one part.
+
 A file that cannot be cut (compressed: it must be read from its start; a URL whose
 size is not known here) is one part.
 """
 
 import os
+import re
 from dataclasses import dataclass
 
 import numpy as np
@@ -24,6 +30,7 @@ from w2v.corpus import FIRST_SPACE
 from w2v.files import compression_of, is_url, open_input
 
 READ_BYTES = 1 << 20
+NEWLINE = re.compile(rb"\n")
 
 
 def even_bounds(total: int, parts: int) -> np.ndarray:
@@ -34,13 +41,14 @@ def even_bounds(total: int, parts: int) -> np.ndarray:
 
 @dataclass(frozen=True)
 class Part:
-    """Bytes ``[start, end)`` of ``source`` (a path or URL) as cut at whitespace (see
-    the module's docstring); ``end`` None for the whole source. Read as a source of
-    its own by ``open_bytes``."""
+    """Bytes ``[start, end)`` of ``source`` (a path or URL) as cut at whitespace, or at
+    line ends if ``lines`` (see the module's docstring); ``end`` None for the whole
+    source. Read as a source of its own by ``open_bytes``."""
 
     source: str
     start: int = 0
     end: int | None = None
+    lines: bool = False
 
     def __str__(self) -> str:
         if self.end is None:
@@ -52,16 +60,17 @@ class Part:
         stream = open_input(self.source)
         if self.end is None:
             return stream
-        return PartReader(stream, self.start, self.end)
+        return PartReader(stream, self.start, self.end, NEWLINE if self.lines else FIRST_SPACE)
 
 
 class PartReader:
     """Reads the part of ``stream`` whose nominal bounds are ``[start, end)``: from just
-    after the first whitespace at or after ``start`` (from 0 if ``start`` is 0) to just
-    after the first whitespace at or after ``end`` (or the stream's end)."""
+    after the first ``cut`` (a one-byte pattern: whitespace, or a newline) at or after
+    ``start`` (from 0 if ``start`` is 0) to just after the first at or after ``end`` (or
+    the stream's end)."""
 
-    def __init__(self, stream, start: int, end: int):
-        self._stream, self._end = stream, end
+    def __init__(self, stream, start: int, end: int, cut: re.Pattern = FIRST_SPACE):
+        self._stream, self._end, self._cut_at = stream, end, cut
         self._position = start
         self._done = False
         self._pending = b""
@@ -70,17 +79,17 @@ class PartReader:
             self._skip_to_word()
 
     def _skip_to_word(self) -> None:
-        """Drop the bytes up to and including the first whitespace: the word under way
-        belongs to the part before."""
+        """Drop the bytes up to and including the first cut (whitespace, or a newline): the
+        word (or line) under way belongs to the part before."""
         while True:
             block = self._stream.read(READ_BYTES)
             if not block:
                 self._done = True
                 return
-            space = first_space(block)
-            if space >= 0:
-                self._position += space + 1
-                self._pending = block[space + 1 :]
+            cut = first_match(self._cut_at, block)
+            if cut >= 0:
+                self._position += cut + 1
+                self._pending = block[cut + 1 :]
                 self._done = self._position > self._end  # the whole part was one word of the part before
                 return
             self._position += len(block)
@@ -109,11 +118,11 @@ class PartReader:
         past = max(self._end - self._position, 0)  # bytes of the block before the nominal end
         if past >= len(block):
             return block
-        space = first_space(block, past)
-        if space < 0:
-            return block  # the word under way at the end goes on in the next block
+        cut = first_match(self._cut_at, block, past)
+        if cut < 0:
+            return block  # the word (or line) under way at the end goes on in the next block
         self._done = True
-        return block[: space + 1]
+        return block[: cut + 1]
 
     def close(self) -> None:
         self._stream.close()
@@ -125,9 +134,9 @@ class PartReader:
         self.close()
 
 
-def first_space(block: bytes, start: int = 0) -> int:
-    """The index of the first whitespace byte of ``block`` at or after ``start``, -1 if none."""
-    found = FIRST_SPACE.search(block, start)
+def first_match(pattern: re.Pattern, block: bytes, start: int = 0) -> int:
+    """The index of the first match of ``pattern`` in ``block`` at or after ``start``, -1 if none."""
+    found = pattern.search(block, start)
     return -1 if found is None else found.start()
 
 
@@ -136,12 +145,13 @@ def can_cut(source: str) -> bool:
     return not is_url(source) and compression_of(source) is None and os.path.isfile(source)
 
 
-def split_sources(sources: list[str], parts: int) -> list[Part]:
+def split_sources(sources: list[str], parts: int, lines: bool = False) -> list[Part]:
     """``sources`` (files or URLs, as ``corpus.expand_sources`` lists them) as about
     ``parts`` parts of even size, in corpus order: with more parts than sources, each
     file that can be cut (``can_cut``) is cut into a number of evenly spaced parts in
     proportion to its share of the cuttable bytes (at least one); every other source,
-    and every source when there are no more parts than sources, is one part."""
+    and every source when there are no more parts than sources, is one part.
+    ``lines``: cut at line ends (``Part.lines``)."""
     if parts <= len(sources):
         return [Part(source) for source in sources]
     sizes = {source: os.path.getsize(source) for source in sources if can_cut(source)}
@@ -158,5 +168,5 @@ def split_sources(sources: list[str], parts: int) -> list[Part]:
             result.append(Part(source))
             continue
         bounds = even_bounds(size, count)
-        result.extend(Part(source, int(bounds[i]), int(bounds[i + 1])) for i in range(count))
+        result.extend(Part(source, int(bounds[i]), int(bounds[i + 1]), lines) for i in range(count))
     return result

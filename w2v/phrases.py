@@ -31,6 +31,8 @@ from contextlib import contextmanager
 from dataclasses import dataclass, field
 from typing import cast
 
+import numpy as np
+
 from w2v.config import DEFAULT_PRUNE_AT
 from w2v.corpus import (
     BLOCK_BYTES,
@@ -43,7 +45,7 @@ from w2v.corpus import (
     sentence_bytes,
     source_list,
 )
-from w2v.counting import OnRead, ReadStatus, WordCounter
+from w2v.counting import CountTable, OnRead, ReadStatus, WordCounter
 from w2v.errors import ConfigError, CorpusError, FormatError
 from w2v.files import atomic_output, compression_of, write_atomic
 
@@ -128,6 +130,12 @@ class PhraseTable:
     scoring: str = "default"
     threshold: float = 100.0
     min_count: int = 5
+
+    def add_pass(self, counts: CountTable) -> None:
+        """Add a pass: the phrases of the pair counts ``counts`` (``pair_table``) by these settings."""
+        if counts.tokens == 0:
+            raise CorpusError("the corpus is empty: it holds no words")
+        self.passes.append(score_table(counts, self.min_count, self.threshold, self.scoring))
 
     def __len__(self) -> int:
         return sum(len(table) for table in self.passes)
@@ -264,27 +272,53 @@ def count_pairs(pieces: Iterable[Piece], prune_at: int = DEFAULT_PRUNE_AT) -> tu
     return counter, tokens_seen
 
 
-def score_table(counter: WordCounter, total: int, min_count: int, threshold: float, scoring: str) -> Table:
-    """The pairs of ``counter`` scoring above ``threshold`` (see the module's doc)."""
+def pair_table(pieces: Iterable[Piece], prune_at: int = DEFAULT_PRUNE_AT) -> CountTable:
+    """``count_pairs``' words and pairs with their counts, as a ``CountTable`` whose
+    ``tokens`` are the tokens read (N): what ``score_table`` scores, and what the parts
+    of a corpus counted apart merge into (``CountTable.merged``)."""
+    counter, tokens = count_pairs(pieces, prune_at)
     live = counter.live_ids()
-    frequent = live[counter.counts[live] >= min_count].tolist()
-    count_of = counter.counts
+    return CountTable([counter.words[i] for i in live.tolist()], counter.counts[live], tokens, counter.min_reduce)
+
+
+def part_pairs(source: Source, table: "PhraseTable", prune_at: int) -> CountTable:
+    """``pair_table`` of one source (a part of a corpus) with ``table``'s phrases joined:
+    the count of one part for one pass (``learn_phrases``, ``cluster_phrases``)."""
+    return pair_table(phrased(pieces_of_sources([source]), table.joiners()), prune_at)
+
+
+def score_table(counts: CountTable, min_count: int, threshold: float, scoring: str) -> Table:
+    """The pairs of ``counts`` (``pair_table``) scoring above ``threshold`` (see the module's doc)."""
+    words, count_of = counts.words, counts.counts
+    single = {word: i for i, word in enumerate(words) if b" " not in word}
     table: Table = {}
-    for index in frequent:
-        key = counter.words[index]
-        if key is None or b" " not in key:
+    for index in np.flatnonzero(count_of >= min_count).tolist():
+        key = words[index]
+        if b" " not in key:
             continue
         a, b = key.split(b" ")
-        ia, ib = counter.ids.get(a), counter.ids.get(b)
+        ia, ib = single.get(a), single.get(b)
         if ia is None or ib is None:
             continue  # pruned
         na, nb = int(count_of[ia]), int(count_of[ib])
         if na < min_count or nb < min_count:
             continue
-        value = score(int(count_of[index]), na, nb, total, min_count, scoring)
+        value = score(int(count_of[index]), na, nb, counts.tokens, min_count, scoring)
         if value > threshold:
             table[(a, b)] = value
     return table
+
+
+def new_table(
+    min_count: int, threshold: float | None, scoring: str, passes: int, delimiter: str | bytes
+) -> "PhraseTable":
+    """An empty phrase table with these settings, checked (``threshold`` None: the
+    scoring's default), for ``learn_phrases`` to fill pass by pass."""
+    if threshold is None:
+        threshold = DEFAULT_THRESHOLD.get(scoring, 100.0)
+    check_settings(scoring, threshold, min_count, delimiter, passes)
+    raw = delimiter.encode() if isinstance(delimiter, str) else delimiter
+    return PhraseTable([], raw, scoring, float(threshold), min_count)
 
 
 def learn_phrases(
@@ -309,18 +343,11 @@ def learn_phrases(
     >>> table.apply(["i", "love", "new", "york"])
     ['i', 'love', 'new_york']
     """
-    if threshold is None:
-        threshold = DEFAULT_THRESHOLD.get(scoring, 100.0)
-    check_settings(scoring, threshold, min_count, delimiter, passes)
-    raw = delimiter.encode() if isinstance(delimiter, str) else delimiter
+    table = new_table(min_count, threshold, scoring, passes, delimiter)
     pieces = corpus_pieces(corpus)
-    table = PhraseTable([], raw, scoring, float(threshold), min_count)
     for done in range(passes):
         shown = None if on_read is None else functools.partial(on_read, done + 1)
-        counter, total = count_pairs(phrased(pieces(shown), table.joiners()), prune_at)
-        if total == 0:
-            raise CorpusError("the corpus is empty: it holds no words")
-        table.passes.append(score_table(counter, total, min_count, threshold, scoring))
+        table.add_pass(pair_table(phrased(pieces(shown), table.joiners()), prune_at))
     return table
 
 

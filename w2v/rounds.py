@@ -155,7 +155,8 @@ class Replica:
     def __init__(self, parts: list[Part], vocab: Vocab, config: TrainConfig, weights: tuple, jobs_done: int = 0):
         self.parts, self.config, self.jobs_done = list(parts), config, jobs_done
         self.workdir = tempfile.TemporaryDirectory(prefix="w2v-replica-")
-        self.stream = encode_corpus(self.parts, config, self.workdir.name, lambda _words, _counts: vocab).stream
+        encoded = encode_corpus(self.parts, config, self.workdir.name, lambda _words, _counts: vocab)
+        self.stream, self.digest = encoded.stream, encoded.digest
         self.stream.reorder(evenly_spaced(len(self.stream), config.streams))
         syn0, syn1, syn1neg = (np.array(matrix, dtype=np.float32) for matrix in weights)  # writable copies
         self.model = Model.build(vocab, config, (syn0, syn1, syn1neg))
@@ -165,6 +166,14 @@ class Replica:
     def size(self) -> tuple[int, int]:
         """The replica's batches and words (an epoch)."""
         return len(self.stream), self.stream.words
+
+    def fingerprint(self) -> tuple[int, int, int]:
+        """The replica's batches, words (an epoch) and the CRC-32 of its ids."""
+        return len(self.stream), self.stream.words, self.digest
+
+    def words_done(self) -> int:
+        """Words the replica has trained (a resumed one's, before it)."""
+        return self.position(self.jobs_done)
 
     def weights(self) -> dict[str, np.ndarray]:
         tables = self.model.tables

@@ -15,7 +15,10 @@ Both are one numpy ``.npz`` archive (no pickle; ``np.load(path)`` opens it) with
   resolved training settings (``config``), the progress (``jobs_done`` batches
   finished over all epochs, ``batches`` per epoch, ``stream_words`` per epoch)
   and a fingerprint of the encoded corpus (``corpus_words``, ``corpus_digest``),
-  plus ``notes`` the command line keeps (how to rerun it).
+  plus ``notes`` the command line keeps (how to rerun it), and for a run on a
+  cluster ``replicas``: each replica's parts (``[source, start, end]``, end null
+  for a whole file), ``jobs_done``, ``batches``, ``words`` and ``digest``, in
+  corpus order (``cluster_training``; empty for a run in one process).
 
 A batch's learning rate and random seed are functions of its index and the
 settings, so ``jobs_done`` is the whole scheduler and RNG state: resuming runs
@@ -53,8 +56,8 @@ from w2v.vocab import Vocab
 from w2v.weights import all_finite, weight_shapes
 
 FORMAT = "w2v-model"
-VERSION = 2  # 2: the losses' settings (tree, nce, sampled_softmax, softmax, self_norm) in ``config``
-READABLE_VERSIONS = (1, 2)  # version 1 files hold no loss settings beyond hs and negative: their defaults apply
+VERSION = 3  # 2: the losses' settings (tree, nce, ...) in ``config``; 3: sync_words, combine and ``replicas``
+READABLE_VERSIONS = (1, 2, 3)  # older files lack the later settings: their defaults apply
 CHECKPOINT_FILE = "checkpoint.npz"
 ARRAYS = ("syn0", "syn1", "syn1neg", "vocab_words", "vocab_offsets", "vocab_counts", "epoch_loss", "epoch_examples")
 
@@ -76,6 +79,7 @@ class TrainState:
     corpus_words: int = 0  # corpus tokens per epoch (rare words included)
     corpus_digest: int = 0  # CRC-32 of the encoded corpus
     notes: dict = field(default_factory=dict)
+    replicas: list[dict] = field(default_factory=list)  # a cluster run's replicas (see the module's docstring)
 
     def save(self, path: str) -> None:
         """Write the archive atomically (beside ``path``, then renamed over it, so the
@@ -146,6 +150,25 @@ class TrainState:
             raise ValueError(
                 f"jobs_done {self.jobs_done} is not within 0 to {self.batches} batches x {self.config.epochs} epochs"
             )
+        if self.replicas:
+            self.check_replicas()
+
+    def check_replicas(self) -> None:
+        """ValueError unless the replicas' jobs and batches add up to the run's, each within
+        its batches x epochs, and their parts are ``[source, start, end]`` triples."""
+        replicas = self.replicas
+        if (
+            sum(r["jobs_done"] for r in replicas) != self.jobs_done
+            or sum(r["batches"] for r in replicas) != self.batches
+        ):
+            raise ValueError("the replicas' jobs or batches do not add up to the run's")
+        for replica in replicas:
+            if not 0 <= replica["jobs_done"] <= replica["batches"] * self.config.epochs:
+                raise ValueError("a replica's jobs_done is out of range")
+            for part in replica["parts"]:
+                if not (isinstance(part, list) and len(part) == 3 and isinstance(part[0], str)
+                        and isinstance(part[1], int) and (part[2] is None or isinstance(part[2], int))):  # fmt: skip
+                    raise ValueError("a replica's part is not [source, start, end]")
 
 
 def load_word_vectors(path: str, limit: int | None = None) -> tuple[list[str], np.ndarray]:
@@ -176,13 +199,20 @@ def checked_archive(archive: zipfile.ZipFile, path: str) -> tuple[dict, TrainCon
     return meta, config
 
 
-META_FIELDS = ("jobs_done", "batches", "stream_words", "corpus_words", "corpus_digest", "notes")
+META_FIELDS = ("jobs_done", "batches", "stream_words", "corpus_words", "corpus_digest", "notes", "replicas")
+REPLICA_FIELDS = {"parts": list, "jobs_done": int, "batches": int, "words": int, "digest": int}
 
 
 def _meta_fields(meta: dict) -> dict:
-    values = {key: meta[key] for key in META_FIELDS}
-    if not isinstance(values["notes"], dict) or not all(isinstance(values[k], int) for k in META_FIELDS[:-1]):
+    values = {key: meta[key] for key in META_FIELDS[:-1]}
+    values["replicas"] = meta.get("replicas", [])
+    if not isinstance(values["notes"], dict) or not all(isinstance(values[k], int) for k in META_FIELDS[:-2]):
         raise ValueError("bad progress fields")
+    replicas = values["replicas"]
+    if not isinstance(replicas, list) or not all(
+        isinstance(r, dict) and all(isinstance(r.get(k), kind) for k, kind in REPLICA_FIELDS.items()) for r in replicas
+    ):
+        raise ValueError("bad replicas")
     return values
 
 

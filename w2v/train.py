@@ -128,10 +128,18 @@ def train(
     every = None if checkpoint_every is None else checkpoint_every * 60.0
     hooks = Hooks(progress, on_epoch_end, on_progress, checkpoint_seconds=every)
     outputs = Outputs(checkpoint, save_vocab, save_model, heldout, heldout_pairs)
+    if resume is not None and base is not None and bool(base.replicas) != (cluster is not None):
+        raise ConfigError(
+            f"{resume} was checkpointed on a cluster: resume it with cluster=ADDRESS (--cluster)"
+            if cluster is None
+            else f"{resume} was checkpointed in one process: resume it without a cluster"
+        )
     if cluster is not None:
-        threads = settings.get("threads")
-        return train_on(cluster, corpus, config, lambda vocab: build_model(vocab, config, base), choose, hooks, outputs,
-                        threads, notes or {}, start)  # fmt: skip
+        from w2v.cluster_training import ClusterPlan
+
+        resumed = base if resume is not None else None
+        plan = ClusterPlan(choose, lambda vocab: build_model(vocab, config, base), resumed, notes=notes or {})
+        return train_on(cluster, corpus, config, plan, hooks, outputs, settings.get("threads"), start)
     with (
         compiling_noted(progress) as compiling,
         checkpoint_folder(checkpoint),
@@ -162,12 +170,11 @@ class Outputs:
     heldout_pairs: int | None
 
 
-def train_on(
-    address: str, corpus, config: TrainConfig, weights: Callable[[Vocab], Model], choose: VocabChooser,
-    hooks: Hooks, outputs: Outputs, threads: int | None, notes: dict, start: float,
-) -> Vectors:  # fmt: skip
-    """``train`` on the cluster at ``address`` (``cluster_training.train_on_cluster``),
-    each worker training with ``threads`` threads (None: the cluster's default)."""
+def train_on(address: str, corpus, config: TrainConfig, plan, hooks: Hooks, outputs: Outputs,
+             threads: int | None, start: float) -> Vectors:  # fmt: skip
+    """``train`` on the cluster at ``address`` (``cluster_training.train_on_cluster``
+    with ``plan``, a ``ClusterPlan``), each worker training with ``threads`` threads
+    (None: the cluster's default)."""
     from w2v.cluster import connect
     from w2v.cluster_training import train_on_cluster
 
@@ -175,28 +182,24 @@ def train_on(
     sources = [source for source in listed or [] if isinstance(source, str)]
     if not listed or len(sources) < len(listed):
         raise ConfigError("a cluster's workers read the corpus themselves: give files or URLs, not sentences")
-    if outputs.heldout is not None or outputs.checkpoint is not None:
-        raise ConfigError("heldout and checkpoint do not work with a cluster yet: train without them")
-    with connect(address, threads) as cluster:
+    if outputs.heldout is not None:
+        raise ConfigError("heldout does not work with a cluster: score the saved model with w2v score")
+    with checkpoint_folder(outputs.checkpoint), connect(address, threads) as cluster:
         config = dataclasses.replace(config, threads=cluster.threads)
-        result = train_on_cluster(cluster, sources, config, choose, weights, hooks)
-    syn0, syn1, syn1neg = (result.weights[name] for name in ("syn0", "syn1", "syn1neg"))
+        plan.checkpoint = outputs.checkpoint
+        result = train_on_cluster(cluster, sources, config, plan, hooks)
+    state = result.state
     if outputs.save_vocab is not None:
-        result.vocab.save(outputs.save_vocab)
+        state.vocab.save(outputs.save_vocab)
     if outputs.save_model is not None:
-        examples = np.asarray(result.epoch_examples, dtype=np.int64)
-        losses = np.nan_to_num(np.asarray(result.epoch_loss) * examples)
-        batches = result.batches
-        state = TrainState(config, result.vocab, syn0, syn1, syn1neg, losses, examples, batches * config.epochs,
-                           batches, result.train_words // config.epochs, result.corpus_words, 0, notes)  # fmt: skip
         state.save(outputs.save_model)
     report = TrainReport(
-        vocab_size=len(result.vocab), corpus_words=result.corpus_words, train_words=result.train_words,
+        vocab_size=len(state.vocab), corpus_words=state.corpus_words, train_words=sum(r.words for r in result.rounds),
         seconds=time.perf_counter() - start, train_seconds=sum(r.seconds for r in result.rounds),
         epoch_loss=result.epoch_loss, rounds=[r.to_dict() for r in result.rounds], workers_lost=result.replaced,
     )  # fmt: skip
     report.prepare_seconds = report.seconds - report.train_seconds
-    return Vectors([decode_word(w) for w in result.vocab.words], syn0, report)
+    return Vectors([decode_word(w) for w in state.vocab.words], state.syn0, report)
 
 
 def run_training(run: "Run", hooks: Hooks, outputs: Outputs, workdir: str) -> tuple[TrainReport, np.ndarray]:

@@ -200,6 +200,26 @@ def count_here_or_there(sources: list[str], prune_at: int, cluster: str | None, 
         return count_on_cluster(joined, counting_parts(joined, sources), prune_at, show)
 
 
+def phrases_on_cluster(address: str, corpus: list[str], output: str, settings: dict, passes: int, prune_at: int,
+                       apply_phrases: str | None, quiet: bool):  # fmt: skip
+    """``w2v phrases --cluster``: learn (or load) the table and write the folder ``output``
+    on the cluster at ``address``; the table and what was written."""
+    from w2v.cluster import connect
+    from w2v.cluster_phrases import check_new_folder, learn_on_cluster, phrase_parts, write_on_cluster
+    from w2v.phrases import PhraseTable, new_table
+
+    if output == "-":
+        raise W2VError("w2v phrases --cluster writes a folder of parts: give -o FOLDER, not -")
+    check_new_folder(output)
+    table = PhraseTable.load(apply_phrases) if apply_phrases else new_table(**settings, passes=passes)
+    sources = corpus_sources(corpus, [output])
+    with connect(address, None) as cluster:
+        parts = phrase_parts(cluster, sources)
+        if not apply_phrases:
+            learn_on_cluster(cluster, parts, table, passes, prune_at, not quiet)
+        return table, write_on_cluster(cluster, parts, table, output, not quiet)
+
+
 @cli.command(context_settings=CONTEXT)
 @vectors_options
 @click.option("-k", "--classes", "k", type=click.IntRange(min=1), required=True, help="Number of classes.")
@@ -287,6 +307,12 @@ def classes(vectors_path, fmt, limit, k, output, init, iterations, seed, order, 
 )
 @click.option("--save-phrases", type=click.Path(dir_okay=False), default=None, help="Also write the phrase table.")
 @click.option(
+    "--cluster",
+    default=None,
+    metavar="ADDRESS",
+    help="Count and write on a Dask cluster (local:N, tcp://HOST:PORT, a scheduler file); -o is then a new folder of parts.",
+)
+@click.option(
     "--apply-phrases",
     type=click.Path(dir_okay=False),
     default=None,
@@ -294,7 +320,18 @@ def classes(vectors_path, fmt, limit, k, output, init, iterations, seed, order, 
 )
 @click.option("-q", "--quiet", is_flag=True, default=False, help="No progress bar, no summary line.")
 def phrases(
-    corpus, output, min_count, threshold, scoring, passes, delimiter, prune_at, save_phrases, apply_phrases, quiet
+    corpus,
+    output,
+    min_count,
+    threshold,
+    scoring,
+    passes,
+    delimiter,
+    prune_at,
+    save_phrases,
+    cluster,
+    apply_phrases,
+    quiet,
 ):
     """Detect phrases (frequent bigrams) in CORPUS and write it with them joined (word2phrase).
 
@@ -304,7 +341,7 @@ def phrases(
     from w2v.phrases import PhraseTable, check_npmi_threshold, learn_phrases, spooled_streams, write_phrased
     from w2v.progress import Steps, reading
 
-    if output != "-":
+    if output != "-" and cluster is None:
         check_writable(output)
     if save_phrases is not None:
         check_writable(save_phrases)
@@ -320,23 +357,31 @@ def phrases(
             check_npmi_threshold(scoring, threshold)
         except ConfigError as err:  # a usage error, reported before the corpus is read
             raise click.BadParameter(str(err), param_hint="--threshold") from None
-    with spooled_streams(corpus_sources(list(corpus), [output, save_phrases])) as sources, Steps(not quiet) as steps:
-        if apply_phrases:
-            table = PhraseTable.load(apply_phrases)
-        else:
-            table = learn_phrases(
-                sources,
-                min_count=min_count,
-                threshold=threshold,
-                scoring=scoring,
-                passes=passes,
-                delimiter=delimiter,
-                prune_at=prune_at,
-                on_read=lambda done, status: reading(steps, f"phrases, pass {done}/{passes}")(status),
-            )
+    settings = {"min_count": min_count, "threshold": threshold, "scoring": scoring, "delimiter": delimiter}
+    if cluster is not None:
+        table, written = phrases_on_cluster(
+            cluster, list(corpus), output, settings, passes, prune_at, apply_phrases, quiet
+        )
         if save_phrases:
             table.save(save_phrases)
-        written = write_phrased(sources, table, output, on_read=reading(steps, "writing"))
+    else:
+        with (
+            spooled_streams(corpus_sources(list(corpus), [output, save_phrases])) as sources,
+            Steps(not quiet) as steps,
+        ):
+            if apply_phrases:
+                table = PhraseTable.load(apply_phrases)
+            else:
+                table = learn_phrases(
+                    sources,
+                    **settings,
+                    passes=passes,
+                    prune_at=prune_at,
+                    on_read=lambda done, status: reading(steps, f"phrases, pass {done}/{passes}")(status),
+                )
+            if save_phrases:
+                table.save(save_phrases)
+            written = write_phrased(sources, table, output, on_read=reading(steps, "writing"))
     if not quiet:
         found = "; ".join(f"pass {p}: {plural(len(t), 'phrase')}" for p, t in enumerate(table.passes, 1))
         click.echo(

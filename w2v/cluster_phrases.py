@@ -1,0 +1,67 @@
+"""Phrases on a Dask cluster: pairs counted on the workers, the corpus written by them as a folder of parts.
+
+The corpus is cut into parts at line ends (``parts.split_sources(lines=True)``:
+phrases are counted and joined within lines, so every line stays whole and the
+counts, the phrases and the joined text are those of one process). Each pass
+counts words and pairs of each part on a worker with the joins of the passes
+before (``phrases.part_pairs``), merged in a tree as the vocabulary's counts are
+(``cluster_counting.merged_on_cluster``); the client scores the merged counts.
+Then each worker writes its parts with the phrases joined, one file per part
+(``part-00000.txt``, ...), into a folder beside the output that becomes the output
+once every part is written: read in name order, the folder is the corpus one
+process would have written, and ``w2v train`` reads a folder as a corpus.
+"""
+
+import os
+import shutil
+import tempfile
+
+from w2v.cluster import Cluster, check_sources
+from w2v.cluster_counting import PARTS_PER_WORKER, merged_on_cluster
+from w2v.errors import ConfigError
+from w2v.parts import Part, split_sources
+from w2v.phrases import PhraseTable, WriteReport, part_pairs, write_phrased
+from w2v.progress import progress_bar
+
+
+def phrase_parts(cluster: Cluster, sources: list[str]) -> list[Part]:
+    """The parts (whole lines) the workers read ``sources`` in."""
+    check_sources(cluster, sources)
+    return split_sources(sources, PARTS_PER_WORKER * len(cluster.workers()), lines=True)
+
+
+def learn_on_cluster(cluster: Cluster, parts: list[Part], table: PhraseTable, passes: int, prune_at: int,
+                     show: bool) -> PhraseTable:  # fmt: skip
+    """Fill the empty ``table`` (``phrases.new_table``) with ``passes`` passes over ``parts``."""
+    for _ in range(passes):
+        table.add_pass(merged_on_cluster(cluster, parts, part_pairs, (table, prune_at), prune_at, show))
+    return table
+
+
+def check_new_folder(folder: str) -> None:
+    """ConfigError if ``folder`` (the output of ``write_on_cluster``) exists."""
+    if os.path.lexists(folder):
+        raise ConfigError(f"{folder} exists: w2v phrases --cluster writes a new folder of parts")
+
+
+def write_on_cluster(cluster: Cluster, parts: list[Part], table: PhraseTable, folder: str,
+                     show: bool) -> WriteReport:  # fmt: skip
+    """Write ``parts`` with ``table``'s phrases joined as the folder ``folder`` (which must
+    not exist), a file a part, each written by a worker; the totals of what they wrote."""
+    check_new_folder(folder)
+    parent = os.path.dirname(os.path.abspath(folder))
+    partial = tempfile.mkdtemp(prefix=f".{os.path.basename(folder)}.partial-", dir=parent)
+    try:
+        paths = [os.path.join(partial, f"part-{i:05d}.txt") for i in range(len(parts))]
+        written = cluster.client.map(write_phrased, parts, [table] * len(parts), paths, pure=False)
+        bar = progress_bar("writing", len(parts), "parts", show)
+        reports = []
+        for done, future in enumerate(written, 1):
+            reports.append(future.result())
+            bar.update(done)
+        bar.close(True)
+        os.rename(partial, folder)
+    except BaseException:
+        shutil.rmtree(partial, ignore_errors=True)
+        raise
+    return WriteReport(*(sum(getattr(r, name) for r in reports) for name in ("tokens_in", "tokens_out", "lines")))
