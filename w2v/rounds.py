@@ -23,9 +23,12 @@ new rows v_kr (k in M_r, those that moved it):
 
 - ``mean``:  w_r + sum_k (v_kr - w_r) / N    (the mean of all N replicas' weights)
 - ``sum``:   w_r + sum_k (v_kr - w_r)        (every replica's change, added)
-- ``moved``: w_r + sum_k (v_kr - w_r) / |M_r| (the mean of the replicas that moved the row)
+- ``adaptive``: w_r + c_r sum_k (v_kr - w_r), c_r = min(1, sum_k |v_kr - w_r|^2 / |sum_k (v_kr - w_r)|^2):
+  replicas that moved a row the same way (towards the same optimum) are averaged,
+  replicas that moved it independently (orthogonal changes) are added
 
-computed in float64. With one replica all three give v_r, bit for bit.
+computed in float64. With one replica all three give v_r, bit for bit. ``auto``
+(the default) is ``sum`` up to two replicas and ``mean`` beyond (``combine_rule``).
 """
 
 import tempfile
@@ -36,6 +39,7 @@ import numpy as np
 
 from w2v.config import TrainConfig
 from w2v.idstream import encode_corpus, evenly_spaced
+from w2v.jit import jit_kernel
 from w2v.parts import Part
 from w2v.vocab import Vocab
 from w2v.weights import Model
@@ -94,15 +98,66 @@ def combine(weights: dict[str, np.ndarray], reports: list[Changes], replicas: in
         for low in range(0, len(union), COMBINE_ROWS):
             rows = union[low : low + COMBINE_ROWS]
             change = np.zeros((len(rows), matrix.shape[1]), dtype=np.float64)
+            squares = np.zeros(len(rows), dtype=np.float64)  # sum over replicas of |change|^2, per row
             for index, report in zip(indices, reports, strict=True):
                 inside = slice(np.searchsorted(index, rows[0]), np.searchsorted(index, rows[-1], side="right"))
                 at = np.searchsorted(rows, index[inside])
-                change[at] += report[name].values[inside].astype(np.float64) - matrix[index[inside]]
-            divisor = {"mean": float(replicas), "sum": 1.0}.get(how)
-            divided = change / (movers[rows, None] if divisor is None else divisor)
-            matrix[rows] = (matrix[rows] + divided).astype(np.float32)
+                add_changes(matrix, index[inside], report[name].values[inside], at, change, squares)
+            apply_changes(matrix, rows, change, row_scale(how, change, squares, replicas))
         update[name] = Rows.of(matrix, union)
     return update
+
+
+@jit_kernel
+def add_changes(matrix, rows, values, at, change, squares):
+    """Add one replica's change of K rows: for each i, with d = values[i] - matrix[rows[i]]
+    in float64, change[at[i]] += d and squares[at[i]] += |d|^2. ``matrix`` (V, D) float32,
+    ``rows`` (K,) int64, ``values`` (K, D) float32, ``at`` (K,) int64, ``change`` (R, D)
+    and ``squares`` (R,) float64."""
+    for i in range(len(rows)):
+        row, slot = rows[i], at[i]
+        total = 0.0
+        for column in range(matrix.shape[1]):
+            moved = np.float64(values[i, column]) - np.float64(matrix[row, column])
+            change[slot, column] += moved
+            total += moved * moved
+        squares[slot] += total
+
+
+@jit_kernel
+def apply_changes(matrix, rows, change, scale):
+    """matrix[rows[j]] = float32(matrix[rows[j]] + scale[j] change[j]) for each j, in float64.
+    ``scale`` (R,) float64."""
+    for j in range(len(rows)):
+        row = rows[j]
+        for column in range(matrix.shape[1]):
+            matrix[row, column] = np.float32(np.float64(matrix[row, column]) + scale[j] * change[j, column])
+
+
+SUM_UP_TO = 2  # ``auto``: replicas whose changes are added; more are averaged
+
+
+def combine_rule(how: str, replicas: int) -> str:
+    """The rule ``combine`` applies: ``how``, or for ``auto`` ``sum`` up to ``SUM_UP_TO``
+    replicas and ``mean`` beyond. Chosen by held-out loss (docs/distributed.md): with
+    two replicas the sum is as good as one process; with four or more it diverges,
+    since each replica's change of a frequent word's row is already most of the way
+    to where the round's text pulls it, and N of them overshoot."""
+    if how != "auto":
+        return how
+    return "sum" if replicas <= SUM_UP_TO else "mean"
+
+
+def row_scale(how: str, change: np.ndarray, squares: np.ndarray, replicas: int) -> np.ndarray:
+    """The factor (K,) float64 that turns the summed change of K rows into the combined
+    one: 1 (``sum``), 1/N (``mean``), or for ``adaptive`` min(1, sum_k |d_k|^2 /
+    |sum_k d_k|^2) (N parallel changes: 1/N; orthogonal ones: 1)."""
+    if how == "sum":
+        return np.ones(len(change))
+    if how == "mean":
+        return np.full(len(change), 1.0 / replicas)
+    summed = np.einsum("ij,ij->i", change, change)
+    return np.minimum(np.divide(squares, summed, out=np.ones_like(squares), where=summed > 0), 1.0)
 
 
 @dataclass
@@ -189,10 +244,13 @@ class Replica:
 
     def take(self, update: Changes) -> None:
         """Set the rows of the last combining (``combine``'s result)."""
+        weights = self.weights()
         for name, rows in update.items():
-            index = rows.indices(len(self.snapshot[name]))
-            self.weights()[name][index] = rows.values
-            self.snapshot[name][index] = rows.values
+            for matrix in (weights[name], self.snapshot[name]):
+                if rows.rows is None:
+                    matrix[:] = rows.values
+                else:
+                    matrix[rows.rows] = rows.values
 
     def train_round(self, update: Changes | None, done: int, active: int, words: int) -> RoundResult:
         """Take ``update``, then train the next jobs of about ``words`` words, from global
@@ -315,7 +373,7 @@ class Ledger:
         words = sum(result.words for result in results.values())
         self.trained += words
         reports = [result.changes for result in results.values()]
-        update = combine(self.weights, reports, len(self.sizes), self.config.combine)
+        update = combine(self.weights, reports, len(self.sizes), combine_rule(self.config.combine, len(self.sizes)))
         compute = max((result.seconds for result in results.values()), default=0.0)
         received = sum(result.nbytes for result in results.values())
         self.log.append(

@@ -209,16 +209,16 @@ def rerun_recipe(ctx: click.Context) -> dict:
 @click.option(
     "--sync-words",
     type=int,
-    default=1_000_000,
+    default=50_000,
     show_default=True,
     help="--cluster: words each worker trains between two combinings of the weights.",
 )
 @click.option(
     "--combine",
-    type=click.Choice(["mean", "sum", "moved"]),
-    default="mean",
+    type=click.Choice(["auto", "sum", "mean", "adaptive"]),
+    default="auto",
     show_default=True,
-    help="--cluster: combine the workers' changes by their mean, their sum, or the mean of those that moved a row.",
+    help="--cluster: add the workers' changes, average them, or average those that agree (auto: sum for 2 workers, mean for more).",
 )
 @click.option(
     "--seed", type=int, default=1, show_default=True, help="Random seed; with --threads 1 runs are reproducible."
