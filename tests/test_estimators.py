@@ -17,7 +17,7 @@ from w2v import kernels
 from w2v.config import TrainConfig
 from w2v.errors import ConfigError
 from w2v.scoring import path_log_probs, score_model
-from w2v.state import TrainState
+from w2v.state import VERSION, TrainState
 from w2v.vocab import Vocab, balanced_codes
 from w2v.weights import Tables, path_tables
 
@@ -239,9 +239,10 @@ def test_nce_approaches_the_true_distribution_as_k_grows(tmp_path):
     assert means[2] < 0.75 * means[0], means
 
 
-def test_model_files_of_version_1_load_and_unknown_versions_are_refused(tmp_path):
-    """Version 2 files store the losses' settings; a version 1 file (hs and negative
-    only) loads with their defaults; a newer version is one clear error."""
+def test_model_files_of_older_versions_load_and_unknown_versions_are_refused(tmp_path):
+    """Version 2 files store the losses' settings, version 3 the cluster's; a version 1
+    file (hs and negative only) and a version 2 file load with the defaults of what they
+    lack; a newer version is one clear error."""
     import json
     import zipfile
 
@@ -265,5 +266,7 @@ def test_model_files_of_version_1_load_and_unknown_versions_are_refused(tmp_path
 
     old = TrainState.load(with_version(1, drop=("tree", "nce", "sampled_softmax", "softmax", "self_norm")))
     assert old.config.tree == "huffman" and old.config.output_loss == "ns"
-    with pytest.raises(FormatError, match="version 3 is not supported"):
-        TrainState.load(with_version(3))
+    before_cluster = TrainState.load(with_version(2, drop=("sync_words", "combine")))
+    assert before_cluster.config.sync_words == 50_000 and before_cluster.config.combine == "auto"
+    with pytest.raises(FormatError, match=f"version {VERSION + 1} is not supported"):
+        TrainState.load(with_version(VERSION + 1))
