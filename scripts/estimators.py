@@ -201,16 +201,24 @@ def draw(results: dict, picture: Path) -> None:
     figure.savefig(picture, dpi=110)
 
 
+def study_parser(description: str, results: Path) -> argparse.ArgumentParser:
+    """The options every study script of the benchmark corpus shares: ``--corpus``,
+    ``--results`` (its JSON, ``results`` by default), ``--work`` (where the split
+    corpus and the runs' files go) and ``--render``."""
+    parser = argparse.ArgumentParser(description=description)
+    parser.add_argument("--corpus", type=Path, default=CORPUS, help="the text to split into training and held-out")
+    parser.add_argument("--results", type=Path, default=results, help="the JSON of the runs")
+    parser.add_argument("--work", type=Path, default=Path(os.environ.get("TMPDIR", "/tmp")) / "w2v-estimators")
+    parser.add_argument("--render", action="store_true", help="print the tables (and draw the plots) from the JSON")
+    return parser
+
+
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser = study_parser(__doc__.split("\n\n")[0], RESULTS)
     parser.add_argument("--table", choices=list(TABLES), help="train and score this table's runs")
     parser.add_argument("--models", default=",".join(MODELS), help="comma-separated: skipgram, cbow")
     parser.add_argument("--losses", default="", help="comma-separated loss names of the table (default: all)")
-    parser.add_argument("--corpus", type=Path, default=CORPUS, help="the text to split into training and held-out")
-    parser.add_argument("--results", type=Path, default=RESULTS, help="the JSON of the runs")
     parser.add_argument("--plot", type=Path, default=PLOT, help="the picture --render draws")
-    parser.add_argument("--work", type=Path, default=Path(os.environ.get("TMPDIR", "/tmp")) / "w2v-estimators")
-    parser.add_argument("--render", action="store_true", help="print the tables and draw the plot")
     args = parser.parse_args()
     if args.table:
         args.work.mkdir(parents=True, exist_ok=True)
