@@ -1,0 +1,206 @@
+"""Training on a cluster against one process, on this machine: docs/distributed.md's measured table.
+
+    python scripts/cluster_bench.py --run        # quality: 3 seeds x 2 models x 3 ways (about 70 min on 2 cores)
+    python scripts/cluster_bench.py --speed      # words/s: 1 epoch of each way, in turn, 2 rounds (12 min, alone)
+    python scripts/cluster_bench.py --render     # the markdown tables from the JSON
+
+On the benchmark corpus less its last 2 MB (``scripts/estimators.py`` splits it), with
+skip-gram and CBOW with negative sampling (dim 100, window 5, sample 1e-4), four ways
+of using the machine's 2 cores:
+
+- ``one process``: ``--threads 2``;
+- ``local:2``: ``--cluster local:2 --threads 1``, two worker processes of one thread;
+- ``local:1``: ``--cluster local:1 --threads 2``, one worker of two threads: against
+  ``one process``, the price of Dask and of the rounds themselves;
+- ``local:2, 500k a round``: ``local:2`` with ``--sync-words 500000``, ten times the
+  default: what longer rounds gain in speed and cost in quality.
+
+``--run`` trains all but ``local:1`` for 5 epochs with each seed and scores them by ``w2v
+eval`` and ``w2v score`` (held-out bits per word on the last 2 MB): quality does not
+depend on what else the machine runs. ``--speed`` trains one epoch of each of the
+four, in turn, ``SPEED_ROUNDS`` times: run it alone. Words/s count training alone
+(rounds included; not counting the corpus nor starting the workers), as ``w2v
+train`` reports it. ``--render`` also prints the cost model's table (``cost_model``)
+from the measured figures. Results go to ``docs/distributed.json``, run by run. Not a
+test and not run in CI.
+"""
+
+import argparse
+import json
+import statistics
+import sys
+from pathlib import Path
+
+from estimators import ROOT, SCORE_PAIRS, split_corpus, study_parser, w2v_json
+
+RESULTS = ROOT / "docs/distributed.json"
+SETTINGS = {"dim": 100, "window": 5, "sample": 1e-4, "epochs": 5, "negative": 5}
+WAYS = {  # name: w2v.train settings
+    "one process": {"threads": 2},
+    "local:2": {"cluster": "local:2", "threads": 1},
+    "local:1": {"cluster": "local:1", "threads": 2},
+    "local:2, 500k a round": {"cluster": "local:2", "threads": 1, "sync_words": 500_000},
+}
+MODELS = ("skipgram", "cbow")
+QUALITY_WAYS = ("one process", "local:2", "local:2, 500k a round")
+SPEED_ROUNDS = 2
+TOKENS = 10e9  # the cost model's corpus
+MACHINES = (8, 32, 128)
+BANDWIDTH = 10e9 / 8  # bytes/s: 10 Gbit/s
+SIZES = {"benchmark": None, "V = 1M, d = 300": (1_000_000, 300)}  # None: the measured vocabulary and dim
+
+
+def train_and_score(corpus: Path, heldout: Path, model: str, way: dict, seed: int, work: Path) -> dict:
+    """One run: train, score and evaluate; its record."""
+    import w2v
+
+    model_file, vectors_file = work / "model.npz", work / "vectors.bin"
+    vectors = w2v.train(str(corpus), model=model, seed=seed, save_model=str(model_file), **{**SETTINGS, **way})
+    vectors.save(vectors_file)
+    report = vectors.report
+    score = w2v_json("score", str(model_file), str(heldout), "--max-pairs", str(SCORE_PAIRS))
+    evaluation = w2v_json("eval", "-v", str(vectors_file))
+    rounds = report.rounds
+    return {
+        "vocab": len(vectors),
+        "train_words": report.train_words,
+        "train_seconds": report.train_seconds,
+        "words_per_s": report.words_per_second,
+        "seconds": report.seconds,
+        "rounds": len(rounds),
+        "bytes_per_round": statistics.fmean([r["bytes_out"] + r["bytes_in"] for r in rounds]) if rounds else 0,
+        "compute_share": sum(r["compute_seconds"] for r in rounds) / report.train_seconds if rounds else 1.0,
+        "round_seconds": statistics.fmean([r["seconds"] for r in rounds]) if rounds else 0,
+        "analogy": evaluation["analogies"][0]["accuracy"],
+        "ws353": evaluation["similarity"][0]["spearman"],
+        "bits_per_word": score["bits_per_word"],
+    }
+
+
+def run_all(args: argparse.Namespace) -> None:
+    """The quality runs not yet in the results: 5 epochs, each seed, model and way of ``QUALITY_WAYS``."""
+    paths = split_corpus(args.corpus, args.work)
+    results = json.loads(args.results.read_text()) if args.results.exists() else {}
+    for seed in args.seeds:
+        for model in MODELS:
+            for name in QUALITY_WAYS:
+                key = f"{model}/{name}/seed {seed}"
+                if key in results:
+                    continue
+                print(f"{key} ...", file=sys.stderr, flush=True)
+                results[key] = train_and_score(paths["train"], paths["heldout"], model, WAYS[name], seed, args.work)
+                args.results.write_text(json.dumps(results, indent=1) + "\n")
+
+
+def run_speed(args: argparse.Namespace) -> None:
+    """One epoch of each way and model, in turn, ``SPEED_ROUNDS`` times (replacing earlier ones)."""
+    import w2v
+
+    paths = split_corpus(args.corpus, args.work)
+    results = json.loads(args.results.read_text()) if args.results.exists() else {}
+    for turn in range(SPEED_ROUNDS):
+        for model in MODELS:
+            for name, way in WAYS.items():
+                vectors = w2v.train(str(paths["train"]), model=model, seed=1, **{**SETTINGS, "epochs": 1, **way})
+                report = vectors.report
+                rounds = report.rounds
+                results[f"speed/{model}/{name}/{turn}"] = {
+                    "words_per_s": report.words_per_second,
+                    "rounds": len(rounds),
+                    "bytes_per_round": statistics.fmean([r["bytes_out"] + r["bytes_in"] for r in rounds])
+                    if rounds
+                    else 0,
+                    "compute_share": sum(r["compute_seconds"] for r in rounds) / report.train_seconds
+                    if rounds
+                    else 1.0,
+                }
+                print(f"{model} {name}: {report.words_per_second:,.0f} words/s", file=sys.stderr, flush=True)
+                args.results.write_text(json.dumps(results, indent=1) + "\n")
+
+
+def mean_of(runs: list[dict], field: str) -> float:
+    return statistics.fmean(run[field] for run in runs)
+
+
+def render_measured(results: dict) -> str:
+    """Quality: means over seeds per model and way (5 epochs). Speed: the median of the
+    one-epoch runs, and its ratio to one process'."""
+    lines = [
+        "| model | run | seeds | analogy % | WS-353 | bits/word | words/s (1 epoch) | vs one process | MiB a round |"
+        " computing |",
+        "|---|---|---|---|---|---|---|---|---|---|",
+    ]
+    for model in MODELS:
+        fast = [run["words_per_s"] for key, run in results.items() if key.startswith(f"speed/{model}/one process/")]
+        for name in WAYS:
+            runs = [run for key, run in results.items() if key.startswith(f"{model}/{name}/")]
+            speed = [run for key, run in results.items() if key.startswith(f"speed/{model}/{name}/")]
+            quality = ["-"] * 3
+            if runs:
+                quality = [f"{100 * mean_of(runs, 'analogy'):.1f}", f"{mean_of(runs, 'ws353'):.3f}",
+                           f"{mean_of(runs, 'bits_per_word'):.3f}"]  # fmt: skip
+            pace = ["-"] * 4
+            if speed and fast:
+                words = statistics.median(run["words_per_s"] for run in speed)
+                pace = [f"{words / 1e3:,.0f}k", f"{words / statistics.median(fast):.2f}x",
+                        f"{mean_of(speed, 'bytes_per_round') / 2**20:,.0f}",
+                        f"{100 * mean_of(speed, 'compute_share'):.0f}%"]  # fmt: skip
+            lines.append(f"| {model} | {name} | {len(runs)} | " + " | ".join(quality + pace) + " |")
+    return "\n".join(lines)
+
+
+def cost_model(results: dict, sync_words: int) -> str:
+    """Time per round = compute + bytes moved / bandwidth, projected to ``MACHINES``
+    machines for a ``TOKENS`` corpus.
+
+    A worker trains ``sync_words`` words a round at the measured one-thread words/s
+    of ``local:2`` times its cores (C = 16, a machine's); it sends the rows it moved and
+    receives the rows anyone moved, about all 2 V d 4 bytes of syn0 and the output
+    vectors once ``sync_words`` is large next to V. Through the client (a star), the
+    client moves 2 N of those a round over one link; through a tree reduction, each
+    link moves 2 log2(N) of them. Epochs: 5."""
+    runs = [run for key, run in results.items() if key.startswith("speed/skipgram/local:2/")]
+    vocab = next((run["vocab"] for key, run in results.items() if key.startswith("skipgram/")), 0)
+    if not runs or not vocab:
+        return ""
+    per_core = statistics.median(run["words_per_s"] / run["compute_share"] for run in runs) / 2  # 2 one-thread workers
+    lines = [
+        "| sizes | machines | compute s a round | star: transfer s | star: efficiency | tree: transfer s |"
+        " tree: efficiency | hours, tree |",
+        "|---|---|---|---|---|---|---|---|",
+    ]
+    for label, size in SIZES.items():
+        words, dim = size or (vocab, SETTINGS["dim"])
+        nbytes = 2 * words * dim * 4
+        compute = sync_words / (per_core * 16)
+        for machines in MACHINES:
+            star = 2 * machines * nbytes / BANDWIDTH
+            tree = 2 * (machines - 1).bit_length() * nbytes / BANDWIDTH  # ceil(log2 N) levels
+            rounds = 5 * TOKENS / (sync_words * machines)
+            hours = rounds * (compute + tree) / 3600
+            lines.append(
+                f"| {label} | {machines} | {compute:.2f} | {star:.2f} | {compute / (compute + star):.0%} |"
+                f" {tree:.2f} | {compute / (compute + tree):.0%} | {hours:.1f} |"
+            )
+    return "\n".join(lines)
+
+
+def main() -> None:
+    parser = study_parser(__doc__.split("\n\n")[0], RESULTS)
+    parser.add_argument("--run", action="store_true", help="train and score the runs not yet done")
+    parser.add_argument("--speed", action="store_true", help="time one epoch of each way (run alone)")
+    parser.add_argument("--seeds", type=lambda t: [int(v) for v in t.split(",")], default=[1, 2, 3])
+    parser.add_argument("--sync-words", type=int, default=1_000_000, help="the cost model's words a worker a round")
+    args = parser.parse_args()
+    if args.run:
+        args.work.mkdir(parents=True, exist_ok=True)
+        run_all(args)
+    if args.speed:
+        run_speed(args)
+    if args.render:
+        results = json.loads(args.results.read_text())
+        print(render_measured(results) + "\n\n" + cost_model(results, args.sync_words))
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,183 @@
+"""Quality as a cluster grows, simulated on one machine: docs/distributed.md's simulation table.
+
+    python scripts/simulate_cluster.py --run       # skip-gram: the grid below (about 40 min on 2 cores)
+    python scripts/simulate_cluster.py --run --workers 2 --sync-words 50000,100000 --combine sum
+    python scripts/simulate_cluster.py --run --models cbow --sync-words 50000 --combine auto
+    python scripts/simulate_cluster.py --render    # the markdown table from the JSON
+
+A run of N workers is simulated by N replicas (``w2v.rounds.Replica``) in one process,
+trained round by round in turn and combined by the same ``Ledger.record`` and
+``rounds.combine`` that ``w2v train --cluster`` uses, each replica on its own contiguous
+parts of the corpus (``parts.split_sources``, ``cluster_training.groups_of``). Only the
+replicas' order in time differs from a cluster, where they train at once: every
+replica of a round starts from the same weights either way.
+
+The training text is the first ``SIM_BYTES`` of the benchmark corpus' training split
+(``scripts/estimators.py`` splits it: its last 2 MB are the held-out text), so that the
+grid fits in under an hour. Each run: skip-gram or CBOW with negative sampling, 2
+threads, dim 100, window 5, sample 1e-4, ``EPOCHS`` epochs; scored by ``w2v score``
+(held-out bits per word) and ``w2v eval`` (analogies, WordSim-353). The grid: N = 1
+(the single-process run: rounds change nothing), and the N > 1 of ``WORKERS`` x ``SYNC_WORDS``
+x ``COMBINE``. Results go to ``docs/distributed-simulation.json``, run by run; a run
+already there is not redone. Not a test and not run in CI.
+"""
+
+import argparse
+import json
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+import numpy as np
+from estimators import ROOT, SCORE_PAIRS, cut_at_space, split_corpus, study_parser, w2v_json
+
+from w2v.cluster_training import groups_of
+from w2v.config import TrainConfig
+from w2v.counting import count_table
+from w2v.errors import DivergedError
+from w2v.formats import decode_word
+from w2v.parts import split_sources
+from w2v.rounds import Ledger, Replica
+from w2v.state import TrainState
+from w2v.vectors import Vectors
+from w2v.vocab import Vocab
+from w2v.weights import Model
+
+RESULTS = ROOT / "docs/distributed-simulation.json"
+SIM_BYTES = 24_000_000
+EPOCHS = 3
+WORKERS = (1, 2, 4, 8, 16)
+SYNC_WORDS = (20_000, 200_000)
+COMBINE = ("sum", "mean", "adaptive")
+MODELS = ("skipgram", "cbow")
+SETTINGS = {"threads": 2, "dim": 100, "window": 5, "sample": 1e-4, "epochs": EPOCHS, "negative": 5}
+
+
+def simulate(corpus: Path, config: TrainConfig, workers: int, vocab: Vocab) -> tuple[dict, Ledger]:
+    """Train ``workers`` replicas of ``config`` on ``corpus`` in rounds, in turn; the
+    weights of record and the run's ledger."""
+    model = Model.build(vocab, config)
+    weights = {"syn0": model.syn0, "syn1": model.tables.syn1, "syn1neg": model.tables.syn1neg}
+    groups = groups_of(split_sources([str(corpus)], workers), workers)
+    replicas = [Replica(group, vocab, config, tuple(weights.values())) for group in groups]
+    ledger = Ledger(np.array([replica.size() for replica in replicas]), config, weights)
+    for k, replica in enumerate(replicas):
+        replica.place(ledger.placement(k))
+    update = None
+    while active := ledger.active():
+        started = time.perf_counter()
+        results = {k: replicas[k].train_round(update, ledger.trained, len(active), config.sync_words) for k in active}
+        update = ledger.record(update, results, started)
+    for replica in replicas:
+        replica.close()
+    return weights, ledger
+
+
+def run_one(corpus: Path, heldout: Path, config: TrainConfig, workers: int, vocab: Vocab, work: Path) -> dict:
+    """One simulated run, scored; its record."""
+    started = time.perf_counter()
+    try:
+        weights, ledger = simulate(corpus, config, workers, vocab)
+    except DivergedError as err:
+        return {"diverged": str(err)}
+    seconds = time.perf_counter() - started
+    losses = ledger.loss.copy()
+    state = TrainState(config, vocab, weights["syn0"], weights["syn1"], weights["syn1neg"], losses,
+                       ledger.examples.copy(), int(ledger.sizes[:, 0].sum()) * config.epochs,
+                       int(ledger.sizes[:, 0].sum()), int(ledger.sizes[:, 1].sum()))  # fmt: skip
+    model_file, vectors_file = work / "model.npz", work / "vectors.bin"
+    state.save(str(model_file))
+    Vectors([decode_word(word) for word in vocab.words], weights["syn0"]).save(vectors_file)
+    score = w2v_json("score", str(model_file), str(heldout), "--max-pairs", str(SCORE_PAIRS))
+    evaluation = w2v_json("eval", "-v", str(vectors_file))
+    rounds = ledger.log
+    return {
+        "seconds": seconds,
+        "rounds": len(rounds),
+        "bytes_per_round": float(np.mean([r.bytes_out + r.bytes_in for r in rounds])),
+        "final_loss": ledger.epoch_loss(config.epochs - 1),
+        "bits_per_word": score["bits_per_word"],
+        "analogy": evaluation["analogies"][0]["accuracy"],
+        "ws353": evaluation["similarity"][0]["spearman"],
+    }
+
+
+def grid(models: list[str], workers: list[int], syncs: list[int], combines: list[str]) -> list[tuple]:
+    """(model, N, sync words, combine) of every run: N = 1 once per model (its rounds
+    change nothing), then the grid of N > 1."""
+    runs = [(model, 1, syncs[-1], "mean") for model in models if 1 in workers]
+    runs += [(m, n, s, c) for m in models for n in workers if n > 1 for s in syncs for c in combines]
+    return runs
+
+
+def run_grid(args: argparse.Namespace) -> None:
+    """Every run of the grid not yet in the results file."""
+    paths = split_corpus(args.corpus, args.work)
+    corpus = args.work / "simulation.txt"
+    if not corpus.exists():
+        text = paths["train"].read_bytes()
+        corpus.write_bytes(text[: cut_at_space(text, SIM_BYTES)])
+    results = json.loads(args.results.read_text()) if args.results.exists() else {}
+    table = count_table([str(corpus)])
+    for model, workers, sync, combine in grid(args.models, args.workers, args.sync_words, args.combine):
+        key = f"{model}/N={workers}/sync={sync}/{combine}/seed={args.seed}"
+        if key in results:
+            continue
+        print(f"{key} ...", file=sys.stderr, flush=True)
+        config = TrainConfig(model=model, seed=args.seed, sync_words=sync, combine=combine, **SETTINGS).resolved()
+        vocab = Vocab.choose(table.words, table.counts, config.min_count, None)
+        with tempfile.TemporaryDirectory(dir=args.work) as work:
+            results[key] = run_one(corpus, paths["heldout"], config, workers, vocab, Path(work))
+        args.results.write_text(json.dumps(results, indent=1) + "\n")
+
+
+def table_order(key: str) -> tuple:
+    """Where the run ``key`` goes in the table: by model, N, sync words, then combining rule."""
+    model, workers, sync, combine, _seed = key.split("/")
+    rules = [*COMBINE, "auto"]
+    return MODELS.index(model), int(workers.removeprefix("N=")), int(sync.removeprefix("sync=")), rules.index(combine)
+
+
+def render(results: dict) -> str:
+    """The markdown table: a row per run, by model, N, sync words and combining."""
+    lines = [
+        "| model | N | sync words | combine | rounds | MiB a round | held-out bits/word | analogy % | WS-353 |",
+        "|---|---|---|---|---|---|---|---|---|",
+    ]
+    for key, run in sorted(results.items(), key=lambda item: table_order(item[0])):
+        model, workers, sync, combine, _seed = key.split("/")
+        workers, sync = workers.removeprefix("N="), int(sync.removeprefix("sync="))
+        sync_cell, combine_cell = ("-", "-") if workers == "1" else (f"{sync:,}", combine)
+        if "diverged" in run:
+            lines.append(f"| {model} | {workers} | {sync_cell} | {combine_cell} | diverged | | | | |")
+            continue
+        lines.append(
+            f"| {model} | {workers} | {sync_cell} | {combine_cell} | {run['rounds']} | "
+            f"{run['bytes_per_round'] / 2**20:,.1f} | {run['bits_per_word']:.4f} | "
+            f"{100 * run['analogy']:.1f} | {run['ws353']:.3f} |"
+        )
+    return "\n".join(lines)
+
+
+def main() -> None:
+    def numbers(text: str) -> list[int]:
+        return [int(value) for value in text.split(",")]
+
+    parser = study_parser(__doc__.split("\n\n")[0], RESULTS)
+    parser.add_argument("--run", action="store_true", help="train and score the runs not yet done")
+    parser.add_argument("--models", type=lambda t: t.split(","), default=["skipgram"], help=",".join(MODELS))
+    parser.add_argument("--workers", type=numbers, default=list(WORKERS), help="simulated cluster sizes N")
+    parser.add_argument("--sync-words", type=numbers, default=list(SYNC_WORDS))
+    parser.add_argument("--combine", type=lambda t: t.split(","), default=list(COMBINE))
+    parser.add_argument("--seed", type=int, default=1)
+    args = parser.parse_args()
+    if args.run:
+        args.work.mkdir(parents=True, exist_ok=True)
+        run_grid(args)
+    if args.render:
+        print(render(json.loads(args.results.read_text())))
+
+
+if __name__ == "__main__":
+    main()

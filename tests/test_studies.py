@@ -1,0 +1,121 @@
+"""The study scripts behind docs/parity.md's streams table and docs/distributed.md: the
+simulation of a cluster trains and combines like ``--cluster``, and each renders its
+table from results as documented."""
+
+import gzip
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+@pytest.fixture
+def scripts(monkeypatch):
+    monkeypatch.syspath_prepend(str(ROOT / "scripts"))
+
+
+@pytest.fixture
+def corpus(tmp_path: Path) -> Path:
+    """The first 400 KB of the sample corpus, as one plain file."""
+    with gzip.open(ROOT / "data/sample.txt.gz", "rb") as stream:
+        text = stream.read(400_000)
+    path = tmp_path / "sample.txt"
+    path.write_bytes(text[: text.rfind(b" ")])
+    return path
+
+
+def simulated(corpus: Path, workers: int, combine: str):
+    """The weights and ledger of a simulated run of ``workers`` replicas on ``corpus``."""
+    import simulate_cluster
+
+    from w2v.config import TrainConfig
+    from w2v.counting import count_table
+    from w2v.vocab import Vocab
+
+    config = TrainConfig(threads=1, dim=16, epochs=1, seed=1, sync_words=5_000, combine=combine).resolved()
+    table = count_table([str(corpus)])
+    vocab = Vocab.choose(table.words, table.counts, config.min_count, None)
+    return simulate_cluster.simulate(corpus, config, workers, vocab)
+
+
+def test_one_simulated_worker_trains_as_one_process(scripts, corpus: Path) -> None:
+    """N = 1: the rounds change nothing, so the weights are a plain one-thread run's."""
+    import w2v
+
+    weights, ledger = simulated(corpus, 1, "sum")
+    plain = w2v.train(str(corpus), threads=1, dim=16, epochs=1, seed=1)
+    assert len(ledger.log) >= 3
+    assert np.array_equal(weights["syn0"], plain.vectors)
+
+
+def test_simulated_workers_each_train_their_share_and_are_combined(scripts, corpus: Path) -> None:
+    """N = 2: every round holds both replicas' words; the combined weights differ from
+    either rule's and are finite."""
+    summed, ledger = simulated(corpus, 2, "sum")
+    averaged, _ = simulated(corpus, 2, "mean")
+    assert sum(entry.words for entry in ledger.log) == int(ledger.sizes[:, 1].sum())
+    assert all(entry.bytes_in > 0 for entry in ledger.log) and all(entry.bytes_out > 0 for entry in ledger.log[1:])
+    assert np.isfinite(summed["syn0"]).all() and not np.array_equal(summed["syn0"], averaged["syn0"])
+
+
+def test_the_simulation_grid_and_table(scripts) -> None:
+    """N = 1 once per model, whatever the round sizes; rows by model, N, sync words, rule."""
+    import simulate_cluster
+
+    assert simulate_cluster.grid(["skipgram"], [1, 2], [20_000, 50_000], ["sum"]) == [
+        ("skipgram", 1, 50_000, "mean"), ("skipgram", 2, 20_000, "sum"), ("skipgram", 2, 50_000, "sum"),
+    ]  # fmt: skip
+    assert simulate_cluster.grid(["cbow"], [4], [50_000], ["auto"]) == [("cbow", 4, 50_000, "auto")]
+    run = {"rounds": 3, "bytes_per_round": 2**20, "bits_per_word": 10.5, "analogy": 0.071, "ws353": 0.45}
+    results = {
+        "cbow/N=1/sync=50000/mean/seed=1": run,
+        "skipgram/N=4/sync=20000/sum/seed=1": {"diverged": "loss is nan"},
+        "skipgram/N=2/sync=20000/mean/seed=1": run,
+        "skipgram/N=2/sync=20000/sum/seed=1": run,
+    }
+    rows = simulate_cluster.render(results).splitlines()[2:]
+    assert [row.split(" | ")[:4] for row in rows] == [
+        ["| skipgram", "2", "20,000", "sum"], ["| skipgram", "2", "20,000", "mean"],
+        ["| skipgram", "4", "20,000", "sum"], ["| cbow", "1", "-", "-"],
+    ]  # fmt: skip
+    assert rows[0].endswith("| 3 | 1.0 | 10.5000 | 7.1 | 0.450 |") and "diverged" in rows[2]
+
+
+def test_the_streams_table_pairs_the_settings_by_seed(scripts) -> None:
+    """Means ± sd per setting; the difference row is over the seeds both settings have."""
+    import streams
+
+    def run(analogy: float, ws: float, bits: float) -> dict:
+        return {"analogy": analogy, "ws353": ws, "score": {"bits_per_word": bits}}
+
+    results = {
+        "CBOW NS/streams 1/seed 1": run(0.30, 0.60, 10.0),
+        "CBOW NS/streams 16/seed 1": run(0.31, 0.62, 9.9),
+        "CBOW NS/streams 1/seed 2": run(0.32, 0.64, 10.2),
+        "CBOW NS/streams 16/seed 2": run(0.35, 0.64, 10.0),
+        "CBOW NS/streams 16/seed 3": run(0.50, 0.70, 9.0),
+    }
+    rows = streams.render(results).splitlines()[2:]
+    assert rows[0] == "| CBOW NS | 1 | 2 | 31.00 ± 1.41 | 0.6200 ± 0.0283 | 10.1000 ± 0.1414 |"
+    assert rows[1].startswith("| CBOW NS | 16 | 3 | 38.67 ± ")
+    assert rows[2] == "| CBOW NS | 16 − 1 | 2 | +2.00 ± 1.41 | +0.0100 ± 0.0141 | -0.1500 ± 0.0707 |"
+
+
+def test_the_cost_model_from_measured_figures(scripts) -> None:
+    """Compute from one-thread words/s x 16 cores; transfers of 2 V d 4 bytes per copy,
+    2 N copies through the client, 2 ceil(log2 N) through a tree, at 10 Gbit/s."""
+    import cluster_bench
+
+    results = {
+        "skipgram/one process/seed 1": {"vocab": 100_000},
+        "speed/skipgram/local:2/0": {"words_per_s": 500_000, "compute_share": 0.25},  # 1M words/s a thread
+        "speed/skipgram/local:2, 500k a round/0": {"words_per_s": 9e9, "compute_share": 1.0},  # another way
+    }
+    rows = cluster_bench.cost_model(results, 1_600_000).splitlines()[2:]
+    copy = 2 * 100_000 * 100 * 4 / cluster_bench.BANDWIDTH  # seconds: 0.064
+    compute, star, tree = 0.1, 16 * copy, 6 * copy
+    assert rows[0].startswith(f"| benchmark | 8 | {compute:.2f} | {star:.2f} | {compute / (compute + star):.0%} |")
+    assert f"| {tree:.2f} | {compute / (compute + tree):.0%} |" in rows[0]
+    assert rows[1].split(" | ")[5] == f"{10 * copy:.2f}"  # 32 machines: 5 levels
