@@ -11,6 +11,18 @@ the raw runs as JSON and a plot.
     python scripts/bench.py --repeat 3 --scaling --startup
     python scripts/bench.py --systems w2v,word2vec --combos sg-ns --corpus small.txt
 
+docs/benchmarks.md and docs/performance.md come from parts that run separately (2 cores,
+wiki-en-100m, all peers installed):
+
+- the tables and thread scaling: ``--systems w2v,word2vec,gensim --repeat 3 --scaling
+  --startup``, about an hour;
+- large vocabularies (docs/performance.md): ``--dim 300 --epochs 1 --min-count 1`` and
+  again with ``--min-count 5``, about 10 minutes each (give ``--out``, ``--json`` and
+  ``--plot`` outside docs/ so as not to replace the main tables);
+- accuracy at equal time: ``scripts/equal_time.py`` (its docstring gives its parts;
+  hours in all);
+- kernel changes: ``scripts/ab_kernels.py`` (a few minutes a combination).
+
 Peers are optional (``pip install -e .[bench]``); one that is not installed is skipped and
 named in the report.
 """
@@ -55,6 +67,7 @@ GENSIM_LINE_TOKENS = 10_000  # gensim's corpus_file mode drops the rest of a lon
 ANALOGY_VOCAB = 30_000
 CHUNK = 1 << 20  # small: a fork inherits the parent's peak RSS into its own ru_maxrss
 TARGETS = {"word2vec": 2.0, "gensim": 1.0}  # w2v words/s over the peer's: at least / above
+LATER_SECTIONS = "<!-- Written by scripts/equal_time.py: -->"  # the report's end that bench.py keeps
 ANALOGY_SLACK, RHO_SLACK, SCALING_TARGET, STARTUP_TARGET = 1.0, 0.02, 1.8, 2.0
 TEXT8 = "`http://mattmahoney.net/dc/text8.zip`"
 CORPUS_NOTES = {  # what a known corpus is, for readers who do not have it
@@ -112,9 +125,8 @@ class Context:
     notes: list[str] = dataclasses.field(default_factory=list)
 
 
-def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
-    """The command line."""
-    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+def add_settings(parser: argparse.ArgumentParser) -> None:
+    """The options every study of the systems shares: corpus, systems, combos, training settings."""
     parser.add_argument("--corpus", type=Path, default=ROOT / "../shared/data/wiki-en-100m.txt")
     parser.add_argument("--systems", default=",".join(SYSTEMS), help="comma-separated; default: all installed")
     parser.add_argument("--combos", default=",".join(COMBOS), help="comma-separated model-loss pairs")
@@ -125,26 +137,38 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     parser.add_argument("--negative", type=int, default=5, help="noise words for the -ns combos")
     parser.add_argument("--sample", type=float, default=1e-4)
     parser.add_argument("--min-count", type=int, default=5)
+    parser.add_argument("--workdir", type=Path, default=Path(os.environ.get("TMPDIR", "/tmp")) / "w2v-bench")
+    parser.add_argument(
+        "--eval-dir", type=Path, default=ROOT / "w2v/data", help="holds questions-words.txt and wordsim353.tsv"
+    )
+
+
+def check_settings(parser: argparse.ArgumentParser, args: argparse.Namespace) -> None:
+    """Split the comma-separated lists of ``args`` in place; a parser error for unknown names
+    or a missing corpus."""
+    args.systems = [s for s in args.systems.split(",") if s]
+    args.combos = [c for c in args.combos.split(",") if c]
+    bad = [s for s in args.systems if s not in SYSTEMS] + [c for c in args.combos if c not in COMBOS]
+    if bad:
+        parser.error(f"unknown system or combo: {', '.join(bad)}")
+    if not args.corpus.is_file():
+        parser.error(f"corpus not found: {args.corpus}")
+
+
+def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
+    """The command line."""
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    add_settings(parser)
     parser.add_argument("--repeat", type=int, default=1, help="rounds; systems alternate within each")
     parser.add_argument("--scaling", action="store_true", help="also time w2v with 1 thread (not scored)")
     parser.add_argument("--startup", action="store_true", help="also time w2v train on a tiny corpus, warm")
     parser.add_argument("--out", type=Path, default=ROOT / "docs/benchmarks.md")
     parser.add_argument("--json", type=Path, default=ROOT / "docs/benchmarks.json")
     parser.add_argument("--plot", type=Path, default=ROOT / "docs/img/benchmarks.png")
-    parser.add_argument("--workdir", type=Path, default=Path(os.environ.get("TMPDIR", "/tmp")) / "w2v-bench")
-    parser.add_argument(
-        "--eval-dir", type=Path, default=ROOT / "w2v/data", help="holds questions-words.txt and wordsim353.tsv"
-    )
     args = parser.parse_args(argv)
-    args.systems = [s for s in args.systems.split(",") if s]
-    args.combos = [c for c in args.combos.split(",") if c]
-    bad = [s for s in args.systems if s not in SYSTEMS] + [c for c in args.combos if c not in COMBOS]
-    if bad:
-        parser.error(f"unknown system or combo: {', '.join(bad)}")
+    check_settings(parser, args)
     if args.scaling and args.threads < 2:
         parser.error("--scaling compares 1 thread with --threads: give --threads 2 or more")
-    if not args.corpus.is_file():
-        parser.error(f"corpus not found: {args.corpus}")
     return args
 
 
@@ -537,7 +561,8 @@ def header_lines(ctx: Context, info: dict, command: str, when: str) -> list[str]
     return [
         "# Benchmarks",
         "",
-        "Generated by `scripts/bench.py`: do not edit by hand.",
+        "Generated by `scripts/bench.py` (its last section, accuracy at equal time, by `scripts/equal_time.py`): "
+        "do not edit by hand.",
         "",
         f"- Command: `{command}`",
         f"- Date: {when}",
@@ -578,8 +603,9 @@ def standing_notes(ctx: Context) -> list[str]:
         )
     if "fasttext" in ctx.binaries:
         notes.append(
-            "fastText runs with subwords off (minn = maxn = 0, wordNgrams 1, bucket 0); its runner writes "
-            "word2vec binary vectors like the others."
+            "fastText runs with subwords off (minn = maxn = 0, wordNgrams 1, bucket 0) and word2vec.c's "
+            "learning rates (its own default is 0.05 for both models); its runner writes word2vec binary vectors "
+            "like the others."
         )
     return notes
 
@@ -666,7 +692,15 @@ def write_outputs(args: argparse.Namespace, ctx: Context, runs: list[Run], extra
     for path in (args.json, args.out):
         path.parent.mkdir(parents=True, exist_ok=True)
     args.json.write_text(json.dumps(raw, indent=1) + "\n")
-    args.out.write_text(render(ctx, runs, args.combos, extras, info))
+    args.out.write_text(render(ctx, runs, args.combos, extras, info) + kept_sections(args.out))
+
+
+def kept_sections(report: Path) -> str:
+    """The end of an earlier report at ``report`` that another script wrote (from
+    ``LATER_SECTIONS`` on), to be kept under the new one; empty if there is none."""
+    text = report.read_text() if report.is_file() else ""
+    start = text.find(LATER_SECTIONS)
+    return "" if start < 0 else "\n" + text[start:]
 
 
 def make_context(args: argparse.Namespace) -> Context:

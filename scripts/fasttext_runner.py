@@ -7,6 +7,8 @@ Run as a child process so that its wall time and peak memory are its own::
 
 ``minn=maxn=0``, ``wordNgrams=1`` and ``bucket=0`` leave only the word vectors, which are
 written in word2vec's binary format like the other systems' (fastText itself writes text).
+The learning rate is word2vec.c's, 0.025 for skip-gram and 0.05 for CBOW (fastText's own
+default is 0.05 for both), so that every system trains with the same settings.
 """
 
 import argparse
@@ -42,6 +44,7 @@ def main() -> None:
     model = fasttext.train_unsupervised(
         args.corpus,
         model=args.model,
+        lr=0.025 if args.model == "skipgram" else 0.05,
         dim=args.dim,
         ws=args.window,
         neg=args.negative,

@@ -91,3 +91,40 @@ def test_the_gensim_copy_never_writes_through_a_planted_link(tmp_path: Path, mon
     copy = bench.gensim_copy(corpus, tmp_path)
     assert copy.read_bytes() == b"a b c d e\n" and (tmp_path / "victim").read_bytes() == b"precious\n"
     assert not copy.is_symlink()
+
+
+def run_equal_time(*args: str, cwd: Path) -> subprocess.CompletedProcess:
+    command = [sys.executable, str(ROOT / "scripts/equal_time.py"), *args]
+    return subprocess.run(command, capture_output=True, text=True, timeout=300, cwd=cwd)
+
+
+def test_equal_time_sweeps_resumes_and_ends_the_report(corpus: Path, tmp_path: Path, monkeypatch) -> None:
+    """scripts/equal_time.py: a run per epoch count, saved as it goes; a second --run finds
+    nothing left to do; the section replaces its earlier self at the end of the report, under
+    what bench.py wrote, and bench.py keeps it when it rewrites the report."""
+    raw, out = tmp_path / "sweep.json", tmp_path / "bench.md"
+    out.write_text("# Benchmarks\n\nbench.py's tables\n")
+    common = ["--systems", "w2v", "--combos", "cbow-ns", "--epoch-counts", "2,1", "--dim", "16",
+              "--corpus", str(corpus), "--json", str(raw), "--out", str(out),
+              "--plot", str(tmp_path / "img/sweep.png"), "--workdir", str(tmp_path / "work")]  # fmt: skip
+    for _ in range(2):
+        done = run_equal_time("--run", *common, cwd=tmp_path)
+        assert done.returncode == 0, done.stderr
+    runs = json.loads(raw.read_text())["runs"]
+    assert [(r["system"], r["combo"], r["epochs"]) for r in runs] == [("w2v", "cbow-ns", 1), ("w2v", "cbow-ns", 2)]
+    assert runs[1]["words_per_s"] > 0 and runs[1]["analogy_pct"] is not None
+    report = out.read_text()
+    assert report.startswith("# Benchmarks\n\nbench.py's tables\n") and report.count("## Accuracy at equal time") == 1
+    assert "| epochs | w2v |" in report and "| 2 | " in report
+    monkeypatch.syspath_prepend(str(ROOT / "scripts"))
+    import bench
+
+    assert bench.kept_sections(out) == "\n" + report[report.index(bench.LATER_SECTIONS) :]
+
+
+def test_equal_time_refuses_runs_of_other_settings(corpus: Path, tmp_path: Path) -> None:
+    raw = tmp_path / "sweep.json"
+    raw.write_text(json.dumps({"settings": {"dim": 7}, "runs": [], "commands": []}))
+    done = run_equal_time("--run", "--systems", "w2v", "--corpus", str(corpus), "--json", str(raw),
+                          "--workdir", str(tmp_path / "w"), "--out", str(tmp_path / "r.md"), cwd=tmp_path)  # fmt: skip
+    assert done.returncode == 1 and done.stderr.strip().startswith(f"equal_time: {raw} holds runs with other settings")
