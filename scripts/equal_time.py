@@ -4,16 +4,16 @@ WS-353 are set against its wall time. The section "Accuracy at equal time" at th
 docs/benchmarks.md and docs/img/equal-time.png come from here: what each system reaches in
 the time word2vec.c takes for its default 5 epochs.
 
-    python scripts/equal_time.py --run                    # all of it: about 3.5 hours on 2 cores
+    python scripts/equal_time.py --run                    # all of it: about 3 hours on 2 cores
     python scripts/equal_time.py --run --combos cbow-ns   # one part (see below)
     python scripts/equal_time.py --render                 # the section and plot from the JSON
 
 Each run is added to ``--json`` as it finishes, and a run already there is not run again, so
 the parts can run on different days and an interrupted sweep goes on where it stopped; the
 settings and corpus must be those of the runs already there. The parts on wiki-en-100m with
-word2vec.c, gensim and fastText (2 threads, dim 100; 31 epochs of each system per combo):
-cbow-ns and cbow-hs about 30 minutes each, sg-hs about 50, sg-ns about 80 (word2vec.c's
-skip-gram with negative sampling alone takes 40). Runs are timed and scored by
+word2vec.c, gensim and fastText (2 threads, dim 100; 31 epochs of each system per combo)
+took on a Zen 5 EPYC: cbow-ns 27 minutes, cbow-hs 20, sg-hs 50; sg-ns, from the peers'
+speeds, about 80. Runs are timed and scored by
 ``scripts/bench.py``'s functions, so a figure here means what it means there.
 """
 
@@ -55,10 +55,12 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
 # --- the sweep ------------------------------------------------------------------------------
 
 
-def sweep_settings(args: argparse.Namespace, corpus: Path) -> dict:
-    """What every run of one sweep shares (the epochs vary)."""
+def sweep_settings(args: argparse.Namespace) -> dict:
+    """What every run of one sweep shares (the epochs vary): the corpus by name and size,
+    so that a sweep goes on from another checkout, and the training settings."""
     names = ("threads", "dim", "window", "negative", "sample", "min_count")
-    return {"corpus": str(corpus), **{name: getattr(args, name) for name in names}}
+    corpus = {"corpus": args.corpus.name, "corpus_bytes": args.corpus.stat().st_size}
+    return {**corpus, **{name: getattr(args, name) for name in names}}
 
 
 def load(path: Path, settings: dict) -> dict:
@@ -82,7 +84,7 @@ def save(path: Path, raw: dict) -> None:
 def sweep(args: argparse.Namespace) -> dict:
     """Run every (combo, epochs, system) not yet in ``args.json``, saving after each run.
     The systems take turns at each epoch count, so drift in the machine's speed falls on all."""
-    raw = load(args.json, sweep_settings(args, args.corpus.resolve()))
+    raw = load(args.json, sweep_settings(args))
     args.epochs = args.epoch_counts[0]  # bench's context wants one; each run sets its own
     ctx = bench.make_context(args)
     raw["commands"].append(shlex.join(["python", "scripts/equal_time.py", *sys.argv[1:]]))
@@ -170,7 +172,7 @@ def section(raw: dict, plot_link: str | None) -> str:
         "",
         "## Accuracy at equal time",
         "",
-        f"Every system trains `{Path(s['corpus']).name}` with the settings above (dim {s['dim']}, window "
+        f"Every system trains `{s['corpus']}` with the settings above (dim {s['dim']}, window "
         f"{s['window']}, negative {s['negative']} or HS, sample {s['sample']:g}, min-count {s['min_count']}, "
         f"{s['threads']} threads, word2vec.c's learning rates) for each number of epochs; a cell is the whole "
         "command's wall time · analogy accuracy · WS-353 rho, one run each, so a cell's time carries the "
