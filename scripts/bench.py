@@ -640,14 +640,22 @@ def render(ctx: Context, runs: list[Run], combos: list[str], extras: dict, info:
     return "\n".join(lines) + "\n"
 
 
-def plot(runs: list[Run], ctx: Context, combos: list[str], path: Path) -> bool:
-    """Bar charts of words/s and analogy accuracy per system and combo; False without matplotlib."""
+def pyplot():
+    """matplotlib's pyplot drawing to files (the Agg backend), or None where matplotlib is not installed."""
     try:
         import matplotlib  # optional
 
         matplotlib.use("Agg")
         import matplotlib.pyplot as plt
     except ImportError:
+        return None
+    return plt
+
+
+def plot(runs: list[Run], ctx: Context, combos: list[str], path: Path) -> bool:
+    """Bar charts of words/s and analogy accuracy per system and combo; False without matplotlib."""
+    plt = pyplot()
+    if plt is None:
         return False
     fig, axes = plt.subplots(1, 2, figsize=(12, 4.5))
     width = 0.8 / len(ctx.binaries)

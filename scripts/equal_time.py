@@ -196,12 +196,8 @@ def section(raw: dict, plot_link: str | None) -> str:
 def plot(raw: dict, path: Path) -> bool:
     """Analogy accuracy and WS-353 against wall time (log scale), a line per system and a
     column per combo, each point marked with its epochs; False without matplotlib."""
-    try:
-        import matplotlib  # optional
-
-        matplotlib.use("Agg")
-        import matplotlib.pyplot as plt
-    except ImportError:
+    plt = bench.pyplot()
+    if plt is None:
         return False
     combos = [c for c in bench.COMBOS if successful(raw, c)]
     fig, axes = plt.subplots(2, len(combos), figsize=(4 * len(combos), 7), squeeze=False)
