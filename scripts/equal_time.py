@@ -8,12 +8,12 @@ the time word2vec.c takes for its default 5 epochs.
     python scripts/equal_time.py --run --combos cbow-ns   # one part (see below)
     python scripts/equal_time.py --render                 # the section and plot from the JSON
 
-Each run is added to ``--json`` as it finishes, and a run already there is not run again, so
-the parts can run on different days and an interrupted sweep goes on where it stopped; the
-settings and corpus must be those of the runs already there. The parts on wiki-en-100m with
-word2vec.c, gensim and fastText (2 threads, dim 100; 31 epochs of each system per combo)
-took on a Zen 5 EPYC: cbow-ns 27 minutes, cbow-hs 20, sg-hs 50; sg-ns, from the peers'
-speeds, about 80. Runs are timed and scored by
+Each run is added to ``--json`` as it finishes, and a run already there is not run again (one
+that failed is), so the parts can run on different days and an interrupted sweep goes on where
+it stopped; the settings and corpus must be those of the runs already there. The parts on
+wiki-en-100m with word2vec.c, gensim and fastText (2 threads, dim 100; 31 epochs of each
+system per combo) trained for, on a Zen 5 EPYC: cbow-ns 21 minutes, cbow-hs 21, sg-hs 47,
+sg-ns 65, and scoring adds a few seconds a run. Runs are timed and scored by
 ``scripts/bench.py``'s functions, so a figure here means what it means there.
 """
 
@@ -82,12 +82,14 @@ def save(path: Path, raw: dict) -> None:
 
 
 def sweep(args: argparse.Namespace) -> dict:
-    """Run every (combo, epochs, system) not yet in ``args.json``, saving after each run.
-    The systems take turns at each epoch count, so drift in the machine's speed falls on all."""
+    """Run every (combo, epochs, system) not yet in ``args.json`` or that failed there (its
+    failed record is replaced), saving after each run. The systems take turns at each
+    epoch count, so drift in the machine's speed falls on all."""
     raw = load(args.json, sweep_settings(args))
     args.epochs = args.epoch_counts[0]  # bench's context wants one; each run sets its own
     ctx = bench.make_context(args)
     raw["commands"].append(shlex.join(["python", "scripts/equal_time.py", *sys.argv[1:]]))
+    raw["runs"] = [r for r in raw["runs"] if r["error"] is None]
     done = {(r["system"], r["combo"], r["epochs"]) for r in raw["runs"]}
     bench.warm_up(ctx, args.combos)
     base = ctx.settings
@@ -194,25 +196,29 @@ def section(raw: dict, plot_link: str | None) -> str:
 
 
 def plot(raw: dict, path: Path) -> bool:
-    """Analogy accuracy and WS-353 against wall time (log scale), a line per system and a
-    column per combo, each point marked with its epochs; False without matplotlib."""
+    """Analogy accuracy and WS-353 against wall time (log scale), a line per system (one
+    colour each, the same in every panel) and a column per combo, each point marked with
+    its epochs; False without matplotlib."""
     plt = bench.pyplot()
     if plt is None:
         return False
     combos = [c for c in bench.COMBOS if successful(raw, c)]
     fig, axes = plt.subplots(2, len(combos), figsize=(4 * len(combos), 7), squeeze=False)
     for column, combo in enumerate(combos):
-        for system, by_epochs in successful(raw, combo).items():
-            runs = [by_epochs[e] for e in sorted(by_epochs)]
-            for row, key in enumerate(("analogy_pct", "ws353_rho")):
+        by_system = successful(raw, combo)
+        for colour, system in enumerate(bench.SYSTEMS):
+            runs = [by_system[system][e] for e in sorted(by_system.get(system, {}))]
+            for row, key in enumerate(("analogy_pct", "ws353_rho") if runs else ()):
                 ax = axes[row][column]
-                ax.plot([r["wall_s"] for r in runs], [r[key] for r in runs], marker="o", label=LABELS[system])
+                points = [r["wall_s"] for r in runs], [r[key] for r in runs]
+                ax.plot(*points, marker="o", color=f"C{colour}", label=LABELS[system])
                 for r in runs:
                     ax.annotate(str(r["epochs"]), (r["wall_s"], r[key]), fontsize=7, xytext=(3, 3),
                                 textcoords="offset points")  # fmt: skip
         axes[0][column].set_title(COMBO_LABELS[combo])
         for row, label in enumerate(("analogy accuracy %", "WS-353 rho")):
             axes[row][column].set_xscale("log")
+            axes[row][column].tick_params(axis="x", which="minor", labelbottom=False)  # decades only
             axes[row][column].set_xlabel("wall seconds (log)")
             axes[row][column].set_ylabel(label)
     axes[0][0].legend(fontsize=8)

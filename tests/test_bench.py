@@ -100,8 +100,9 @@ def run_equal_time(*args: str, cwd: Path) -> subprocess.CompletedProcess:
 
 def test_equal_time_sweeps_resumes_and_ends_the_report(corpus: Path, tmp_path: Path, monkeypatch) -> None:
     """scripts/equal_time.py: a run per epoch count, saved as it goes; a second --run finds
-    nothing left to do; the section replaces its earlier self at the end of the report, under
-    what bench.py wrote, and bench.py keeps it when it rewrites the report."""
+    nothing left to do, a third runs again the one marked failed; the section replaces its
+    earlier self at the end of the report, under what bench.py wrote, and bench.py keeps it
+    when it rewrites the report."""
     raw, out = tmp_path / "sweep.json", tmp_path / "bench.md"
     out.write_text("# Benchmarks\n\nbench.py's tables\n")
     common = ["--systems", "w2v", "--combos", "cbow-ns", "--epoch-counts", "2,1", "--dim", "16",
@@ -113,6 +114,12 @@ def test_equal_time_sweeps_resumes_and_ends_the_report(corpus: Path, tmp_path: P
     runs = json.loads(raw.read_text())["runs"]
     assert [(r["system"], r["combo"], r["epochs"]) for r in runs] == [("w2v", "cbow-ns", 1), ("w2v", "cbow-ns", 2)]
     assert runs[1]["words_per_s"] > 0 and runs[1]["analogy_pct"] is not None
+    sweep = json.loads(raw.read_text())  # a failed run is run again, its record replaced
+    sweep["runs"][0].update(error="ModuleNotFoundError", analogy_pct=None)
+    raw.write_text(json.dumps(sweep))
+    assert run_equal_time("--run", *common, cwd=tmp_path).returncode == 0
+    runs = json.loads(raw.read_text())["runs"]
+    assert [(r["epochs"], r["error"]) for r in runs] == [(2, None), (1, None)] and runs[1]["analogy_pct"] is not None
     report = out.read_text()
     assert report.startswith("# Benchmarks\n\nbench.py's tables\n") and report.count("## Accuracy at equal time") == 1
     assert "| epochs | w2v |" in report and "| 2 | " in report
