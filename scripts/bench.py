@@ -703,12 +703,20 @@ def write_outputs(args: argparse.Namespace, ctx: Context, runs: list[Run], extra
     args.out.write_text(render(ctx, runs, args.combos, extras, info) + kept_sections(args.out))
 
 
-def kept_sections(report: Path) -> str:
-    """The end of an earlier report at ``report`` that another script wrote (from
-    ``LATER_SECTIONS`` on), to be kept under the new one; empty if there is none."""
+def report_parts(report: Path) -> tuple[str, str]:
+    """An earlier report at ``report`` (empty if absent) split at ``LATER_SECTIONS``: the
+    part bench.py wrote, and the part other scripts wrote after it (from the marker on;
+    empty if there is none)."""
     text = report.read_text() if report.is_file() else ""
     start = text.find(LATER_SECTIONS)
-    return "" if start < 0 else "\n" + text[start:]
+    return (text, "") if start < 0 else (text[:start], text[start:])
+
+
+def kept_sections(report: Path) -> str:
+    """The end of an earlier report at ``report`` that another script wrote, to be kept
+    under the new one; empty if there is none."""
+    later = report_parts(report)[1]
+    return "\n" + later if later else ""
 
 
 def make_context(args: argparse.Namespace) -> Context:

@@ -234,9 +234,8 @@ def write_report(args: argparse.Namespace, raw: dict) -> None:
     link = None
     if plot(raw, args.plot):
         link = os.path.relpath(args.plot.resolve(), args.out.resolve().parent)
-    text = args.out.read_text() if args.out.is_file() else ""
-    start = text.find(LATER_SECTIONS)
-    kept = text if start < 0 else text[:start].rstrip("\n") + "\n"
+    head, later = bench.report_parts(args.out)
+    kept = head.rstrip("\n") + "\n" if later else head
     args.out.parent.mkdir(parents=True, exist_ok=True)
     args.out.write_text(kept + ("\n" if kept else "") + section(raw, link) + "\n")
 
