@@ -4,6 +4,8 @@
     python scripts/simulate_cluster.py --run --workers 2 --sync-words 50000,100000 --combine sum
     python scripts/simulate_cluster.py --run --models cbow --sync-words 50000 --combine auto
     python scripts/simulate_cluster.py --render    # the markdown table from the JSON
+    python scripts/simulate_cluster.py --run --text-bytes 1000000000 --workers 1,16 --sync-words 20000 \
+        --combine mean,adaptive,momentum --results docs/distributed-simulation-whole.json   # the whole text
 
 A run of N workers is simulated by N replicas (``w2v.rounds.Replica``) in one process,
 trained round by round in turn and combined by the same ``Ledger.record`` and
@@ -12,9 +14,9 @@ parts of the corpus (``parts.split_sources``, ``cluster_training.groups_of``). O
 replicas' order in time differs from a cluster, where they train at once: every
 replica of a round starts from the same weights either way.
 
-The training text is the first ``SIM_BYTES`` of the benchmark corpus' training split
-(``scripts/estimators.py`` splits it: its last 2 MB are the held-out text), so that the
-grid fits in under an hour. Each run: skip-gram or CBOW with negative sampling, 2
+The training text is the first ``SIM_BYTES`` (``--text-bytes``) of the benchmark corpus'
+training split (``scripts/estimators.py`` splits it: its last 2 MB are the held-out text),
+so that the grid fits in under an hour. Each run: skip-gram or CBOW with negative sampling, 2
 threads, dim 100, window 5, sample 1e-4, ``EPOCHS`` epochs; scored by ``w2v score``
 (held-out bits per word) and ``w2v eval`` (analogies, WordSim-353). The grid: N = 1
 (the single-process run: rounds change nothing), and the N > 1 of ``WORKERS`` x ``SYNC_WORDS``
@@ -49,7 +51,7 @@ SIM_BYTES = 24_000_000
 EPOCHS = 3
 WORKERS = (1, 2, 4, 8, 16)
 SYNC_WORDS = (20_000, 200_000)
-COMBINE = ("sum", "mean", "adaptive")
+COMBINE = ("sum", "mean", "adaptive", "momentum")
 MODELS = ("skipgram", "cbow")
 SETTINGS = {"threads": 2, "dim": 100, "window": 5, "sample": 1e-4, "epochs": EPOCHS, "negative": 5}
 
@@ -114,10 +116,10 @@ def grid(models: list[str], workers: list[int], syncs: list[int], combines: list
 def run_grid(args: argparse.Namespace) -> None:
     """Every run of the grid not yet in the results file."""
     paths = split_corpus(args.corpus, args.work)
-    corpus = args.work / "simulation.txt"
+    corpus = args.work / f"simulation-{args.text_bytes}.txt"
     if not corpus.exists():
         text = paths["train"].read_bytes()
-        corpus.write_bytes(text[: cut_at_space(text, SIM_BYTES)])
+        corpus.write_bytes(text[: cut_at_space(text, args.text_bytes)])
     results = json.loads(args.results.read_text()) if args.results.exists() else {}
     table = count_table([str(corpus)])
     for model, workers, sync, combine in grid(args.models, args.workers, args.sync_words, args.combine):
@@ -171,6 +173,7 @@ def main() -> None:
     parser.add_argument("--sync-words", type=numbers, default=list(SYNC_WORDS))
     parser.add_argument("--combine", type=lambda t: t.split(","), default=list(COMBINE))
     parser.add_argument("--seed", type=int, default=1)
+    parser.add_argument("--text-bytes", type=int, default=SIM_BYTES, help="bytes of training text")
     args = parser.parse_args()
     if args.run:
         args.work.mkdir(parents=True, exist_ok=True)

@@ -240,9 +240,10 @@ def test_nce_approaches_the_true_distribution_as_k_grows(tmp_path):
 
 
 def test_model_files_of_older_versions_load_and_unknown_versions_are_refused(tmp_path):
-    """Version 2 files store the losses' settings, version 3 the cluster's; a version 1
-    file (hs and negative only) and a version 2 file load with the defaults of what they
-    lack; a newer version is one clear error."""
+    """Version 2 files store the losses' settings, version 3 the cluster's, version 4 a
+    cluster run's momentum; a version 1 file (hs and negative only) and a version 2 file
+    load with the defaults of what they lack, a version 3 file with no momentum; a newer
+    version is one clear error."""
     import json
     import zipfile
 
@@ -268,5 +269,6 @@ def test_model_files_of_older_versions_load_and_unknown_versions_are_refused(tmp
     assert old.config.tree == "huffman" and old.config.output_loss == "ns"
     before_cluster = TrainState.load(with_version(2, drop=("sync_words", "combine")))
     assert before_cluster.config.sync_words == 50_000 and before_cluster.config.combine == "auto"
+    assert TrainState.load(with_version(3)).momentum == {}  # version 4 adds a cluster run's momentum, if any
     with pytest.raises(FormatError, match=f"version {VERSION + 1} is not supported"):
         TrainState.load(with_version(VERSION + 1))

@@ -1,5 +1,6 @@
 """Long runs: checkpoints, resume, interruption, saved models and continued training."""
 
+import dataclasses
 import fcntl
 import io
 import itertools
@@ -404,6 +405,31 @@ def poisoned(arrays):
     arrays["syn0"][3, 5] = np.nan
 
 
+def with_momentum(*names, poison=False, shape=None):
+    """A change of a model's arrays that adds the momentum of the weights ``names``:
+    zeros, shaped as the weight (or ``shape``), with a NaN if ``poison``."""
+
+    def change(arrays):
+        for name in names:
+            momentum = np.zeros(shape or arrays[name].shape, np.float32)
+            if poison and momentum.size:
+                momentum[2, 1] = np.nan
+            arrays[f"momentum_{name}"] = momentum
+
+    return change
+
+
+def test_a_checkpoint_keeps_the_rows_momentum(saved_model, tmp_path):
+    state, _ = saved_model
+    momentum = {name: np.full_like(getattr(state, name), 0.5) for name in ("syn0", "syn1", "syn1neg")}
+    dataclasses.replace(state, momentum=momentum).save(str(tmp_path / "model.npz"))
+    loaded = TrainState.load(str(tmp_path / "model.npz"))
+    assert loaded.momentum.keys() == momentum.keys()
+    for name, rows in momentum.items():
+        np.testing.assert_array_equal(loaded.momentum[name], rows)
+    assert TrainState.load(str(saved_model[1])).momentum == {}  # a run in one process has none
+
+
 @pytest.mark.parametrize(
     ("change_arrays", "change_meta", "message"),
     [
@@ -413,8 +439,19 @@ def poisoned(arrays):
         (None, lambda m: m.update(jobs_done=-1), r"jobs_done -1 is not within 0 to 42 batches x 3 epochs"),
         (None, lambda m: m.update(jobs_done=127), r"jobs_done 127 is not within 0 to 42"),
         (None, lambda m: m.update(batches=-40, jobs_done=0), r"negative batches\)"),
+        (with_momentum("syn0", "syn1", "syn1neg", poison=True), None, r"non-finite momentum of syn0"),
+        (with_momentum("syn0"), None, r"the momentum of some weights only"),
     ],
-    ids=["NaN weight", "infinite loss", "negative examples", "negative jobs_done", "jobs_done past the end", "batches"],
+    ids=[
+        "NaN weight",
+        "infinite loss",
+        "negative examples",
+        "negative jobs_done",
+        "jobs_done past the end",
+        "batches",
+        "NaN momentum",
+        "some momentum",
+    ],
 )
 def test_model_file_with_values_no_run_has_is_refused(saved_model, tmp_path, change_arrays, change_meta, message):
     """A checkpoint is a file people share: NaN weights would resume into NaN vectors
@@ -450,6 +487,10 @@ def lying_header(source, target):
             r"syn0 is float32 \(16, 13\) where the settings and the vocabulary's 16 words make float32 \(16, 12\)",
         ),
         (
+            lambda source, target: rewritten(source, target, with_momentum("syn0", shape=(16, 13))),
+            r"momentum_syn0 is float32 \(16, 13\) where .* make float32 \(16, 12\)",
+        ),
+        (
             lambda source, target: rewritten(source, target, lambda a: a.update(epoch_loss=np.array(["a", "b", "c"]))),
             r"epoch_loss is <U1 \(3,\) where .* make float64 \(3,\)",
         ),
@@ -458,7 +499,14 @@ def lying_header(source, target):
             r"vocab_words is uint8 \(10,\) where .* 16 words make uint8 \(16,\)",
         ),
     ],
-    ids=["compressed", "header larger than its data", "shape unlike the settings", "strings", "words too short"],
+    ids=[
+        "compressed",
+        "header larger than its data",
+        "shape unlike the settings",
+        "momentum unlike its weight",
+        "strings",
+        "words too short",
+    ],
 )
 def test_model_file_arrays_are_checked_before_any_is_read(saved_model, tmp_path, monkeypatch, make, message):
     """A small file must not make w2v allocate gigabytes: every array's shape and type

@@ -96,13 +96,40 @@ def test_combining_rows_by_each_rule():
         np.testing.assert_array_equal(update["syn0"].values, weights["syn0"][:3])
 
 
+def test_block_momentum_applies_a_lone_change_in_full_over_the_rounds():
+    weights = {"syn0": np.zeros((3, 4), dtype=np.float32)}
+    momentum = {"syn0": np.zeros((3, 4), dtype=np.float32)}
+    alone = {"syn0": Rows(np.array([1]), np.ones((1, 4), dtype=np.float32))}
+    update = combine(weights, [alone], 4, "momentum", momentum)  # N = 4: g = 1/4, eta = 3/4
+    np.testing.assert_allclose(weights["syn0"][1], 0.25 + 0.75 * 0.25)
+    assert update["syn0"].rows.tolist() == [1]
+    for _ in range(100):
+        update = combine(weights, [], 4, "momentum", momentum)  # moved by its momentum alone
+        assert update["syn0"].rows.tolist() == [1]
+    np.testing.assert_allclose(weights["syn0"], [[0] * 4, [1] * 4, [0] * 4], atol=1e-6)  # sum's row, in the end
+
+
+def test_block_momentum_settles_where_every_replica_pulls_a_row():
+    """Four replicas that each take a row all the way to 1 (a frequent word's row, trained
+    to where the round's text pulls it): their sum overshoots by N and diverges, block
+    momentum lands on 1 in the second round and stays."""
+    for how, row_after in (("sum", [4, -8, 28]), ("momentum", [1.75, 1, 1])):
+        weights = {"syn0": np.zeros((1, 2), dtype=np.float32)}
+        momentum = {"syn0": np.zeros((1, 2), dtype=np.float32)} if how == "momentum" else None
+        pulled = {"syn0": Rows(np.array([0]), np.ones((1, 2), dtype=np.float32))}
+        for expected in row_after:
+            combine(weights, [pulled] * 4, 4, how, momentum)
+            np.testing.assert_allclose(weights["syn0"][0], expected)
+
+
 def test_combining_one_replica_gives_its_weights_bit_for_bit():
     rng = np.random.default_rng(1)
     start = rng.normal(size=(50, 8)).astype(np.float32) * np.float32(1e-6)
     moved = start + rng.normal(size=start.shape).astype(np.float32)
-    for how in ("mean", "sum", "adaptive"):
+    for how in ("mean", "sum", "adaptive", "momentum"):
         weights = {"syn0": start.copy()}
-        update = combine(weights, [{"syn0": Rows.of(moved, np.arange(50))}], 1, how)
+        momentum = {"syn0": np.zeros_like(start)} if how == "momentum" else None
+        update = combine(weights, [{"syn0": Rows.of(moved, np.arange(50))}], 1, how, momentum)
         assert weights["syn0"].tobytes() == moved.tobytes()
         assert update["syn0"].rows is None  # every row moved: sent whole, without indices
 

@@ -103,7 +103,7 @@ def train_on_cluster(cluster: Cluster, sources: list[str], config: TrainConfig, 
         losses = run.train()
     finally:
         run.close()
-    return ClusterResult(run.state(), losses, run.ledger.log, run.replaced)
+    return ClusterResult(run.state(finished=True), losses, run.ledger.log, run.replaced)
 
 
 class ClusterRun:
@@ -138,6 +138,8 @@ class ClusterRun:
         run.ledger.loss[:], run.ledger.examples[:] = state.epoch_loss, state.epoch_examples
         run.corpus_words, run.notes, run.expected = state.corpus_words, state.notes, state
         run.reported = run.ledger.epochs_done()
+        if state.momentum:
+            run.ledger.momentum = state.momentum
         return run
 
     def start(self, workers: list[str]) -> None:
@@ -164,8 +166,9 @@ class ClusterRun:
                 parts = ", ".join(str(part) for part in self.groups[k])
                 raise CorpusError(f"the corpus is not the one checkpointed: its part {parts} has changed")
 
-    def state(self) -> TrainState:
-        """The run as it stands after its last round, for a checkpoint or model file."""
+    def state(self, finished: bool = False) -> TrainState:
+        """The run as it stands after its last round, for a checkpoint or (``finished``)
+        the model file; a checkpoint keeps the rows' momentum, if any."""
         ledger, config = self.ledger, self.config
         replicas = [
             {"parts": [[part.source, part.start, part.end] for part in group], "jobs_done": int(ledger.jobs[k]),
@@ -177,6 +180,7 @@ class ClusterRun:
             config, self.vocab, weights["syn0"], weights["syn1"], weights["syn1neg"], ledger.loss.copy(),
             ledger.examples.copy(), int(ledger.jobs.sum()), int(ledger.sizes[:, 0].sum()),
             int(ledger.sizes[:, 1].sum()), self.corpus_words, 0, self.notes, replicas,
+            {} if finished or ledger.momentum is None else ledger.momentum,
         )  # fmt: skip
 
     def submit(self, k: int, worker: str) -> Any:

@@ -14,7 +14,7 @@ from w2v.errors import ConfigError
 
 MODELS = ("skipgram", "cbow")
 TREES = ("huffman", "balanced")
-COMBINE = ("auto", "sum", "mean", "adaptive")  # how a cluster's replicas are combined (``rounds.combine``)
+COMBINE = ("auto", "sum", "mean", "adaptive", "momentum")  # how a cluster's replicas are combined (``rounds.combine``)
 MAX_COUNT = 2**31 - 1  # dim, window, negative and epochs: larger values overflow the kernels' integers
 MAX_THREADS = 1024  # more threads only wait for the others (and a million would take minutes to start)
 DEFAULT_PRUNE_AT = 10_000_000  # distinct words held while counting (word2vec.c: 21M)
@@ -56,7 +56,7 @@ class TrainConfig:
     seed: int = 1
     batch_words: int = 10_000
     sync_words: int = 50_000  # --cluster: words a worker trains between two combinings (``rounds``)
-    combine: str = "auto"  # --cluster: how the workers' changes are combined: auto, sum, mean, adaptive (``rounds``)
+    combine: str = "auto"  # --cluster: how the workers' changes are combined, one of COMBINE (``rounds``)
 
     def resolved(self) -> "TrainConfig":
         """A copy with every ``None`` default filled in, validated (ConfigError if not)."""

@@ -18,7 +18,10 @@ Both are one numpy ``.npz`` archive (no pickle; ``np.load(path)`` opens it) with
   plus ``notes`` the command line keeps (how to rerun it), and for a run on a
   cluster ``replicas``: each replica's parts (``[source, start, end]``, end null
   for a whole file), ``jobs_done``, ``batches``, ``words`` and ``digest``, in
-  corpus order (``cluster_training``; empty for a run in one process).
+  corpus order (``cluster_training``; empty for a run in one process);
+- ``momentum_syn0``, ``momentum_syn1``, ``momentum_syn1neg``, shaped as the
+  weights, float32: only in the checkpoint of a run on a cluster whose replicas are
+  combined with block momentum (``rounds``): each row's momentum.
 
 A batch's learning rate and random seed are functions of its index and the
 settings, so ``jobs_done`` is the whole scheduler and RNG state: resuming runs
@@ -56,10 +59,11 @@ from w2v.vocab import Vocab
 from w2v.weights import all_finite, weight_shapes
 
 FORMAT = "w2v-model"
-VERSION = 3  # 2: the losses' settings (tree, nce, ...) in ``config``; 3: sync_words, combine and ``replicas``
-READABLE_VERSIONS = (1, 2, 3)  # older files lack the later settings: their defaults apply
+VERSION = 4  # 2: the losses' settings (tree, nce, ...) in ``config``; 3: sync_words, combine, ``replicas``; 4: momentum
+READABLE_VERSIONS = (1, 2, 3, 4)  # older files lack the later settings: their defaults apply
 CHECKPOINT_FILE = "checkpoint.npz"
 ARRAYS = ("syn0", "syn1", "syn1neg", "vocab_words", "vocab_offsets", "vocab_counts", "epoch_loss", "epoch_examples")
+MOMENTUM = {name: f"momentum_{name}" for name in ARRAYS[:3]}  # by weight: its momentum's array, where saved
 
 
 @dataclass
@@ -80,6 +84,7 @@ class TrainState:
     corpus_digest: int = 0  # CRC-32 of the encoded corpus
     notes: dict = field(default_factory=dict)
     replicas: list[dict] = field(default_factory=list)  # a cluster run's replicas (see the module's docstring)
+    momentum: dict[str, np.ndarray] = field(default_factory=dict)  # by weight name: its rows' momentum, or empty
 
     def save(self, path: str) -> None:
         """Write the archive atomically (beside ``path``, then renamed over it, so the
@@ -102,6 +107,7 @@ class TrainState:
             "vocab_counts": self.vocab.counts,
             "epoch_loss": self.epoch_loss,
             "epoch_examples": self.epoch_examples,
+            **{MOMENTUM[name]: rows for name, rows in self.momentum.items()},
             "meta": np.frombuffer(json.dumps(meta).encode(), dtype=np.uint8),
         }
         with atomic_output(path) as out:
@@ -115,7 +121,7 @@ class TrainState:
         path = model_file(path)
         with open_archive(path) as archive:
             meta, config = checked_archive(archive, path)
-            arrays = {name: read_entry(archive, path, name) for name in ARRAYS}
+            arrays = {name: read_entry(archive, path, name) for name in ARRAYS + saved_momentum(archive)}
         return cls.from_parts(path, config, arrays, meta)
 
     @classmethod
@@ -128,7 +134,11 @@ class TrainState:
             if (np.asarray(arrays["vocab_counts"]) < 1).any():
                 raise ValueError("a word count below 1")
             vocab = Vocab([raw[a:b] for a, b in itertools.pairwise(offsets)], arrays["vocab_counts"])
-            state = cls(config, vocab, **{k: arrays[k] for k in ARRAYS[:3] + ARRAYS[6:]}, **_meta_fields(meta))
+            momentum = {name: arrays[key] for name, key in MOMENTUM.items() if key in arrays}
+            if momentum and len(momentum) != len(MOMENTUM):
+                raise ValueError("the momentum of some weights only")
+            state = cls(config, vocab, **{k: arrays[k] for k in ARRAYS[:3] + ARRAYS[6:]}, **_meta_fields(meta),
+                        momentum=momentum)  # fmt: skip
             state.check_values()
         except (KeyError, TypeError, ValueError) as err:
             raise FormatError(f"{path}: damaged model file ({err})") from None
@@ -141,6 +151,8 @@ class TrainState:
         for name in ARRAYS[:3]:
             if not all_finite(getattr(self, name)):
                 raise ValueError(f"non-finite weights in {name}")
+            if name in self.momentum and not all_finite(self.momentum[name]):
+                raise ValueError(f"non-finite momentum of {name}")
         if not np.isfinite(self.epoch_loss).all() or (self.epoch_examples < 0).any():
             raise ValueError("an epoch's loss or example count is out of range")
         negative = [key for key in META_FIELDS[1:5] if getattr(self, key) < 0]
@@ -361,17 +373,25 @@ def entry_header(archive: zipfile.ZipFile, path: str, name: str) -> tuple[tuple[
     return shape, dtype
 
 
+def saved_momentum(archive: zipfile.ZipFile) -> tuple[str, ...]:
+    """The names of the momentum arrays ``archive`` holds (``MOMENTUM``'s, or none)."""
+    names = set(archive.namelist())
+    return tuple(key for key in MOMENTUM.values() if f"{key}.npy" in names)
+
+
 def check_entries(archive: zipfile.ZipFile, path: str, config: TrainConfig) -> None:
     """FormatError unless every array's header gives the shape and type that the
     settings ``config`` and the vocabulary's size (``vocab_counts``' length) make."""
     counts_shape, _ = entry_header(archive, path, "vocab_counts")
     size = counts_shape[0] if len(counts_shape) == 1 else 0
     words_shape, words_dtype = entry_header(archive, path, "vocab_words")
+    weights, momentum = weight_shapes(size, config), saved_momentum(archive)
     expected = {
         "vocab_counts": ((size,), np.dtype(np.int64)),
         "vocab_offsets": ((size + 1,), np.dtype(np.int64)),
         "vocab_words": ((max(words_shape[0], size),) if len(words_shape) == 1 else (size,), np.dtype(np.uint8)),
-        **{name: (shape, np.dtype(np.float32)) for name, shape in weight_shapes(size, config).items()},
+        **{name: (shape, np.dtype(np.float32)) for name, shape in weights.items()},
+        **{key: (weights[name], np.dtype(np.float32)) for name, key in MOMENTUM.items() if key in momentum},
         "epoch_loss": ((config.epochs,), np.dtype(np.float64)),
         "epoch_examples": ((config.epochs,), np.dtype(np.int64)),
     }  # vocab_words: the words' bytes, at least one per word

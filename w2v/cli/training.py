@@ -8,7 +8,7 @@ from collections.abc import Iterator
 import click
 
 from w2v.cli.app import CONTEXT, Stopped, Terminated, cli
-from w2v.config import DEFAULT_PRUNE_AT, load_preset, preset_names
+from w2v.config import COMBINE, DEFAULT_PRUNE_AT, load_preset, preset_names
 from w2v.errors import W2VError, plural
 from w2v.files import binary_name, check_writable, is_special, is_url
 from w2v.train import train as train_vectors
@@ -215,10 +215,11 @@ def rerun_recipe(ctx: click.Context) -> dict:
 )
 @click.option(
     "--combine",
-    type=click.Choice(["auto", "sum", "mean", "adaptive"]),
+    type=click.Choice(list(COMBINE)),
     default="auto",
     show_default=True,
-    help="--cluster: add the workers' changes, average them, or average those that agree (auto: sum for 2 workers, mean for more).",
+    help="--cluster: add the workers' changes, average them, average those that agree, or average them with "
+    "block momentum (auto: sum for 2 workers, momentum for more).",
 )
 @click.option(
     "--seed", type=int, default=1, show_default=True, help="Random seed; with --threads 1 runs are reproducible."
