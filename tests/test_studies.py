@@ -119,3 +119,16 @@ def test_the_cost_model_from_measured_figures(scripts) -> None:
     assert rows[0].startswith(f"| benchmark | 8 | {compute:.2f} | {star:.2f} | {compute / (compute + star):.0%} |")
     assert f"| {tree:.2f} | {compute / (compute + tree):.0%} |" in rows[0]
     assert rows[1].split(" | ")[5] == f"{10 * copy:.2f}"  # 32 machines: 5 levels
+
+
+def test_path_sharing_counts_the_node_rows_paths_share(scripts):
+    import path_sharing
+
+    from w2v.vocab import Vocab
+
+    vocab = Vocab([b"a", b"b", b"c", b"d"], np.array([40, 30, 20, 10]))
+    _codes, points, offsets = vocab.huffman()  # inner nodes: root, (b, (c, d)), (c, d)
+    assert np.diff(offsets).tolist() == [1, 2, 3, 3]
+    ids = np.array([2, 3, 2, 2, 0, 1, 0])  # the last word makes no group of 2
+    visited, distinct = path_sharing.node_rows(ids, points, offsets, 2)
+    assert (visited, distinct) == (3 + 3 + 3 + 3 + 1 + 2, 3 + 3 + 2)  # (c, d) and (c, c) share 3 nodes, (a, b) 1
