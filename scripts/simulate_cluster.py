@@ -6,6 +6,8 @@
     python scripts/simulate_cluster.py --render    # the markdown table from the JSON
     python scripts/simulate_cluster.py --run --text-bytes 1000000000 --workers 1,16 --sync-words 20000 \
         --combine mean,adaptive,momentum --results docs/distributed-simulation-whole.json   # the whole text
+    python scripts/simulate_cluster.py --run --text-bytes 1000000000 --models cbow --workers 1,16 \
+        --sync-words 20000 --combine mean,momentum --results docs/distributed-simulation-whole.json
 
 A run of N workers is simulated by N replicas (``w2v.rounds.Replica``) in one process,
 trained round by round in turn and combined by the same ``Ledger.record`` and
