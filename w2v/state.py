@@ -374,7 +374,8 @@ def entry_header(archive: zipfile.ZipFile, path: str, name: str) -> tuple[tuple[
 
 
 def saved_momentum(archive: zipfile.ZipFile) -> tuple[str, ...]:
-    """The names of the momentum arrays ``archive`` holds (``MOMENTUM``'s, or none)."""
+    """The names of ``MOMENTUM``'s arrays that ``archive`` holds (a checkpoint of a run
+    with block momentum holds all three; ``TrainState.from_parts`` refuses some only)."""
     names = set(archive.namelist())
     return tuple(key for key in MOMENTUM.values() if f"{key}.npy" in names)
 
