@@ -75,11 +75,26 @@ def train_options(args: argparse.Namespace) -> list[str]:
     return options
 
 
+def run_python(checkout: Path, arguments: list[str]) -> subprocess.CompletedProcess:
+    """Run Python with ``checkout``'s w2v first on the path: from inside the checkout
+    (Python puts the working directory before everything else, an installed w2v
+    and ``PYTHONPATH`` included) and with the checkout on ``PYTHONPATH``."""
+    env = {**os.environ, "PYTHONPATH": str(checkout.resolve())}
+    command = [sys.executable, *arguments]
+    return subprocess.run(command, env=env, cwd=checkout, capture_output=True, text=True, stdin=subprocess.DEVNULL)
+
+
+def imported_from(checkout: Path) -> Path:
+    """The folder of the w2v package that ``run_python(checkout, ...)`` imports."""
+    done = run_python(checkout, ["-c", "import w2v; print(w2v.__file__)"])
+    if done.returncode != 0:
+        sys.exit(f"{checkout}: import w2v failed: {done.stderr.strip()[-500:]}")
+    return Path(done.stdout.strip()).resolve().parent
+
+
 def words_per_second(checkout: Path, corpus: Path, options: list[str], output: Path) -> float:
     """Train ``corpus`` with ``checkout``'s w2v; its training words/s."""
-    env = {**os.environ, "PYTHONPATH": str(checkout.resolve())}
-    command = [sys.executable, "-m", "w2v", "train", str(corpus), "-o", str(output), *options]
-    done = subprocess.run(command, env=env, capture_output=True, text=True, stdin=subprocess.DEVNULL)
+    done = run_python(checkout, ["-m", "w2v", "train", str(corpus.resolve()), "-o", str(output.resolve()), *options])
     found = RATE.search(done.stderr)
     if done.returncode != 0 or found is None:
         sys.exit(f"{checkout}: w2v train failed ({done.returncode}): {done.stderr.strip()[-500:]}")
@@ -92,6 +107,9 @@ def main(argv: list[str] | None = None) -> None:
     checkouts = [args.base, args.variant]
     sides = [[*options, *args.base_args], [*options, *args.variant_args]]
     rates = np.zeros((args.rounds, 2))
+    for checkout in checkouts:
+        if imported_from(checkout) != (checkout / "w2v").resolve():
+            sys.exit(f"{checkout}: Python imports w2v from {imported_from(checkout)}, not from the checkout")
     with tempfile.TemporaryDirectory(prefix="w2v-ab-") as workdir:
         output = Path(workdir) / "vectors.bin"
         for checkout, side in zip(checkouts, sides, strict=True):  # loads or compiles the kernels outside the timings

@@ -3,6 +3,7 @@ epoch, on a 300 KB slice) and ``scripts/ab_kernels.py`` (this checkout against i
 
 import json
 import os
+import shutil
 import subprocess
 import sys
 from pathlib import Path
@@ -68,6 +69,20 @@ def test_ab_kernels_times_two_settings_of_one_checkout(tmp_path: Path) -> None:
     lines = done.stdout.splitlines()
     assert lines[1].startswith(f"base {ROOT} --negative 2: ")
     assert lines[2].startswith(f"variant {ROOT} --nce 2: ") and "; speed over base per round: median " in lines[2]
+
+
+def test_ab_kernels_runs_each_checkouts_own_code(tmp_path: Path, monkeypatch) -> None:
+    """Each side imports the w2v of its checkout, whatever the working directory
+    (Python puts it first on the path: run from this checkout, both sides would
+    import this checkout's code and compare it with itself)."""
+    monkeypatch.syspath_prepend(str(ROOT / "scripts"))
+    monkeypatch.chdir(ROOT)
+    import ab_kernels
+
+    copy = tmp_path / "copy"
+    shutil.copytree(ROOT / "w2v", copy / "w2v", ignore=shutil.ignore_patterns("__pycache__"))
+    assert ab_kernels.imported_from(copy) == (copy / "w2v").resolve()
+    assert ab_kernels.imported_from(ROOT) == (ROOT / "w2v").resolve()
 
 
 def test_ab_kernels_refuses_a_folder_without_w2v(tmp_path: Path) -> None:
