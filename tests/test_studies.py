@@ -132,3 +132,30 @@ def test_path_sharing_counts_the_node_rows_paths_share(scripts):
     ids = np.array([2, 3, 2, 2, 0, 1, 0])  # the last word makes no group of 2
     visited, distinct = path_sharing.node_rows(ids, points, offsets, 2)
     assert (visited, distinct) == (3 + 3 + 3 + 3 + 1 + 2, 3 + 3 + 2)  # (c, d) and (c, c) share 3 nodes, (a, b) 1
+
+
+def test_kernel_profile_attributes_samples_to_innermost_loops(scripts):
+    import collections
+
+    import profile_kernel
+
+    instructions = [  # an outer loop 0x0-0x20 around an inner one 0x8-0x18
+        (0x0, "mov", "%rax,%rbx"),
+        (0x8, "vfmadd231ps", "%zmm1,%zmm2,%zmm3"),
+        (0x10, "vmovups", "%zmm3,(%rdi)"),
+        (0x18, "jne", "0x8"),
+        (0x1A, "vaddss", "%xmm1,%xmm2,%xmm2"),
+        (0x20, "jmp", "0x0"),
+        (0x22, "ret", ""),
+        (0x24, "jmp", "0x30"),  # a jump forward is no loop
+    ]
+    assert profile_kernel.loops(instructions) == [(0x0, 0x20), (0x8, 0x18)]
+    assert profile_kernel.innermost(0x10, [(0x0, 0x20), (0x8, 0x18)]) == (0x8, 0x18)
+    assert profile_kernel.innermost(0x1A, [(0x0, 0x20), (0x8, 0x18)]) == (0x0, 0x20)
+    assert profile_kernel.innermost(0x22, [(0x0, 0x20)]) is None
+    samples = collections.Counter({0x8: 5, 0x10: 1, 0x1A: 3, 0x22: 1})
+    header, _rule, inner, outer, outside = profile_kernel.loop_table(instructions, samples, top=3)
+    assert header.startswith("| loop (offsets) | share | instructions | fma | vector loads/stores |")
+    assert inner == "| 8-18 | 60.0% | 3 | 1 | 1 | 0 | 0 | 0 | 0 |"
+    assert outer.startswith("| 0-20 | 30.0% | 6 | 1 | 1 | 0 | 1 |")  # counts the inner loop's body too
+    assert outside.startswith("| outside loops | 10.0% |")

@@ -403,11 +403,13 @@ def window_inputs(syn0, chunk, cbow, cbow_mean, inputs, grads, dim):
 def move_inputs(syn0, chunk, cbow, grads, dim):
     """Add the inputs' gradients to the rows of ``syn0``: skip-gram's ``grads[c]`` to
     context word c's row; CBOW's one gradient ``grads[0]`` to every context row,
-    unscaled, as in word2vec.c."""
+    unscaled, as in word2vec.c. Each row is taken once: indexed float by float
+    (``syn0[chunk[c], k]``), the word's id would be read again after every store, as
+    the store might have changed it, and the loop would not be vectorised."""
     for c in range(chunk.shape[0]):
-        g = grads[0] if cbow else grads[c]
+        g, row = grads[0] if cbow else grads[c], syn0[chunk[c]]
         for k in range(dim):
-            syn0[chunk[c], k] += g[k]
+            row[k] += g[k]
 
 
 @jit_inline
