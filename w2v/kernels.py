@@ -267,8 +267,8 @@ def logistic_units(inputs, count, out, rows, labels, offsets, first, last, hs_ru
 def logistic_loss(inputs, count, out, rows, labels, offsets, distinct, hs_rule, grads, pairs, acc, alpha, dim):
     """The loss interface with a sigmoid per row:
     ``-sum_r [t_r log sigma(f_r) + (1 - t_r) log sigma(-f_r)]``, ``f_r = u_r . x + b_r``,
-    summed over the ``count`` inputs ``x = inputs[i]`` (rows of (CHUNK, D) float32),
-    for the candidate output rows ``u_r = out[rows[r]]``, their labels
+    summed over the ``count`` inputs ``x = inputs[i]`` (the first D floats of rows of
+    (CHUNK, S) float32, S = ``row_stride(D)``), for the candidate output rows ``u_r = out[rows[r]]``, their labels
     ``t_r = labels[r]`` (float32) and logit offsets ``b_r = offsets[r]`` (None: 0).
     Moves the rows and adds each input's gradient to ``grads[i]``. ``distinct``: the
     rows are known to be pairwise distinct, so they are taken at once
@@ -378,7 +378,7 @@ def output_loss(inputs, count, target, tables, draws, loss_kind, grads, pairs, t
 
 @jit_inline
 def window_inputs(syn0, chunk, cbow, cbow_mean, inputs, grads, dim):
-    """The inputs that predict a window's centre word, into ``inputs`` (CHUNK, D),
+    """The inputs that predict a window's centre word, into ``inputs`` (CHUNK, S >= D),
     with their gradients ``grads`` zeroed. Skip-gram: each context word's input
     vector ``v_c`` (a row of ``syn0`` for each id of ``chunk``) on its own; CBOW: one
     input, ``h = (1/|C|) sum_c v_c`` (``cbow_mean``) or the sum. Returns how many."""
@@ -494,6 +494,8 @@ def make_train_batch(dim):
     (skip-gram: context-centre pairs; CBOW: centre words).
     """
 
+    stride = row_stride(dim)  # floats from one row of the stack buffers to the next
+
     @jit_kernel
     def train_batch(tokens, syn0, tables, keep_prob, window, samples, cbow, cbow_mean, alpha, seed, kind=NS, beta=0.0):
         tokens, syn0, keep_prob, tables = unmanaged(tokens), unmanaged(syn0), unmanaged(keep_prob), unmanaged(tables)
@@ -513,8 +515,8 @@ def make_train_batch(dim):
         labels[:] = 0.0
         labels[0] = 1.0
         offsets[:] = 0.0  # negative sampling's: draw_candidates sets them for the other losses
-        inputs, grads = stack_matrix(CHUNK, dim), stack_matrix(CHUNK, dim)  # skip-gram's rows (CBOW: row 0)
-        acc = stack_matrix(1, dim)[0]  # an output row's step
+        inputs, grads = stack_matrix(CHUNK, stride), stack_matrix(CHUNK, stride)  # skip-gram's rows (CBOW: row 0)
+        acc = stack_matrix(1, stride)[0]  # an output row's step
         pairs = stack_matrix(2, UNITS)  # (unit, input) pairs' logits then steps; labels
         loss_kind = (kind, beta, all_rows, no_offsets)
         loss, examples, i, n = 0.0, 0, 0, 0
@@ -549,9 +551,16 @@ def make_train_batch(dim):
 _BATCH_KERNELS: dict[int, Any] = {}
 
 
+def row_stride(dim: int) -> int:
+    """Floats from one row of the kernel's stack buffers to the next: ``dim`` rounded
+    up to whole 64-byte cache lines (16 float32). The buffers start on a line, so
+    every row does, and no vector load or store of a row straddles two lines."""
+    return -(-dim // 16) * 16
+
+
 def stack_bytes(dim: int) -> int:
     """Bytes of stack the kernel for ``dim`` keeps its buffers in."""
-    return 4 * (dim * (2 * CHUNK + 1) + 2 * UNITS)
+    return 4 * (row_stride(dim) * (2 * CHUNK + 1) + 2 * UNITS)
 
 
 def train_batch_kernel(dim):
