@@ -239,15 +239,36 @@ def move_unit(inputs, count, o, steps, grads, acc, dim):
 
 
 @jit_inline
+def move_unit_pair(inputs, count, o, p, steps_o, steps_p, grads, acc, dim):
+    """``move_unit`` on two distinct output rows ``o`` and ``p`` ((D,) each) at once,
+    with its results: each input's gradient gains ``steps_o[i] * o + steps_p[i] * p``
+    against the rows as they were, and each row moves once by the sum of its own
+    steps times the inputs (gathered in ``acc[0]`` and ``acc[1]``). Each input row
+    and gradient is read, and each gradient written, once for the two rows."""
+    acc[:] = 0.0
+    for i in range(count):
+        g, h, x, gradient = steps_o[i], steps_p[i], inputs[i], grads[i]
+        for k in range(dim):
+            gradient[k] += g * o[k]
+            gradient[k] += h * p[k]
+            acc[0, k] += g * x[k]
+            acc[1, k] += h * x[k]
+    for k in range(dim):
+        o[k] += acc[0, k]
+        p[k] += acc[1, k]
+
+
+@jit_inline
 def logistic_units(inputs, count, out, rows, labels, offsets, first, last, hs_rule, grads, pairs, acc, alpha, dim):
     """The units ``out[rows[u]]`` for u in [first, last) (distinct rows) with labels
     ``labels[u]`` against the ``count`` inputs, all at once: every (unit, input)
-    pair's logit, then all the steps (one vectorised loop), then the updates. As the
-    rows are distinct and the inputs do not move until the caller applies ``grads``,
-    the results are those of taking the units one by one. ``pairs`` (2, UNITS): the
+    pair's logit, then all the steps (one vectorised loop), then the updates, two
+    units at a time when there are several inputs (``move_unit_pair``). As the rows
+    are distinct and the inputs do not move until the caller applies ``grads``, the
+    results are those of taking the units one by one. ``pairs`` (2, UNITS): the
     pairs' logits then steps, unit by unit (``count`` to a unit), and their labels.
-    ``offsets``: None, or each unit's logit offset (float32; NCE's ``-log(k q(w))``).
-    Returns the loss (nats)."""
+    ``acc`` (2, S): two rows' steps. ``offsets``: None, or each unit's logit offset
+    (float32; NCE's ``-log(k q(w))``). Returns the loss (nats)."""
     steps, pair_labels = pairs[0], pairs[1]
     for u in range(first, last):
         start = (u - first) * count
@@ -257,9 +278,17 @@ def logistic_units(inputs, count, out, rows, labels, offsets, first, last, hs_ru
             if offsets is not None:
                 steps[i] += offsets[u]
     loss = unit_steps(steps, pair_labels, (last - first) * count, hs_rule, alpha)
-    for u in range(first, last):
+    u = first
+    while u < last:
         start = (u - first) * count
-        move_unit(inputs, count, out[rows[u]], steps[start : start + count], grads, acc, dim)
+        if count > 1 and u + 1 < last:
+            after = start + count
+            o, p = out[rows[u]], out[rows[u + 1]]
+            move_unit_pair(inputs, count, o, p, steps[start:after], steps[after : after + count], grads, acc, dim)
+            u += 2
+        else:
+            move_unit(inputs, count, out[rows[u]], steps[start : start + count], grads, acc[0], dim)
+            u += 1
     return loss
 
 
@@ -268,8 +297,9 @@ def logistic_loss(inputs, count, out, rows, labels, offsets, distinct, hs_rule, 
     """The loss interface with a sigmoid per row:
     ``-sum_r [t_r log sigma(f_r) + (1 - t_r) log sigma(-f_r)]``, ``f_r = u_r . x + b_r``,
     summed over the ``count`` inputs ``x = inputs[i]`` (the first D floats of rows of
-    (CHUNK, S) float32, S = ``row_stride(D)``), for the candidate output rows ``u_r = out[rows[r]]``, their labels
-    ``t_r = labels[r]`` (float32) and logit offsets ``b_r = offsets[r]`` (None: 0).
+    (CHUNK, S) float32, S = ``row_stride(D)``), for the candidate output rows
+    ``u_r = out[rows[r]]``, their labels ``t_r = labels[r]`` (float32) and logit
+    offsets ``b_r = offsets[r]`` (None: 0).
     Moves the rows and adds each input's gradient to ``grads[i]``. ``distinct``: the
     rows are known to be pairwise distinct, so they are taken at once
     (``logistic_units``); else one at a time, so that a row drawn twice sees its
@@ -516,7 +546,7 @@ def make_train_batch(dim):
         labels[0] = 1.0
         offsets[:] = 0.0  # negative sampling's: draw_candidates sets them for the other losses
         inputs, grads = stack_matrix(CHUNK, stride), stack_matrix(CHUNK, stride)  # skip-gram's rows (CBOW: row 0)
-        acc = stack_matrix(1, stride)[0]  # an output row's step
+        acc = stack_matrix(2, stride)  # two output rows' steps
         pairs = stack_matrix(2, UNITS)  # (unit, input) pairs' logits then steps; labels
         loss_kind = (kind, beta, all_rows, no_offsets)
         loss, examples, i, n = 0.0, 0, 0, 0
@@ -560,7 +590,7 @@ def row_stride(dim: int) -> int:
 
 def stack_bytes(dim: int) -> int:
     """Bytes of stack the kernel for ``dim`` keeps its buffers in."""
-    return 4 * (row_stride(dim) * (2 * CHUNK + 1) + 2 * UNITS)
+    return 4 * (row_stride(dim) * (2 * CHUNK + 2) + 2 * UNITS)
 
 
 def train_batch_kernel(dim):
