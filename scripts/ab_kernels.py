@@ -108,8 +108,8 @@ def main(argv: list[str] | None = None) -> None:
     sides = [[*options, *args.base_args], [*options, *args.variant_args]]
     rates = np.zeros((args.rounds, 2))
     for checkout in checkouts:
-        if imported_from(checkout) != (checkout / "w2v").resolve():
-            sys.exit(f"{checkout}: Python imports w2v from {imported_from(checkout)}, not from the checkout")
+        if (package := imported_from(checkout)) != (checkout / "w2v").resolve():
+            sys.exit(f"{checkout}: Python imports w2v from {package}, not from the checkout")
     with tempfile.TemporaryDirectory(prefix="w2v-ab-") as workdir:
         output = Path(workdir) / "vectors.bin"
         for checkout, side in zip(checkouts, sides, strict=True):  # loads or compiles the kernels outside the timings

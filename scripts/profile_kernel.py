@@ -24,7 +24,6 @@ Needs Linux's ``perf`` (allowed to sample this user's processes) and binutils'
 import argparse
 import collections
 import ctypes
-import os
 import re
 import shutil
 import subprocess
@@ -163,7 +162,7 @@ def main(argv: list[str] | None = None) -> None:
         work = Path(folder)
         child = [sys.executable, __file__, *(argv if argv is not None else sys.argv[1:]), "--child", str(work)]
         perf = ["perf", "record", "-q", "-e", "cpu-clock", "-F", str(args.frequency), "-o", str(work / "perf.data")]
-        done = subprocess.run([*perf, "--", *child], capture_output=True, text=True, env={**os.environ})
+        done = subprocess.run([*perf, "--", *child], capture_output=True, text=True)
         if done.returncode != 0:
             sys.exit(f"profile_kernel: the traced run failed ({done.returncode}): {done.stderr.strip()[-500:]}")
         instructions = disassemble(work / "code.bin")
