@@ -27,6 +27,7 @@ ERROR_MODEL = "numpy"
 # Heap scratch buffers are padded by this many 4-byte elements (two cache lines) on
 # both sides, so that no two threads' buffers can share a cache line.
 PAD = 32
+LINE_FLOATS = 16  # float32 in a 64-byte cache line
 
 
 def jit_inline(function):
@@ -136,7 +137,7 @@ def stack_matrix(typingctx, rows, cols):
 
     def codegen(context, builder, signature, args):
         data = cgutils.alloca_once(builder, ir.FloatType(), size=ir.Constant(ir.IntType(64), n_rows * n_cols))
-        data.align = 64  # on a cache line: with cols a multiple of 16, so is every row
+        data.align = 4 * LINE_FLOATS  # on a cache line: with cols a multiple of LINE_FLOATS, so is every row
         array = context.make_array(array_type)(context, builder)
         intp = context.get_value_type(types.intp)
         context.populate_array(
@@ -154,8 +155,8 @@ def stack_matrix(typingctx, rows, cols):
 
 @jit_inline
 def prefetch_row(matrix, row, dim):
-    """Prefetch every cache line (16 float32) of ``matrix[row]`` ((dim,) float32)."""
-    for col in range(0, dim, 16):
+    """Prefetch every cache line (``LINE_FLOATS`` float32) of ``matrix[row]`` ((dim,) float32)."""
+    for col in range(0, dim, LINE_FLOATS):
         prefetch(matrix, row, col)
 
 

@@ -57,7 +57,7 @@ from typing import Any
 
 import numpy as np
 
-from w2v.jit import jit_inline, jit_kernel, keep_alive, prefetch_row, scratch, stack_matrix, unmanaged
+from w2v.jit import LINE_FLOATS, jit_inline, jit_kernel, keep_alive, prefetch_row, scratch, stack_matrix, unmanaged
 from w2v.vocab import MAX_CODE_LENGTH  # the longest Huffman path: sizes the buffer of (unit, input) pairs
 
 LCG_MUL = np.uint64(25214903917)
@@ -583,9 +583,9 @@ _BATCH_KERNELS: dict[int, Any] = {}
 
 def row_stride(dim: int) -> int:
     """Floats from one row of the kernel's stack buffers to the next: ``dim`` rounded
-    up to whole 64-byte cache lines (16 float32). The buffers start on a line, so
-    every row does, and no vector load or store of a row straddles two lines."""
-    return -(-dim // 16) * 16
+    up to whole 64-byte cache lines (``LINE_FLOATS`` float32). The buffers start on a
+    line, so every row does, and no vector load or store of a row straddles two lines."""
+    return -(-dim // LINE_FLOATS) * LINE_FLOATS
 
 
 def stack_bytes(dim: int) -> int:
