@@ -81,8 +81,11 @@ def split_corpus(corpus: Path, folder: Path, heldout_bytes: int = HELDOUT_BYTES)
 
 
 def w2v_json(*args: str) -> dict:
-    """Run ``w2v ARGS --json`` and return what it printed."""
-    done = subprocess.run([sys.executable, "-m", "w2v", *args, "--json"], capture_output=True, text=True, cwd=ROOT)
+    """Run ``w2v ARGS --json``, with the w2v this process imports, and return what it printed."""
+    import w2v
+
+    checkout = Path(w2v.__file__).resolve().parents[1]
+    done = subprocess.run([sys.executable, "-m", "w2v", *args, "--json"], capture_output=True, text=True, cwd=checkout)
     if done.returncode:
         raise SystemExit(f"w2v {' '.join(args)}: {done.stderr.strip()}")
     return json.loads(done.stdout)

@@ -72,7 +72,9 @@ def settings(args: argparse.Namespace) -> dict:
 
 def traced_run(args: argparse.Namespace) -> None:
     """The child under ``perf``: load the kernel, dump its code and address into
-    ``args.child``, then train the corpus."""
+    ``args.child``, then train the corpus. It imports the ``w2v`` of this script's
+    checkout, whatever is installed."""
+    sys.path.insert(0, str(ROOT))
     import w2v
     from w2v import kernels
 
