@@ -159,3 +159,23 @@ def test_kernel_profile_attributes_samples_to_innermost_loops(scripts):
     assert inner == "| 8-18 | 60.0% | 3 | 1 | 1 | 0 | 0 | 0 | 0 |"
     assert outer.startswith("| 0-20 | 30.0% | 6 | 1 | 1 | 0 | 1 |")  # counts the inner loop's body too
     assert outside.startswith("| outside loops | 10.0% |")
+
+
+def test_the_quality_ab_pairs_the_checkouts_by_seed(scripts) -> None:
+    """Each side's means ± sd; the difference row is over the seeds both sides have."""
+    import ab_quality
+
+    def run(analogy: float, ws: float, bits: float) -> dict:
+        return {"analogy": analogy, "ws353": ws, "score": {"bits_per_word": bits}}
+
+    results = {
+        "CBOW HS/base/seed 1": run(0.30, 0.60, 10.0),
+        "CBOW HS/variant/seed 1": run(0.31, 0.62, 9.9),
+        "CBOW HS/base/seed 2": run(0.32, 0.64, 10.2),
+        "CBOW HS/variant/seed 2": run(0.35, 0.64, 10.0),
+        "CBOW HS/variant/seed 3": run(0.50, 0.70, 9.0),
+    }
+    rows = ab_quality.render(results).splitlines()[2:]
+    assert rows[0] == "| CBOW HS | base | 2 | 31.00 ± 1.41 | 0.6200 ± 0.0283 | 10.1000 ± 0.1414 |"
+    assert rows[1].startswith("| CBOW HS | variant | 3 | 38.67 ± ")
+    assert rows[2] == "| CBOW HS | variant − base | 2 | +2.00 ± 1.41 | +0.0100 ± 0.0141 | -0.1500 ± 0.0707 |"
