@@ -270,8 +270,8 @@ def test_stdin_reads_the_same_tokens(tmp_path):
 
 @pytest.fixture
 def fifo(tmp_path):
-    """``feed(data)``: a FIFO that a thread writes ``data`` into once a reader opens it (the
-    writer's open blocks until then: no sleeping)."""
+    """``feed(data)``: a FIFO that a thread writes ``data`` (at most a pipe's buffer, 64 KiB)
+    into once a reader opens it (the writer's open blocks until then: no sleeping)."""
     path = tmp_path / "fifo"
     os.mkfifo(path)
     writers = []
@@ -284,9 +284,10 @@ def fifo(tmp_path):
 
     yield feed
     for writer in writers:
-        if writer.is_alive():  # nothing opened the FIFO: open it so that the writer ends
-            with open(path, "rb") as stream:
-                stream.read()
+        if writer.is_alive():  # it may be waiting for a reader: give it one whose open never waits
+            reader = os.open(path, os.O_RDONLY | os.O_NONBLOCK)  # (a blocking one waits for a writer, and
+            writer.join()  # a writer that has just ended never comes); its data fit the pipe: it ends
+            os.close(reader)
         writer.join()
 
 
