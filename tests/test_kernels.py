@@ -299,3 +299,87 @@ def test_cbow_mean_update_is_minus_alpha_times_hidden_gradient():
         np.testing.assert_allclose(syn1[node] - before[1][node], want, atol=2e-6)
     others = np.setdiff1d(np.arange(len(syn1)), path)
     np.testing.assert_array_equal(syn1[others], before[1][others])
+
+
+def zipf_counts(words: int, seed: int = 2) -> np.ndarray:
+    """Counts of ``words`` words, most frequent first, with ties."""
+    return np.sort(np.random.default_rng(seed).zipf(1.3, words))[::-1].astype(np.int64)
+
+
+@pytest.mark.parametrize("tree", ["huffman", "balanced"])
+def test_the_copied_rows_are_the_top_of_the_tree(tree):
+    """``top_of_tree``: the ``TOP_NODES`` rows a batch copies hold the root, and every
+    word's path starts in them and, once out, never comes back."""
+    counts = zipf_counts(2000)
+    vocab = make_vocab(counts)
+    syn1 = np.zeros((len(counts) - 1, D), np.float32)
+    tables = Tables(syn1, syn1[:0], *path_tables(vocab, TrainConfig(hs=True, tree=tree)), counts, counts, counts)
+    first, rows = kernels.top_of_tree(tables)
+    assert rows == kernels.TOP_NODES and first >= 0 and first + rows <= len(syn1)
+    nodes, offsets = tables.path_nodes, tables.path_offsets
+    for word in range(len(counts)):
+        inside = (first <= nodes[offsets[word] : offsets[word + 1]]) & (
+            nodes[offsets[word] : offsets[word + 1]] < first + rows
+        )
+        assert inside[0] and not np.any(np.diff(inside.astype(np.int8)) > 0)
+    assert np.unique(nodes[(first <= nodes) & (nodes < first + rows)]).size == rows  # every copied row is used
+
+
+def test_a_merge_adds_its_weight_of_the_copys_change():
+    """``merge_top``: the shared rows gain ``weight`` times the copy's change since its
+    start, on top of what other threads did to them; copy and start then hold the
+    merged rows."""
+    rng = np.random.default_rng(4)
+    syn1 = rng.standard_normal((6, D)).astype(np.float32)
+    start = syn1[2:5].copy()
+    copy = start + rng.standard_normal((3, D)).astype(np.float32) * 0.1
+    syn1[3, :4] += np.float32(0.5)  # another thread's change
+    before, change = syn1.copy(), copy - start
+    kernels.merge_top(syn1, 2, copy, start, np.float32(0.5), D)
+    np.testing.assert_array_equal(syn1[[0, 1, 5]], before[[0, 1, 5]])
+    np.testing.assert_allclose(syn1[2:5], before[2:5] + 0.5 * change, rtol=1e-6)
+    np.testing.assert_array_equal(copy, syn1[2:5])
+    np.testing.assert_array_equal(start, syn1[2:5])
+
+
+@pytest.mark.parametrize("tree", ["huffman", "balanced"])
+@pytest.mark.parametrize("case", ["sg-hs", "cbow-hs", "sg-hs-ns", "cbow-sum-hs"])
+def test_a_batch_trains_the_top_of_the_tree_in_its_copy(case, tree):
+    """``sharers``: with T threads sharing the weights, a batch trains the top of the
+    tree in its own copy and returns 1/T of the copy's change at its end. Called
+    alone, it trains everything as a batch without the copy would (up to the order
+    of float additions, which the compiler may choose differently for the copy's rows
+    on the stack), but the top rows end at 1/T of their change. The vocabulary's 60
+    words make the paths deeper than the copy, so they run through both."""
+    settings = CASES[case]
+    counts = zipf_counts(60, seed=5)
+    vocab = make_vocab(counts)
+    syn0, params, _ = make_params(True, settings["negative"] > 0, counts=counts)
+    paths = path_tables(vocab, TrainConfig(hs=True, tree=tree))
+    params = params._replace(**dict(zip(("path_nodes", "path_labels", "path_offsets"), paths, strict=True)))
+    tokens = np.random.default_rng(8).integers(0, len(counts), 400).astype(np.int32)
+    tokens[::37] = -1
+    args = (
+        np.ones(len(counts), np.float32),
+        3,
+        settings["negative"],
+        settings["cbow"],
+        settings["cbow_mean"],
+        0.05,
+        SEED,
+    )
+    kernel = kernels.train_batch_kernel(D)
+    results = []
+    for sharers in (1, 4):
+        moved_syn0, moved = syn0.copy(), copy_params(params)
+        loss, examples = kernel(tokens, moved_syn0, moved, *args, kernels.NS, 0.0, sharers)
+        results.append((moved_syn0, moved.syn1, moved.syn1neg, loss, examples))
+    (syn0_a, syn1_a, neg_a, loss_a, n_a), (syn0_b, syn1_b, neg_b, loss_b, n_b) = results
+    assert n_a == n_b > 100 and loss_b == pytest.approx(loss_a, rel=1e-6)
+    first, rows = kernels.top_of_tree(params)
+    top = np.arange(first, first + rows)
+    want = syn1_a.copy()
+    want[top] = params.syn1[top] + (syn1_a[top] - params.syn1[top]) / 4
+    for got, expected in ((syn0_b, syn0_a), (syn1_b, want), (neg_b, neg_a)):
+        np.testing.assert_allclose(got, expected, rtol=0, atol=1e-6)
+    assert np.abs(syn1_a[top] - params.syn1[top]).min(axis=1).max() > 1e-3  # the top rows moved

@@ -262,9 +262,12 @@ def test_each_batch_gets_the_rate_of_its_position(tmp_path, monkeypatch):
     config = config.resolved()
     encoded = encode_corpus(sentences, config, str(tmp_path))
     vocab, stream = encoded.vocab, encoded.stream
-    calls, threads, kinds = [], [], []
+    calls, threads, kinds, sharers_seen = [], [], [], set()
 
-    def fake_kernel(tokens, syn0, tables, keep_prob, window, negative, cbow, cbow_mean, alpha, seed, kind, beta):
+    def fake_kernel(
+        tokens, syn0, tables, keep_prob, window, negative, cbow, cbow_mean, alpha, seed, kind, beta, sharers
+    ):
+        sharers_seen.add(sharers)
         calls.append((len(tokens), int((tokens >= 0).sum()), alpha, int(seed), window, negative, cbow, cbow_mean))
         threads.append(threading.current_thread())
         kinds.append(tuple(numba.typeof(arg) for arg in (tokens, alpha, seed)))  # the kernel's signature
@@ -282,6 +285,7 @@ def test_each_batch_gets_the_rate_of_its_position(tmp_path, monkeypatch):
         before = np.concatenate([[0], np.cumsum(stream.batch_words)])
     finally:
         stream.close()
+    assert sharers_seen == {1}  # one thread: the kernel copies nothing
     load, calls = calls[0], calls[1:]
     assert load == (0, 0, 0.04, int(batch_seed(config.seed, 0)), 5, 5, False, True)
     assert threads[0] is threading.current_thread() and all(t is not threads[0] for t in threads[1:])

@@ -50,7 +50,8 @@ Conventions
 Deviations from word2vec.c (docs/parity.md): the sigmoid is computed (to float32
 precision) rather than read from a 1000-entry table; noise words come from an
 alias table of the exact unigram**0.75 distribution rather than a 1e8-entry
-table; skip-gram batches each window (``window_loss``).
+table; skip-gram batches each window (``window_loss``); with several threads,
+each batch trains the top of the tree in a copy of its own (``top_of_tree``).
 """
 
 from typing import Any
@@ -64,6 +65,7 @@ LCG_MUL = np.uint64(25214903917)
 LCG_ADD = np.uint64(11)
 HS_MAX_EXP = 6.0  # word2vec.c's MAX_EXP: hierarchical softmax skips nodes with |f| >= this
 CHUNK = 16  # skip-gram takes at most this many of a window's context words at once
+TOP_NODES = 15  # the tree rows nearest the root (4 levels) that a batch trains in a copy of its own
 UNITS = MAX_CODE_LENGTH * CHUNK  # (output unit, input) pairs of one loss call at most: a path's nodes x a chunk
 NS, NCE, SAMPLED_SOFTMAX, SOFTMAX = 0, 1, 2, 3  # the loss of the word output vectors (``kind``)
 LOSS_KINDS = {"ns": NS, "nce": NCE, "sampled_softmax": SAMPLED_SOFTMAX, "softmax": SOFTMAX, None: NS}
@@ -269,15 +271,33 @@ def logistic_units(inputs, count, out, rows, labels, offsets, first, last, hs_ru
     pairs' logits then steps, unit by unit (``count`` to a unit), and their labels.
     ``acc`` (2, S): two rows' steps. ``offsets``: None, or each unit's logit offset
     (float32; NCE's ``-log(k q(w))``). Returns the loss (nats)."""
+    unit_logits(inputs, count, out, rows, labels, offsets, first, last, pairs, 0, dim)
+    loss = unit_steps(pairs[0], pairs[1], (last - first) * count, hs_rule, alpha)
+    move_units(inputs, count, out, rows, first, last, pairs[0], grads, acc, dim)
+    return loss
+
+
+@jit_inline
+def unit_logits(inputs, count, out, rows, labels, offsets, first, last, pairs, at, dim):
+    """The logits of the (unit, input) pairs of the units ``out[rows[u]]``, u in
+    [first, last), into ``pairs[0]`` from column ``at`` on, unit by unit (``count``
+    to a unit), and their labels ``labels[u]`` into ``pairs[1]``; ``offsets``: see
+    ``logistic_units``."""
     steps, pair_labels = pairs[0], pairs[1]
     for u in range(first, last):
-        start = (u - first) * count
+        start = at + (u - first) * count
         logits(inputs, count, out[rows[u]], steps[start : start + count], dim)
         for i in range(start, start + count):
             pair_labels[i] = labels[u]
             if offsets is not None:
                 steps[i] += offsets[u]
-    loss = unit_steps(steps, pair_labels, (last - first) * count, hs_rule, alpha)
+
+
+@jit_inline
+def move_units(inputs, count, out, rows, first, last, steps, grads, acc, dim):
+    """Apply the steps ``steps`` (``count`` to a unit, from column 0) of the units
+    ``out[rows[u]]``, u in [first, last): two at a time when there are several
+    inputs (``move_unit_pair``), else one by one (``move_unit``)."""
     u = first
     while u < last:
         start = (u - first) * count
@@ -289,7 +309,6 @@ def logistic_units(inputs, count, out, rows, labels, offsets, first, last, hs_ru
         else:
             move_unit(inputs, count, out[rows[u]], steps[start : start + count], grads, acc[0], dim)
             u += 1
-    return loss
 
 
 @jit_inline
@@ -316,12 +335,70 @@ def logistic_loss(inputs, count, out, rows, labels, offsets, distinct, hs_rule, 
 
 
 @jit_inline
-def hierarchical_softmax(inputs, count, target, tables, grads, pairs, acc, alpha, dim):
+def hierarchical_softmax(inputs, count, target, tables, top, grads, pairs, acc, alpha, dim):
     """``-log p(target | x)`` for each input x, along ``target``'s Huffman path: its
-    nodes are distinct rows of ``tables.syn1``. Returns the loss (nats)."""
+    nodes are distinct rows of ``tables.syn1``. The path's first nodes, those in the
+    top of the tree, are rows of the batch's copy ``top`` = (copy (K, S) float32, the
+    first of its rows in ``syn1``, (MAX_CODE_LENGTH,) int32 scratch for their rows
+    in the copy); see ``top_of_tree``. The two parts of the path go through
+    ``logistic_units``' three passes together: all logits, one loop of steps, the
+    updates. Returns the loss (nats)."""
+    copy, first, top_rows = top
     path = slice(tables.path_offsets[target], tables.path_offsets[target + 1])
     nodes, labels = tables.path_nodes[path], tables.path_labels[path]
-    return logistic_loss(inputs, count, tables.syn1, nodes, labels, None, True, True, grads, pairs, acc, alpha, dim)
+    if copy.shape[0] == 0:  # no copy (one thread): the path's rows at once
+        return logistic_loss(inputs, count, tables.syn1, nodes, labels, None, True, True, grads, pairs, acc, alpha, dim)
+    n = 0  # the path's nodes in the copy: a prefix of the path
+    while n < nodes.shape[0] and first <= nodes[n] < first + copy.shape[0]:
+        top_rows[n] = nodes[n] - first
+        n += 1
+    unit_logits(inputs, count, copy, top_rows, labels, None, 0, n, pairs, 0, dim)
+    unit_logits(inputs, count, tables.syn1, nodes, labels, None, n, nodes.shape[0], pairs, n * count, dim)
+    loss = unit_steps(pairs[0], pairs[1], nodes.shape[0] * count, True, alpha)
+    move_units(inputs, count, copy, top_rows, 0, n, pairs[0], grads, acc, dim)
+    move_units(inputs, count, tables.syn1, nodes, n, nodes.shape[0], pairs[0][n * count :], grads, acc, dim)
+    return loss
+
+
+@jit_inline
+def top_of_tree(tables):
+    """The rows of ``tables.syn1`` that a batch trains in a copy of its own: (the
+    first, how many). They are the ``TOP_NODES`` nodes nearest the root, written for
+    every centre word whatever the word, so that two threads writing them in the
+    shared matrix would pass their cache lines back and forth for every word. Both
+    trees number these nodes as one run of rows at the root's end: the Huffman tree
+    creates its nodes from the rarest up (the root last, row V - 2), the balanced
+    tree in heap order (the root first, row 0). On every path they are a prefix."""
+    if tables.path_nodes.shape[0] == 0:
+        return 0, 0
+    rows = min(TOP_NODES, tables.syn1.shape[0])
+    return (0 if tables.path_nodes[0] == 0 else tables.syn1.shape[0] - rows), rows
+
+
+@jit_inline
+def copy_top(syn1, first, copy, start, dim):
+    """Start the batch's copy of the top of the tree: ``copy`` and ``start`` ((K, S)
+    float32) take rows ``first, ..., first + K - 1`` of ``syn1``."""
+    for r in range(copy.shape[0]):
+        row = syn1[first + r]
+        for k in range(dim):
+            copy[r, k] = row[k]
+            start[r, k] = row[k]
+
+
+@jit_inline
+def merge_top(syn1, first, copy, start, weight, dim):
+    """Add ``weight`` times the copy's change since ``start`` to the shared rows, and
+    start again from them. With ``weight`` = 1/T for T threads, the top of the tree
+    becomes the mean of the threads' copies: each copy reaches its own equilibrium
+    within a batch (every centre word moves these rows), and the sum of T such
+    changes would overshoot it T-fold."""
+    for r in range(copy.shape[0]):
+        row = syn1[first + r]
+        for k in range(dim):
+            row[k] += weight * (copy[r, k] - start[r, k])
+            copy[r, k] = row[k]
+            start[r, k] = row[k]
 
 
 @jit_inline
@@ -382,15 +459,16 @@ def softmax_loss(inputs, count, out, rows, offsets, target_pos, beta, grads, tab
 
 
 @jit_inline
-def output_loss(inputs, count, target, tables, draws, loss_kind, grads, pairs, table, acc, alpha, dim):
+def output_loss(inputs, count, target, tables, top, draws, loss_kind, grads, pairs, table, acc, alpha, dim):
     """The losses that are on for ``count`` inputs predicting ``target``: hierarchical
     softmax if ``tables.syn1`` has rows, and the loss of the word output vectors
     ``tables.syn1neg`` if it has rows: ``loss_kind`` = (kind, softmax's beta, every
-    row's id for the full softmax). Returns the loss (nats)."""
+    row's id for the full softmax); ``top``: see ``hierarchical_softmax``. Returns
+    the loss (nats)."""
     kind, beta, all_rows, no_offsets = loss_kind
     loss = 0.0
     if tables.syn1.shape[0] > 0:
-        loss += hierarchical_softmax(inputs, count, target, tables, grads, pairs, acc, alpha, dim)
+        loss += hierarchical_softmax(inputs, count, target, tables, top, grads, pairs, acc, alpha, dim)
     if tables.syn1neg.shape[0] > 0:
         if kind in (SOFTMAX, SAMPLED_SOFTMAX):
             rows, _, offsets = draws
@@ -444,7 +522,7 @@ def move_inputs(syn0, chunk, cbow, grads, dim):
 
 @jit_inline
 def window_loss(
-    syn0, contexts, target, cbow, cbow_mean, tables, draws, loss_kind, inputs, grads, pairs, table, acc, alpha, dim
+    syn0, contexts, target, cbow, cbow_mean, tables, top, draws, loss_kind, inputs, grads, pairs, table, acc, alpha, dim
 ):
     """One window: its context words (ids ``contexts``) predict the centre word
     ``target`` through the output losses (``output_loss``), and the input rows move.
@@ -463,7 +541,7 @@ def window_loss(
     for first in range(0, contexts.shape[0], together):
         chunk = contexts[first : min(first + together, contexts.shape[0])]
         count = window_inputs(syn0, chunk, cbow, cbow_mean, inputs, grads, dim)
-        loss += output_loss(inputs, count, target, tables, draws, loss_kind, grads, pairs, table, acc, alpha, dim)
+        loss += output_loss(inputs, count, target, tables, top, draws, loss_kind, grads, pairs, table, acc, alpha, dim)
         move_inputs(syn0, chunk, cbow, grads, dim)
     return loss
 
@@ -518,7 +596,10 @@ def make_train_batch(dim):
     - ``cbow``: CBOW, else skip-gram (``window_loss``);
     - ``alpha``: learning rate for the whole batch; ``seed``: uint64 LCG seed;
     - ``kind``: the loss of ``tables.syn1neg`` (NS, NCE, SAMPLED_SOFTMAX, SOFTMAX);
-      ``beta``: the full softmax's self-normalisation weight.
+      ``beta``: the full softmax's self-normalisation weight;
+    - ``sharers``: threads training the weights at once, T. Above 1, the batch
+      trains the top of the tree in a copy of its own and adds 1/T of the copy's
+      change to ``tables.syn1`` at its end (``top_of_tree``, ``merge_top``).
 
     Returns the summed loss (float64, nats) and the number of training examples
     (skip-gram: context-centre pairs; CBOW: centre words).
@@ -527,7 +608,9 @@ def make_train_batch(dim):
     stride = row_stride(dim)  # floats from one row of the stack buffers to the next
 
     @jit_kernel
-    def train_batch(tokens, syn0, tables, keep_prob, window, samples, cbow, cbow_mean, alpha, seed, kind=NS, beta=0.0):
+    def train_batch(
+        tokens, syn0, tables, keep_prob, window, samples, cbow, cbow_mean, alpha, seed, kind=NS, beta=0.0, sharers=1
+    ):
         tokens, syn0, keep_prob, tables = unmanaged(tokens), unmanaged(syn0), unmanaged(keep_prob), unmanaged(tables)
         state, alpha, log_k = np.uint64(seed), np.float32(alpha), np.float32(np.log(max(samples, 1)))
         vocab = syn0.shape[0] if kind == SOFTMAX else 0
@@ -540,14 +623,20 @@ def make_train_batch(dim):
             np.arange(vocab).astype(np.int32),  # every row: the full softmax's candidates
             np.zeros(vocab, dtype=np.float32),  # and their logit offsets
             np.empty((max(vocab, samples + 1), CHUNK), dtype=np.float32),  # the softmax's logits, then steps
+            scratch(MAX_CODE_LENGTH, np.int32),  # a path's nodes in the copy of the top of the tree
         )
-        sentence, contexts, candidates, labels, offsets, all_rows, no_offsets, table = unmanaged(owned)
+        sentence, contexts, candidates, labels, offsets, all_rows, no_offsets, table, top_rows = unmanaged(owned)
         labels[:] = 0.0
         labels[0] = 1.0
         offsets[:] = 0.0  # negative sampling's: draw_candidates sets them for the other losses
         inputs, grads = stack_matrix(CHUNK, stride), stack_matrix(CHUNK, stride)  # skip-gram's rows (CBOW: row 0)
         acc = stack_matrix(2, stride)  # two output rows' steps
         pairs = stack_matrix(2, UNITS)  # (unit, input) pairs' logits then steps; labels
+        first_top, top_count = top_of_tree(tables) if sharers > 1 else (0, 0)
+        weight = np.float32(1.0 / sharers)
+        copy, start = stack_matrix(TOP_NODES, stride)[:top_count], stack_matrix(TOP_NODES, stride)[:top_count]
+        copy_top(tables.syn1, first_top, copy, start, dim)
+        top = (copy, first_top, top_rows)
         loss_kind = (kind, beta, all_rows, no_offsets)
         loss, examples, i, n = 0.0, 0, 0, 0
         while i < tokens.shape[0]:
@@ -569,9 +658,10 @@ def make_train_batch(dim):
                         contexts[count] = sentence[c]
                         count += 1
                 draws = (candidates[:n], labels[:n], offsets[:n])
-                loss += window_loss(syn0, contexts[:count], target, cbow, cbow_mean, tables, draws, loss_kind,
+                loss += window_loss(syn0, contexts[:count], target, cbow, cbow_mean, tables, top, draws, loss_kind,
                                     inputs, grads, pairs, table, acc, alpha, dim)  # fmt: skip
                 examples += 1 if cbow else count
+        merge_top(tables.syn1, first_top, copy, start, weight, dim)
         keep_alive(owned)
         return loss, examples
 
@@ -590,7 +680,7 @@ def row_stride(dim: int) -> int:
 
 def stack_bytes(dim: int) -> int:
     """Bytes of stack the kernel for ``dim`` keeps its buffers in."""
-    return 4 * (row_stride(dim) * (2 * CHUNK + 2) + 2 * UNITS)
+    return 4 * (row_stride(dim) * (2 * CHUNK + 2 + 2 * TOP_NODES) + 2 * UNITS)
 
 
 def train_batch_kernel(dim):

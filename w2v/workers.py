@@ -173,6 +173,7 @@ class EpochRunner:
         self.start_alpha, self.min_alpha = config.alpha, config.min_alpha
         self.kernel: Any = None  # the compiled batch kernel, from ``load_kernel``
         self.flags = (config.window, config.samples, config.model == "cbow", config.cbow_mean)
+        self.sharers = config.threads  # threads training the weights at once: above 1, each copies the top of the tree
         self.loss: tuple = ()  # the kernel's loss kind and softmax beta, from ``load_kernel``
         self.total = stream.words * config.epochs
         self.words_before = stream_offsets(stream)
@@ -240,7 +241,8 @@ class EpochRunner:
         if len(self.stream) and stack_bytes(self.config.dim) <= SMALL_STACK:
             tokens, model = np.empty(0, dtype=np.int32), self.model
             seed = batch_seed(self.config.seed, 0)
-            self.kernel(tokens, model.syn0, model.tables, model.keep_prob, *self.flags, self.alpha(0), seed, *self.loss)
+            args = (*self.flags, self.alpha(0), seed, *self.loss, self.sharers)
+            self.kernel(tokens, model.syn0, model.tables, model.keep_prob, *args)
 
     def job_alpha(self, epoch: int, batch: int) -> float:
         """The learning rate of ``batch`` of ``epoch``: from the words of the run before it."""
@@ -259,7 +261,7 @@ class EpochRunner:
         tokens = stream.batch(batch, buffer)
         seed = self.job_seed(job)
         loss, examples = self.kernel(
-            tokens, model.syn0, model.tables, model.keep_prob, *self.flags, alpha, seed, *self.loss
+            tokens, model.syn0, model.tables, model.keep_prob, *self.flags, alpha, seed, *self.loss, self.sharers
         )
         if not math.isfinite(loss):
             raise DivergedError(
