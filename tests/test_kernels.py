@@ -327,8 +327,7 @@ def test_the_copied_rows_are_the_top_of_the_tree(tree):
 
 def test_a_merge_adds_its_weight_of_the_copys_change():
     """``merge_top``: the shared rows gain ``weight`` times the copy's change since its
-    start, on top of what other threads did to them; copy and start then hold the
-    merged rows."""
+    start, on top of what other threads did to them; the other rows stay."""
     rng = np.random.default_rng(4)
     syn1 = rng.standard_normal((6, D)).astype(np.float32)
     start = syn1[2:5].copy()
@@ -338,8 +337,6 @@ def test_a_merge_adds_its_weight_of_the_copys_change():
     kernels.merge_top(syn1, 2, copy, start, np.float32(0.5), D)
     np.testing.assert_array_equal(syn1[[0, 1, 5]], before[[0, 1, 5]])
     np.testing.assert_allclose(syn1[2:5], before[2:5] + 0.5 * change, rtol=1e-6)
-    np.testing.assert_array_equal(copy, syn1[2:5])
-    np.testing.assert_array_equal(start, syn1[2:5])
 
 
 @pytest.mark.parametrize("tree", ["huffman", "balanced"])

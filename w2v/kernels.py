@@ -388,17 +388,16 @@ def copy_top(syn1, first, copy, start, dim):
 
 @jit_inline
 def merge_top(syn1, first, copy, start, weight, dim):
-    """Add ``weight`` times the copy's change since ``start`` to the shared rows, and
-    start again from them. With ``weight`` = 1/T for T threads, the top of the tree
-    becomes the mean of the threads' copies: each copy reaches its own equilibrium
-    within a batch (every centre word moves these rows), and the sum of T such
-    changes would overshoot it T-fold."""
+    """End the batch's copy of the top of the tree: the shared rows ``syn1[first + r]``
+    gain ``weight`` times the copy's change, ``copy[r] - start[r]``, on top of what
+    other threads did to them meanwhile. With ``weight`` = 1/T for T threads, the top
+    of the tree becomes the mean of the threads' copies: each copy reaches its own
+    equilibrium within a batch (every centre word moves these rows), and the sum of T
+    such changes would overshoot it T-fold."""
     for r in range(copy.shape[0]):
         row = syn1[first + r]
         for k in range(dim):
             row[k] += weight * (copy[r, k] - start[r, k])
-            copy[r, k] = row[k]
-            start[r, k] = row[k]
 
 
 @jit_inline
