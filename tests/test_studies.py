@@ -83,12 +83,14 @@ def test_the_simulation_grid_and_table(scripts) -> None:
     assert rows[0].endswith("| 3 | 1.0 | 10.5000 | 7.1 | 0.450 |") and "diverged" in rows[2]
 
 
+def run(analogy: float, ws: float, bits: float) -> dict:
+    """A study's record of one run, as the tables read it."""
+    return {"analogy": analogy, "ws353": ws, "score": {"bits_per_word": bits}}
+
+
 def test_the_streams_table_pairs_the_settings_by_seed(scripts) -> None:
     """Means ± sd per setting; the difference row is over the seeds both settings have."""
     import streams
-
-    def run(analogy: float, ws: float, bits: float) -> dict:
-        return {"analogy": analogy, "ws353": ws, "score": {"bits_per_word": bits}}
 
     results = {
         "CBOW NS/streams 1/seed 1": run(0.30, 0.60, 10.0),
@@ -164,9 +166,6 @@ def test_kernel_profile_attributes_samples_to_innermost_loops(scripts):
 def test_the_quality_ab_pairs_the_checkouts_by_seed(scripts) -> None:
     """Each side's means ± sd; the difference row is over the seeds both sides have."""
     import ab_quality
-
-    def run(analogy: float, ws: float, bits: float) -> dict:
-        return {"analogy": analogy, "ws353": ws, "score": {"bits_per_word": bits}}
 
     results = {
         "CBOW HS/base/seed 1": run(0.30, 0.60, 10.0),
