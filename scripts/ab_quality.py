@@ -25,7 +25,7 @@ from pathlib import Path
 
 from ab_kernels import imported_from, run_python
 from estimators import ROOT, split_corpus, study_parser
-from streams import COMBOS, METRICS, summary
+from streams import COMBOS, paired_table
 
 CHILD = """
 import json, sys
@@ -70,22 +70,7 @@ def run_study(sides: dict[str, Path], combos: list[str], seeds: list[int], args)
 def render(results: dict) -> str:
     """A markdown table: per combination, each side's mean ± sd over seeds of every
     metric, and the variant's mean difference from the base, paired by seed."""
-    lines = ["| combination | side | seeds | " + " | ".join(METRICS) + " |", "|" + "---|" * (3 + len(METRICS))]
-    for combo in COMBOS:
-        runs = {side: {k.split("/")[2]: v for k, v in results.items() if k.startswith(f"{combo}/{side}/")}
-                for side in ("base", "variant")}  # fmt: skip
-        for side, records in runs.items():
-            if records:
-                cells = [summary([read(r) for r in records.values()], spec) for read, spec, _ in METRICS.values()]
-                lines.append(f"| {combo} | {side} | {len(records)} | " + " | ".join(cells) + " |")
-        seeds = sorted(set(runs["base"]) & set(runs["variant"]))
-        if len(seeds) >= 2:
-            cells = []
-            for read, spec, _ in METRICS.values():
-                diffs = [read(runs["variant"][seed]) - read(runs["base"][seed]) for seed in seeds]
-                cells.append(summary(diffs, spec, signed=True))
-            lines.append(f"| {combo} | variant − base | {len(seeds)} | " + " | ".join(cells) + " |")
-    return "\n".join(lines)
+    return paired_table(results, "side", {"base": "base", "variant": "variant"})
 
 
 def main() -> None:

@@ -65,26 +65,32 @@ def render(results: dict) -> str:
     """A markdown table: per combination and setting, each metric's mean ± sd over seeds,
     and the mean difference of streams against the file's order (paired by seed)."""
     settings = sorted({int(key.split("/")[1].split()[1]) for key in results})
-    header = "| combination | --streams | seeds | " + " | ".join(METRICS) + " |"
+    return paired_table(results, "--streams", {f"streams {s}": str(s) for s in settings})
+
+
+def paired_table(results: dict, column: str, groups: dict[str, str]) -> str:
+    """A markdown table of runs keyed ``combination/group/seed N``: per combination and
+    group (``groups``: each key's group, shown as its value in ``column``; the first is
+    the base), each metric's mean ± sd over seeds, then each other group's mean
+    difference from the base, paired by seed."""
+    header = f"| combination | {column} | seeds | " + " | ".join(METRICS) + " |"
     lines = [header, "|" + "---|" * (3 + len(METRICS))]
     for combo in COMBOS:
-        runs = {s: {k.split("/")[2]: v for k, v in results.items() if k.startswith(f"{combo}/streams {s}/")}
-                for s in settings}  # fmt: skip
-        for setting in settings:
-            if not runs[setting]:
-                continue
-            cells = [summary([read(r) for r in runs[setting].values()], spec) for read, spec, _ in METRICS.values()]
-            lines.append(f"| {combo} | {setting} | {len(runs[setting])} | " + " | ".join(cells) + " |")
-        base = settings[0]
-        for setting in settings[1:]:
-            seeds = sorted(set(runs[base]) & set(runs[setting]))
+        runs = {g: {k.split("/")[2]: v for k, v in results.items() if k.startswith(f"{combo}/{g}/")} for g in groups}
+        for group, shown in groups.items():
+            if runs[group]:
+                cells = [summary([read(r) for r in runs[group].values()], spec) for read, spec, _ in METRICS.values()]
+                lines.append(f"| {combo} | {shown} | {len(runs[group])} | " + " | ".join(cells) + " |")
+        base = next(iter(groups))
+        for group, shown in list(groups.items())[1:]:
+            seeds = sorted(set(runs[base]) & set(runs[group]))
             if len(seeds) < 2:
                 continue
             cells = []
             for read, spec, _ in METRICS.values():
-                diffs = [read(runs[setting][seed]) - read(runs[base][seed]) for seed in seeds]
+                diffs = [read(runs[group][seed]) - read(runs[base][seed]) for seed in seeds]
                 cells.append(summary(diffs, spec, signed=True))
-            lines.append(f"| {combo} | {setting} − {base} | {len(seeds)} | " + " | ".join(cells) + " |")
+            lines.append(f"| {combo} | {shown} − {groups[base]} | {len(seeds)} | " + " | ".join(cells) + " |")
     return "\n".join(lines)
 
 
