@@ -318,9 +318,8 @@ def test_the_copied_rows_are_the_top_of_the_tree(tree):
     assert rows == kernels.TOP_NODES and first >= 0 and first + rows <= len(syn1)
     nodes, offsets = tables.path_nodes, tables.path_offsets
     for word in range(len(counts)):
-        inside = (first <= nodes[offsets[word] : offsets[word + 1]]) & (
-            nodes[offsets[word] : offsets[word + 1]] < first + rows
-        )
+        path = nodes[offsets[word] : offsets[word + 1]]
+        inside = (first <= path) & (path < first + rows)
         assert inside[0] and not np.any(np.diff(inside.astype(np.int8)) > 0)
     assert np.unique(nodes[(first <= nodes) & (nodes < first + rows)]).size == rows  # every copied row is used
 
