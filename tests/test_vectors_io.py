@@ -121,6 +121,13 @@ def test_roundtrip_project_writer(tmp_path):
     assert encode_word(Vectors.load(tmp_path / "a.bin").words[4]) == b"caf\xc3"
 
 
+def test_binary_writer_writes_word2vec_c_layout_across_blocks(tmp_path, monkeypatch):
+    monkeypatch.setattr(formats, "WRITE_ROWS", 2)  # 5 records: blocks of 2, 2 and 1
+    matrix = MATRIX.astype(np.float64)  # converted to little-endian float32 as it is written
+    Vectors(WORDS, matrix).save(tmp_path / "a.bin")
+    assert (tmp_path / "a.bin").read_bytes() == records(WORDS, MATRIX, binary=True)
+
+
 ODD_WORDS = [
     "q" * MAX_WORD_BYTES,  # the longest corpus word, first: the format is detected from it
     "cat\x00sat",  # NUL

@@ -75,10 +75,17 @@ def write_vectors(out, words: Sequence[str], vectors: np.ndarray, binary: bool) 
     for start in range(0, count, WRITE_ROWS):
         block = np.ascontiguousarray(vectors[start : start + WRITE_ROWS], dtype="<f4")
         names = [encode_word(w) for w in words[start : start + WRITE_ROWS]]
-        if binary:
-            out.write(b"".join(name + b" " + row.tobytes() + b"\n" for name, row in zip(names, block, strict=True)))
-        else:
-            out.write(text_records(names, block))
+        out.write(binary_records(names, block) if binary else text_records(names, block))
+
+
+def binary_records(names: Sequence[bytes], rows: np.ndarray) -> bytes:
+    """Binary-format records, ``word<space><D little-endian float32>\\n``, of the words
+    ``names`` and their (n, D) ``<f4`` C-ordered ``rows``. Each row's bytes are copied
+    once, from a view of ``rows``, into the joined records."""
+    pieces: list[bytes | memoryview] = []
+    for name, row in zip(names, rows.view(np.uint8), strict=True):
+        pieces += (name, b" ", row.data, b"\n")
+    return b"".join(pieces)
 
 
 def text_records(names: Sequence[bytes], rows: np.ndarray) -> bytes:
