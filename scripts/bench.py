@@ -16,9 +16,10 @@ wiki-en-100m, all peers installed):
 
 - the tables and thread scaling: ``--systems w2v,word2vec,gensim --repeat 3 --scaling
   --startup``, about an hour;
-- large vocabularies (docs/performance.md): ``--dim 300 --epochs 1 --min-count 1`` and
-  again with ``--min-count 5``, about 10 minutes each (give ``--out``, ``--json`` and
-  ``--plot`` outside docs/ so as not to replace the main tables);
+- large vocabularies (docs/performance.md): ``--systems w2v,word2vec,gensim --combos
+  sg-ns,cbow-ns --dim 300 --epochs 1 --min-count 1 --repeat 3``, again with ``--min-count
+  5``, then both with ``--combos sg-hs,cbow-hs``, 11-15 minutes each (give ``--out`` and
+  ``--json`` outside docs/ so as not to replace the main tables);
 - accuracy at equal time: ``scripts/equal_time.py`` (its docstring gives its parts;
   hours in all);
 - kernel changes: ``scripts/ab_kernels.py`` (a few minutes a combination).
@@ -164,8 +165,9 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     parser.add_argument("--startup", action="store_true", help="also time w2v train on a tiny corpus, warm")
     parser.add_argument("--out", type=Path, default=ROOT / "docs/benchmarks.md")
     parser.add_argument("--json", type=Path, default=ROOT / "docs/benchmarks.json")
-    parser.add_argument("--plot", type=Path, default=ROOT / "docs/img/benchmarks.png")
+    parser.add_argument("--plot", type=Path, help="default: img/OUT-STEM.png beside --out")
     args = parser.parse_args(argv)
+    args.plot = args.plot or args.out.parent / "img" / (args.out.stem + ".png")
     check_settings(parser, args)
     if args.scaling and args.threads < 2:
         parser.error("--scaling compares 1 thread with --threads: give --threads 2 or more")

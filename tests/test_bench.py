@@ -28,11 +28,12 @@ def corpus(tmp_path: Path) -> Path:
 
 
 def test_bench_w2v_smoke(corpus: Path, tmp_path: Path) -> None:
-    """The script runs w2v, and writes JSON with a measured run and a Markdown table."""
+    """The script runs w2v, and writes JSON with a measured run, a Markdown table and,
+    where matplotlib is installed, a plot in img/ beside the table (not into docs/)."""
     out, raw, plot = tmp_path / "bench.md", tmp_path / "bench.json", tmp_path / "img/bench.png"
     command = [sys.executable, str(ROOT / "scripts/bench.py"), "--systems", "w2v", "--combos", "sg-ns",
                "--epochs", "1", "--corpus", str(corpus), "--out", str(out), "--json", str(raw),
-               "--plot", str(plot), "--workdir", str(tmp_path / "work")]  # fmt: skip
+               "--workdir", str(tmp_path / "work")]  # fmt: skip
     done = subprocess.run(command, capture_output=True, text=True, timeout=120, cwd=tmp_path)
     assert done.returncode == 0, done.stderr
     runs = json.loads(raw.read_text())["runs"]
@@ -42,6 +43,7 @@ def test_bench_w2v_smoke(corpus: Path, tmp_path: Path) -> None:
     report = out.read_text()
     assert "| system | runs | wall s | kw/s |" in report and "| w2v | 1 |" in report
     assert "- Corpus: `slice.txt`, " in report  # (a corpus of unknown origin gets no note)
+    assert plot.is_file() == ("matplotlib is not installed" not in report)
 
 
 def run_ab(*args: str, cwd: Path) -> subprocess.CompletedProcess:
