@@ -3,6 +3,7 @@ simulation of a cluster trains and combines like ``--cluster``, and each renders
 table from results as documented."""
 
 import gzip
+import importlib
 from pathlib import Path
 
 import numpy as np
@@ -88,21 +89,28 @@ def run(analogy: float, ws: float, bits: float) -> dict:
     return {"analogy": analogy, "ws353": ws, "score": {"bits_per_word": bits}}
 
 
-def test_the_streams_table_pairs_the_settings_by_seed(scripts) -> None:
-    """Means ± sd per setting; the difference row is over the seeds both settings have."""
-    import streams
+# Each paired study: (combination, the two sides' keys, their labels in the table, the difference's label).
+PAIRED_STUDIES = {
+    "streams": ("CBOW NS", "streams 1", "streams 16", "1", "16", "16 − 1"),
+    "ab_quality": ("CBOW HS", "base", "variant", "base", "variant", "variant − base"),
+}
 
+
+@pytest.mark.parametrize("study", list(PAIRED_STUDIES))
+def test_a_paired_study_pairs_its_sides_by_seed(scripts, study) -> None:
+    """Means ± sd per side; the difference row is over the seeds both sides have."""
+    combo, first, second, first_label, second_label, difference = PAIRED_STUDIES[study]
     results = {
-        "CBOW NS/streams 1/seed 1": run(0.30, 0.60, 10.0),
-        "CBOW NS/streams 16/seed 1": run(0.31, 0.62, 9.9),
-        "CBOW NS/streams 1/seed 2": run(0.32, 0.64, 10.2),
-        "CBOW NS/streams 16/seed 2": run(0.35, 0.64, 10.0),
-        "CBOW NS/streams 16/seed 3": run(0.50, 0.70, 9.0),
+        f"{combo}/{first}/seed 1": run(0.30, 0.60, 10.0),
+        f"{combo}/{second}/seed 1": run(0.31, 0.62, 9.9),
+        f"{combo}/{first}/seed 2": run(0.32, 0.64, 10.2),
+        f"{combo}/{second}/seed 2": run(0.35, 0.64, 10.0),
+        f"{combo}/{second}/seed 3": run(0.50, 0.70, 9.0),
     }
-    rows = streams.render(results).splitlines()[2:]
-    assert rows[0] == "| CBOW NS | 1 | 2 | 31.00 ± 1.41 | 0.6200 ± 0.0283 | 10.1000 ± 0.1414 |"
-    assert rows[1].startswith("| CBOW NS | 16 | 3 | 38.67 ± ")
-    assert rows[2] == "| CBOW NS | 16 − 1 | 2 | +2.00 ± 1.41 | +0.0100 ± 0.0141 | -0.1500 ± 0.0707 |"
+    rows = importlib.import_module(study).render(results).splitlines()[2:]
+    assert rows[0] == f"| {combo} | {first_label} | 2 | 31.00 ± 1.41 | 0.6200 ± 0.0283 | 10.1000 ± 0.1414 |"
+    assert rows[1].startswith(f"| {combo} | {second_label} | 3 | 38.67 ± ")
+    assert rows[2] == f"| {combo} | {difference} | 2 | +2.00 ± 1.41 | +0.0100 ± 0.0141 | -0.1500 ± 0.0707 |"
 
 
 def test_the_cost_model_from_measured_figures(scripts) -> None:
@@ -161,20 +169,3 @@ def test_kernel_profile_attributes_samples_to_innermost_loops(scripts):
     assert inner == "| 8-18 | 60.0% | 3 | 1 | 1 | 0 | 0 | 0 | 0 |"
     assert outer.startswith("| 0-20 | 30.0% | 6 | 1 | 1 | 0 | 1 |")  # counts the inner loop's body too
     assert outside.startswith("| outside loops | 10.0% |")
-
-
-def test_the_quality_ab_pairs_the_checkouts_by_seed(scripts) -> None:
-    """Each side's means ± sd; the difference row is over the seeds both sides have."""
-    import ab_quality
-
-    results = {
-        "CBOW HS/base/seed 1": run(0.30, 0.60, 10.0),
-        "CBOW HS/variant/seed 1": run(0.31, 0.62, 9.9),
-        "CBOW HS/base/seed 2": run(0.32, 0.64, 10.2),
-        "CBOW HS/variant/seed 2": run(0.35, 0.64, 10.0),
-        "CBOW HS/variant/seed 3": run(0.50, 0.70, 9.0),
-    }
-    rows = ab_quality.render(results).splitlines()[2:]
-    assert rows[0] == "| CBOW HS | base | 2 | 31.00 ± 1.41 | 0.6200 ± 0.0283 | 10.1000 ± 0.1414 |"
-    assert rows[1].startswith("| CBOW HS | variant | 3 | 38.67 ± ")
-    assert rows[2] == "| CBOW HS | variant − base | 2 | +2.00 ± 1.41 | +0.0100 ± 0.0141 | -0.1500 ± 0.0707 |"
