@@ -239,10 +239,16 @@ class EpochRunner:
         self.kernel = train_batch_kernel(self.config.dim)
         self.loss = (LOSS_KINDS[self.config.output_loss], self.config.self_norm)
         if len(self.stream) and stack_bytes(self.config.dim) <= SMALL_STACK:
-            tokens, model = np.empty(0, dtype=np.int32), self.model
-            seed = batch_seed(self.config.seed, 0)
-            args = (*self.flags, self.alpha(0), seed, *self.loss, self.sharers)
-            self.kernel(tokens, model.syn0, model.tables, model.keep_prob, *args)
+            self.train_tokens(np.empty(0, dtype=np.int32), self.alpha(0), batch_seed(self.config.seed, 0))
+
+    def train_tokens(self, tokens: np.ndarray, alpha: float, seed: np.uint64) -> tuple[float, int]:
+        """The kernel on ``tokens`` (int32 ids, -1 ending sentences) with the run's
+        weights and settings, at learning rate ``alpha`` and LCG ``seed``: (the
+        summed loss in nats, the training examples)."""
+        model = self.model
+        return self.kernel(
+            tokens, model.syn0, model.tables, model.keep_prob, *self.flags, alpha, seed, *self.loss, self.sharers
+        )
 
     def job_alpha(self, epoch: int, batch: int) -> float:
         """The learning rate of ``batch`` of ``epoch``: from the words of the run before it."""
@@ -255,14 +261,10 @@ class EpochRunner:
     def train_job(self, thread: int, job: int, buffer: np.ndarray) -> None:
         """Train batch ``job`` (of all epochs' batches) in worker ``thread``, with
         ``buffer`` to read its ids into, and add what it did to ``progress``."""
-        model, stream, progress = self.model, self.stream, self.progress
+        stream, progress = self.stream, self.progress
         epoch, batch = divmod(job, len(stream))
-        alpha = self.job_alpha(epoch, batch)
         tokens = stream.batch(batch, buffer)
-        seed = self.job_seed(job)
-        loss, examples = self.kernel(
-            tokens, model.syn0, model.tables, model.keep_prob, *self.flags, alpha, seed, *self.loss, self.sharers
-        )
+        loss, examples = self.train_tokens(tokens, self.job_alpha(epoch, batch), self.job_seed(job))
         if not math.isfinite(loss):
             raise DivergedError(
                 f"training diverged in epoch {epoch + 1} (the loss became {loss}): "
