@@ -13,7 +13,7 @@ import w2v
 from w2v.config import TrainConfig
 from w2v.counting import CountTable, count_table
 from w2v.parts import Part, even_bounds, split_sources
-from w2v.rounds import Ledger, Replica, Rows, combine
+from w2v.rounds import Ledger, Replica, Rows, combine, combine_rule
 from w2v.vocab import Vocab
 from w2v.weights import Model
 
@@ -120,6 +120,15 @@ def test_block_momentum_settles_where_every_replica_pulls_a_row():
         for expected in row_after:
             combine(weights, [pulled] * 4, 4, how, momentum)
             np.testing.assert_allclose(weights["syn0"][0], expected)
+
+
+@pytest.mark.parametrize(
+    ("replicas", "sync_words", "rule"),
+    [(1, 10**7, "sum"), (2, 50_000, "sum"), (2, 100_000, "sum"), (2, 100_001, "momentum"), (3, 20_000, "momentum")],
+)
+def test_auto_adds_two_replicas_changes_only_in_short_rounds(replicas, sync_words, rule):
+    assert combine_rule("auto", replicas, sync_words) == rule
+    assert combine_rule("mean", replicas, sync_words) == "mean"  # a rule named is the rule applied
 
 
 def test_combining_one_replica_gives_its_weights_bit_for_bit():

@@ -41,7 +41,8 @@ new rows v_kr (k in M_r, those that moved it):
   same place does not overshoot by N. Rows with momentum move every round.
 
 computed in float64. With one replica all four give v_r, bit for bit. ``auto``
-(the default) is ``sum`` up to two replicas and ``momentum`` beyond (``combine_rule``).
+(the default) is ``sum`` for two replicas in rounds of up to 100,000 words and
+``momentum`` otherwise (``combine_rule``).
 """
 
 import tempfile
@@ -174,19 +175,25 @@ def apply_momentum(matrix, rows, change, momentum, replicas):
             matrix[row, column] = np.float32(np.float64(matrix[row, column]) + mean_change + eta * pushed)
 
 
-SUM_UP_TO = 2  # ``auto``: replicas whose changes are added; more are combined with momentum
+SUM_UP_TO = 2  # ``auto``: replicas whose changes are added, in short rounds; more are combined with momentum
+SUM_ROUND_WORDS = 100_000  # ``auto``: the longest rounds (words a replica) in which two replicas' changes are added
 
 
-def combine_rule(how: str, replicas: int) -> str:
-    """The rule ``combine`` applies: ``how``, or for ``auto`` ``sum`` up to ``SUM_UP_TO``
-    replicas and ``momentum`` beyond. Chosen by held-out loss (docs/distributed.md):
-    with two replicas the sum is as good as one process; with four or more it
-    diverges, since each replica's change of a frequent word's row is already most of
-    the way to where the round's text pulls it, and N of them overshoot; ``momentum``
-    has the lowest held-out loss of the stable rules at 4, 8 and 16 replicas."""
+def combine_rule(how: str, replicas: int, sync_words: int) -> str:
+    """The rule ``combine`` applies: ``how``, or for ``auto`` ``sum`` for one replica
+    (every rule gives its weights), ``sum`` for up to ``SUM_UP_TO`` replicas in rounds of
+    up to ``SUM_ROUND_WORDS`` words (``sync_words``), and ``momentum`` otherwise. Chosen
+    by held-out loss (docs/distributed.md): a replica's change of a frequent word's
+    output row is most of the way to where its round's text pulls the row, the more so
+    the longer the round, so that the sum of N such changes overshoots: with four or
+    more replicas it diverges, and with two it is within noise of ``momentum`` or
+    better up to 100,000 words a round and far worse from 200,000 on; ``momentum``
+    has the lowest held-out loss of the stable rules there."""
     if how != "auto":
         return how
-    return "sum" if replicas <= SUM_UP_TO else "momentum"
+    if replicas == 1 or (replicas <= SUM_UP_TO and sync_words <= SUM_ROUND_WORDS):
+        return "sum"
+    return "momentum"
 
 
 def row_scale(how: str, change: np.ndarray, squares: np.ndarray, replicas: int) -> np.ndarray:
@@ -373,7 +380,7 @@ class Ledger:
 
     def __init__(self, sizes: np.ndarray, config: TrainConfig, weights: Weights):
         self.sizes, self.config, self.weights = sizes, config, weights
-        self.rule = combine_rule(config.combine, len(sizes))
+        self.rule = combine_rule(config.combine, len(sizes), config.sync_words)
         self.momentum: Weights | None = None
         if self.rule == "momentum":
             self.momentum = {name: np.zeros_like(matrix) for name, matrix in weights.items()}

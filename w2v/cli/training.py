@@ -219,7 +219,7 @@ def rerun_recipe(ctx: click.Context) -> dict:
     default="auto",
     show_default=True,
     help="--cluster: add the workers' changes, average them, average those that agree, or average them with "
-    "block momentum (auto: sum for 2 workers, momentum for more).",
+    "block momentum (auto: sum for 2 workers in rounds of up to 100,000 words, else momentum).",
 )
 @click.option(
     "--seed", type=int, default=1, show_default=True, help="Random seed; with --threads 1 runs are reproducible."
