@@ -3,6 +3,9 @@
     python scripts/simulate_cluster.py --run       # skip-gram: the grid below (about 40 min on 2 cores)
     python scripts/simulate_cluster.py --run --workers 2 --sync-words 50000,100000 --combine sum
     python scripts/simulate_cluster.py --run --models cbow --sync-words 50000 --combine auto
+    python scripts/simulate_cluster.py --run --models skipgram,cbow --workers 2 --sync-words 50000,100000,200000 \
+        --combine sum,momentum
+    python scripts/simulate_cluster.py --run --workers 4,16 --sync-words 5000 --combine sum,momentum
     python scripts/simulate_cluster.py --render    # the markdown table from the JSON
     python scripts/simulate_cluster.py --run --text-bytes 1000000000 --workers 1,16 --sync-words 20000 \
         --combine mean,adaptive,momentum --results docs/distributed-simulation-whole.json   # the whole text
