@@ -1,16 +1,24 @@
 """Quality as a cluster grows, simulated on one machine: docs/distributed.md's simulation table.
 
-    python scripts/simulate_cluster.py --run       # skip-gram: the grid below (about 40 min on 2 cores)
+    python scripts/simulate_cluster.py --run       # skip-gram: the grid below (about 15 min on 2 cores)
     python scripts/simulate_cluster.py --run --workers 2 --sync-words 50000,100000 --combine sum
     python scripts/simulate_cluster.py --run --models cbow --sync-words 50000 --combine auto
     python scripts/simulate_cluster.py --run --models skipgram,cbow --workers 2 --sync-words 50000,100000,200000 \
         --combine sum,momentum
-    python scripts/simulate_cluster.py --run --workers 4,16 --sync-words 5000 --combine sum,momentum
+    python scripts/simulate_cluster.py --run --workers 4,16 --sync-words 5000 --combine sum,momentum,mixed
+    python scripts/simulate_cluster.py --run --models skipgram,cbow --workers 4,8,16 --sync-words 50000 \
+        --combine momentum,auto
+    python scripts/simulate_cluster.py --run --models skipgram,cbow --workers 2 --sync-words 50000,100000,200000 \
+        --combine mixed
     python scripts/simulate_cluster.py --render    # the markdown table from the JSON
     python scripts/simulate_cluster.py --run --text-bytes 1000000000 --workers 1,16 --sync-words 20000 \
         --combine mean,adaptive,momentum --results docs/distributed-simulation-whole.json   # the whole text
     python scripts/simulate_cluster.py --run --text-bytes 1000000000 --models cbow --workers 1,16 \
         --sync-words 20000 --combine mean,momentum --results docs/distributed-simulation-whole.json
+    python scripts/simulate_cluster.py --run --text-bytes 1000000000 --models skipgram,cbow --workers 16 \
+        --sync-words 5000,20000 --combine momentum,mixed --results docs/distributed-simulation-whole.json
+    python scripts/simulate_cluster.py --run --text-bytes 1000000000 --models skipgram,cbow --workers 16 \
+        --sync-words 50000 --combine momentum,auto --results docs/distributed-simulation-whole.json
 
 A run of N workers is simulated by N replicas (``w2v.rounds.Replica``) in one process,
 trained round by round in turn and combined by the same ``Ledger.record`` and
@@ -56,7 +64,7 @@ SIM_BYTES = 24_000_000
 EPOCHS = 3
 WORKERS = (1, 2, 4, 8, 16)
 SYNC_WORDS = (20_000, 200_000)
-COMBINE = ("sum", "mean", "adaptive", "momentum")
+COMBINE = ("sum", "mean", "adaptive", "momentum", "mixed")
 MODELS = ("skipgram", "cbow")
 SETTINGS = {"threads": 2, "dim": 100, "window": 5, "sample": 1e-4, "epochs": EPOCHS, "negative": 5}
 

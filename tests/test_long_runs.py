@@ -419,9 +419,10 @@ def with_momentum(*names, poison=False, shape=None):
     return change
 
 
-def test_a_checkpoint_keeps_the_rows_momentum(saved_model, tmp_path):
+@pytest.mark.parametrize("names", [("syn0", "syn1", "syn1neg"), ("syn1", "syn1neg")], ids=["momentum", "mixed"])
+def test_a_checkpoint_keeps_the_rows_momentum(saved_model, tmp_path, names):
     state, _ = saved_model
-    momentum = {name: np.full_like(getattr(state, name), 0.5) for name in ("syn0", "syn1", "syn1neg")}
+    momentum = {name: np.full_like(getattr(state, name), 0.5) for name in names}
     dataclasses.replace(state, momentum=momentum).save(str(tmp_path / "model.npz"))
     loaded = TrainState.load(str(tmp_path / "model.npz"))
     assert loaded.momentum.keys() == momentum.keys()
@@ -441,6 +442,7 @@ def test_a_checkpoint_keeps_the_rows_momentum(saved_model, tmp_path):
         (None, lambda m: m.update(batches=-40, jobs_done=0), r"negative batches\)"),
         (with_momentum("syn0", "syn1", "syn1neg", poison=True), None, r"non-finite momentum of syn0"),
         (with_momentum("syn0"), None, r"the momentum of some weights only"),
+        (with_momentum("syn0", "syn1neg"), None, r"the momentum of some weights only"),
     ],
     ids=[
         "NaN weight",
@@ -451,6 +453,7 @@ def test_a_checkpoint_keeps_the_rows_momentum(saved_model, tmp_path):
         "batches",
         "NaN momentum",
         "some momentum",
+        "no output momentum",
     ],
 )
 def test_model_file_with_values_no_run_has_is_refused(saved_model, tmp_path, change_arrays, change_meta, message):

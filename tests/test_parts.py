@@ -13,7 +13,7 @@ import w2v
 from w2v.config import TrainConfig
 from w2v.counting import CountTable, count_table
 from w2v.parts import Part, even_bounds, split_sources
-from w2v.rounds import Ledger, Replica, Rows, combine, combine_rule
+from w2v.rounds import Ledger, Replica, Rows, combine, combine_rule, momentum_weights
 from w2v.vocab import Vocab
 from w2v.weights import Model
 
@@ -124,7 +124,7 @@ def test_block_momentum_settles_where_every_replica_pulls_a_row():
 
 @pytest.mark.parametrize(
     ("replicas", "sync_words", "rule"),
-    [(1, 10**7, "sum"), (2, 50_000, "sum"), (2, 100_000, "sum"), (2, 100_001, "momentum"), (3, 20_000, "momentum")],
+    [(1, 10**7, "sum"), (2, 50_000, "sum"), (2, 100_000, "sum"), (2, 100_001, "momentum"), (3, 20_000, "mixed")],
 )
 def test_auto_adds_two_replicas_changes_only_in_short_rounds(replicas, sync_words, rule):
     assert combine_rule("auto", replicas, sync_words) == rule
@@ -135,12 +135,40 @@ def test_combining_one_replica_gives_its_weights_bit_for_bit():
     rng = np.random.default_rng(1)
     start = rng.normal(size=(50, 8)).astype(np.float32) * np.float32(1e-6)
     moved = start + rng.normal(size=start.shape).astype(np.float32)
-    for how in ("mean", "sum", "adaptive", "momentum"):
-        weights = {"syn0": start.copy()}
-        momentum = {"syn0": np.zeros_like(start)} if how == "momentum" else None
-        update = combine(weights, [{"syn0": Rows.of(moved, np.arange(50))}], 1, how, momentum)
-        assert weights["syn0"].tobytes() == moved.tobytes()
-        assert update["syn0"].rows is None  # every row moved: sent whole, without indices
+    for how in ("mean", "sum", "adaptive", "momentum", "mixed"):
+        weights = {"syn0": start.copy(), "syn1neg": start.copy()}
+        momentum = {name: np.zeros_like(start) for name in momentum_weights(how, weights)}
+        reports = [{name: Rows.of(moved, np.arange(50)) for name in weights}]
+        update = combine(weights, reports, 1, how, momentum or None)
+        for name in weights:
+            assert weights[name].tobytes() == moved.tobytes(), (how, name)
+            assert update[name].rows is None  # every row moved: sent whole, without indices
+
+
+def test_mixed_combines_input_vectors_as_adaptive_and_output_vectors_with_momentum():
+    """Four replicas pull row 0 of both matrices to 1 and move row 1 in orthogonal
+    directions: the input vectors (syn0) are combined as ``adaptive`` combines them
+    (the agreed row averaged, the independent changes added), the output vectors
+    (syn1neg) as ``momentum`` does, bit for bit, round after round."""
+    start = np.zeros((2, 4), dtype=np.float32)
+    reports = []
+    for k in range(4):
+        moved = start.copy()
+        moved[0], moved[1, k] = 1, 0.5
+        reports.append({"syn0": Rows.of(moved, np.arange(2)), "syn1neg": Rows.of(moved, np.arange(2))})
+    mixed = {"syn0": start.copy(), "syn1neg": start.copy()}
+    mixed_momentum = {"syn1neg": np.zeros_like(start)}
+    alone = {"adaptive": {"syn0": start.copy()}, "momentum": {"syn1neg": start.copy()}}
+    alone_momentum = {"syn1neg": np.zeros_like(start)}
+    for _ in range(3):
+        combine(mixed, reports, 4, "mixed", mixed_momentum)
+        combine(alone["adaptive"], [{"syn0": r["syn0"]} for r in reports], 4, "adaptive")
+        combine(alone["momentum"], [{"syn1neg": r["syn1neg"]} for r in reports], 4, "momentum", alone_momentum)
+    assert mixed["syn0"].tobytes() == alone["adaptive"]["syn0"].tobytes()
+    assert mixed["syn1neg"].tobytes() == alone["momentum"]["syn1neg"].tobytes()
+    np.testing.assert_allclose(mixed["syn0"], [[1] * 4, [0.5] * 4])  # averaged, added
+    with pytest.raises(ValueError, match="needs the rows' momentum"):
+        combine(mixed, reports, 4, "mixed", {"syn0": np.zeros_like(start), "syn1neg": np.zeros_like(start)})
 
 
 @pytest.mark.parametrize("loss", [{}, {"hs": True}], ids=["ns", "hs"])

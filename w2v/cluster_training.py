@@ -138,8 +138,8 @@ class ClusterRun:
         run.ledger.loss[:], run.ledger.examples[:] = state.epoch_loss, state.epoch_examples
         run.corpus_words, run.notes, run.expected = state.corpus_words, state.notes, state
         run.reported = run.ledger.epochs_done()
-        if state.momentum:
-            run.ledger.momentum = state.momentum
+        for name, rows_momentum in (run.ledger.momentum or {}).items():
+            rows_momentum[:] = state.momentum.get(name, 0.0)  # zero where the checkpoint has none
         return run
 
     def start(self, workers: list[str]) -> None:

@@ -14,7 +14,8 @@ from w2v.errors import ConfigError
 
 MODELS = ("skipgram", "cbow")
 TREES = ("huffman", "balanced")
-COMBINE = ("auto", "sum", "mean", "adaptive", "momentum")  # how a cluster's replicas are combined (``rounds.combine``)
+# how a cluster's replicas are combined (``rounds.combine``)
+COMBINE = ("auto", "sum", "mean", "adaptive", "momentum", "mixed")
 MAX_COUNT = 2**31 - 1  # dim, window, negative and epochs: larger values overflow the kernels' integers
 MAX_THREADS = 1024  # more threads only wait for the others (and a million would take minutes to start)
 DEFAULT_PRUNE_AT = 10_000_000  # distinct words held while counting (word2vec.c: 21M)

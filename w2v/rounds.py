@@ -40,9 +40,16 @@ new rows v_kr (k in M_r, those that moved it):
   next rounds keep moving the same way, so a row that every replica pulls to the
   same place does not overshoot by N. Rows with momentum move every round.
 
-computed in float64. With one replica all four give v_r, bit for bit. ``auto``
-(the default) is ``sum`` for two replicas in rounds of up to 100,000 words and
-``momentum`` otherwise (``combine_rule``).
+- ``mixed``: ``adaptive`` for the input vectors (syn0), ``momentum`` for the output
+  vectors (syn1, syn1neg). A word's input row moves only where the word occurs, so
+  the replicas move it from their own texts' contexts: a rare word's changes are
+  independent and add up, a frequent word's agree and are averaged. An output row is
+  pulled by every replica's negative draws towards the same place, and is best
+  averaged with momentum.
+
+computed in float64. With one replica all five give v_r, bit for bit. ``auto``
+(the default) is ``sum`` for two replicas in rounds of up to 100,000 words,
+``momentum`` for two in longer rounds and ``mixed`` for more (``combine_rule``).
 """
 
 import tempfile
@@ -101,21 +108,23 @@ def combine(
     """Apply the replicas' ``reports`` of a round to ``weights`` (changed in place) as
     ``how`` says (``COMBINE``, see the module's docstring); ``replicas`` is N, the
     replicas of the run (those whose report is lost count as having moved nothing);
-    ``momentum`` the rows' momentum for ``how`` = ``momentum`` (changed in place).
-    Returns the rows that changed with their new values, for every replica to take.
-    Works through ``COMBINE_ROWS`` rows at a time, so its float64 sums stay small."""
-    if (how == "momentum") != (momentum is not None):
+    ``momentum`` the rows' momentum of the weights combined with ``momentum``
+    (``momentum_weights``; changed in place). Returns the rows that changed with their
+    new values, for every replica to take. Works through ``COMBINE_ROWS`` rows at a
+    time, so its float64 sums stay small."""
+    if set(momentum or {}) != set(momentum_weights(how, weights)):
         raise ValueError("the momentum rule needs the rows' momentum, and only it takes it")
     update: Changes = {}
     for name, matrix in weights.items():
         if not matrix.size:
             continue
+        rule, rows_momentum = weight_rule(how, name), (momentum or {}).get(name)
         indices = [report[name].indices(len(matrix)) for report in reports]
         movers = np.zeros(len(matrix), dtype=np.int64)
         for index in indices:
             movers[index] += 1
-        if momentum is not None:
-            movers += momentum[name].any(axis=1)  # rows still moving by their momentum
+        if rows_momentum is not None:
+            movers += rows_momentum.any(axis=1)  # rows still moving by their momentum
         union = np.flatnonzero(movers)
         for low in range(0, len(union), COMBINE_ROWS):
             rows = union[low : low + COMBINE_ROWS]
@@ -125,10 +134,10 @@ def combine(
                 inside = slice(np.searchsorted(index, rows[0]), np.searchsorted(index, rows[-1], side="right"))
                 at = np.searchsorted(rows, index[inside])
                 add_changes(matrix, index[inside], report[name].values[inside], at, change, squares)
-            if momentum is not None:
-                apply_momentum(matrix, rows, change, momentum[name], replicas)
+            if rows_momentum is not None:
+                apply_momentum(matrix, rows, change, rows_momentum, replicas)
             else:
-                apply_changes(matrix, rows, change, row_scale(how, change, squares, replicas))
+                apply_changes(matrix, rows, change, row_scale(rule, change, squares, replicas))
         update[name] = Rows.of(matrix, union)
     return update
 
@@ -175,25 +184,41 @@ def apply_momentum(matrix, rows, change, momentum, replicas):
             matrix[row, column] = np.float32(np.float64(matrix[row, column]) + mean_change + eta * pushed)
 
 
-SUM_UP_TO = 2  # ``auto``: replicas whose changes are added, in short rounds; more are combined with momentum
+def weight_rule(how: str, name: str) -> str:
+    """The rule that combines weight ``name`` (syn0, syn1, syn1neg) under rule ``how``:
+    ``mixed`` is ``adaptive`` for the input vectors and ``momentum`` for the output
+    vectors; every other rule combines all three."""
+    if how != "mixed":
+        return how
+    return "adaptive" if name == "syn0" else "momentum"
+
+
+def momentum_weights(how: str, weights: Weights) -> list[str]:
+    """The names of the ``weights`` that rule ``how`` combines with momentum (empty ones
+    included, as a checkpoint keeps them)."""
+    return [name for name in weights if weight_rule(how, name) == "momentum"]
+
+
+FEW_REPLICAS = 2  # ``auto``: replicas combined by ``sum`` (short rounds) or ``momentum``; more by ``mixed``
 SUM_ROUND_WORDS = 100_000  # ``auto``: the longest rounds (words a replica) in which two replicas' changes are added
 
 
 def combine_rule(how: str, replicas: int, sync_words: int) -> str:
     """The rule ``combine`` applies: ``how``, or for ``auto`` ``sum`` for one replica
-    (every rule gives its weights), ``sum`` for up to ``SUM_UP_TO`` replicas in rounds of
-    up to ``SUM_ROUND_WORDS`` words (``sync_words``), and ``momentum`` otherwise. Chosen
-    by held-out loss (docs/distributed.md): a replica's change of a frequent word's
-    output row is most of the way to where its round's text pulls the row, the more so
-    the longer the round, so that the sum of N such changes overshoots: with four or
-    more replicas it diverges, and with two it is within noise of ``momentum`` or
-    better up to 100,000 words a round and far worse from 200,000 on; ``momentum``
-    has the lowest held-out loss of the stable rules there."""
+    (every rule gives its weights); for up to ``FEW_REPLICAS`` replicas ``sum`` in
+    rounds of up to ``SUM_ROUND_WORDS`` words (``sync_words``) and ``momentum`` in
+    longer ones; ``mixed`` for more. Chosen by held-out loss (docs/distributed.md): a
+    replica's change of a frequent word's output row is most of the way to where its
+    round's text pulls the row, the more so the longer the round, so that the sum of N
+    such changes overshoots: with four or more replicas it diverges, and with two it
+    is within noise of ``momentum`` or better up to 100,000 words a round and far worse
+    from 200,000 on. Of the stable rules, ``momentum`` has the lowest held-out loss
+    with two replicas in long rounds, ``mixed`` with four or more."""
     if how != "auto":
         return how
-    if replicas == 1 or (replicas <= SUM_UP_TO and sync_words <= SUM_ROUND_WORDS):
+    if replicas == 1 or (replicas <= FEW_REPLICAS and sync_words <= SUM_ROUND_WORDS):
         return "sum"
-    return "momentum"
+    return "momentum" if replicas <= FEW_REPLICAS else "mixed"
 
 
 def row_scale(how: str, change: np.ndarray, squares: np.ndarray, replicas: int) -> np.ndarray:
@@ -375,15 +400,14 @@ class Ledger:
     """The book of a data-parallel run, whatever runs its N replicas (a cluster's
     workers, or one process in turn): the weights of record, each replica's size
     ((N, 2) int64: batches and words of an epoch) and jobs done, the epochs' summed
-    losses, the words trained, the rows' momentum (for the ``momentum`` rule, else None)
-    and the rounds' log. ``record`` closes a round."""
+    losses, the words trained, the rows' momentum (of the weights ``momentum_weights``
+    names, else None) and the rounds' log. ``record`` closes a round."""
 
     def __init__(self, sizes: np.ndarray, config: TrainConfig, weights: Weights):
         self.sizes, self.config, self.weights = sizes, config, weights
         self.rule = combine_rule(config.combine, len(sizes), config.sync_words)
-        self.momentum: Weights | None = None
-        if self.rule == "momentum":
-            self.momentum = {name: np.zeros_like(matrix) for name, matrix in weights.items()}
+        names = momentum_weights(self.rule, weights)
+        self.momentum: Weights | None = {name: np.zeros_like(weights[name]) for name in names} if names else None
         self.jobs = np.zeros(len(sizes), dtype=np.int64)
         self.loss = np.zeros(config.epochs, dtype=np.float64)
         self.examples = np.zeros(config.epochs, dtype=np.int64)

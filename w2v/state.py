@@ -21,7 +21,8 @@ Both are one numpy ``.npz`` archive (no pickle; ``np.load(path)`` opens it) with
   corpus order (``cluster_training``; empty for a run in one process);
 - ``momentum_syn0``, ``momentum_syn1``, ``momentum_syn1neg``, shaped as the
   weights, float32: only in the checkpoint of a run on a cluster whose replicas are
-  combined with block momentum (``rounds``): each row's momentum.
+  combined with block momentum (``rounds``): each row's momentum, for all three
+  weights (``momentum``) or the output weights only (``mixed``).
 
 A batch's learning rate and random seed are functions of its index and the
 settings, so ``jobs_done`` is the whole scheduler and RNG state: resuming runs
@@ -64,6 +65,7 @@ READABLE_VERSIONS = (1, 2, 3, 4)  # older files lack the later settings: their d
 CHECKPOINT_FILE = "checkpoint.npz"
 ARRAYS = ("syn0", "syn1", "syn1neg", "vocab_words", "vocab_offsets", "vocab_counts", "epoch_loss", "epoch_examples")
 MOMENTUM = {name: f"momentum_{name}" for name in ARRAYS[:3]}  # by weight: its momentum's array, where saved
+OUTPUT_MOMENTUM = {"syn1", "syn1neg"}  # the weights whose momentum a checkpoint with momentum holds, at least
 
 
 @dataclass
@@ -135,7 +137,7 @@ class TrainState:
                 raise ValueError("a word count below 1")
             vocab = Vocab([raw[a:b] for a, b in itertools.pairwise(offsets)], arrays["vocab_counts"])
             momentum = {name: arrays[key] for name, key in MOMENTUM.items() if key in arrays}
-            if momentum and len(momentum) != len(MOMENTUM):
+            if momentum and not momentum.keys() >= OUTPUT_MOMENTUM:
                 raise ValueError("the momentum of some weights only")
             state = cls(config, vocab, **{k: arrays[k] for k in ARRAYS[:3] + ARRAYS[6:]}, **_meta_fields(meta),
                         momentum=momentum)  # fmt: skip
@@ -375,7 +377,8 @@ def entry_header(archive: zipfile.ZipFile, path: str, name: str) -> tuple[tuple[
 
 def saved_momentum(archive: zipfile.ZipFile) -> tuple[str, ...]:
     """The names of ``MOMENTUM``'s arrays that ``archive`` holds (a checkpoint of a run
-    with block momentum holds all three; ``TrainState.from_parts`` refuses some only)."""
+    combined with block momentum holds the output weights' or all three;
+    ``TrainState.from_parts`` refuses others)."""
     names = set(archive.namelist())
     return tuple(key for key in MOMENTUM.values() if f"{key}.npy" in names)
 

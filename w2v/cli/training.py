@@ -218,8 +218,9 @@ def rerun_recipe(ctx: click.Context) -> dict:
     type=click.Choice(list(COMBINE)),
     default="auto",
     show_default=True,
-    help="--cluster: add the workers' changes, average them, average those that agree, or average them with "
-    "block momentum (auto: sum for 2 workers in rounds of up to 100,000 words, else momentum).",
+    help="--cluster: add the workers' changes, average them, average those that agree, average them with "
+    "block momentum, or mixed: the input vectors as adaptive, the output vectors as momentum (auto: sum "
+    "for 2 workers in rounds of up to 100,000 words, momentum for 2 in longer rounds, mixed for more).",
 )
 @click.option(
     "--seed", type=int, default=1, show_default=True, help="Random seed; with --threads 1 runs are reproducible."
