@@ -1,6 +1,6 @@
 """Training on a cluster against one process, on this machine: docs/distributed.md's measured table.
 
-    python scripts/cluster_bench.py --run        # quality: 3 seeds x 2 models x 4 ways (about 70 min on 2 cores)
+    python scripts/cluster_bench.py --run        # quality: 3 seeds x 2 models x 4 ways (about 45 min on 2 cores)
     python scripts/cluster_bench.py --speed      # words/s: 1 epoch of each way, in turn, 2 rounds (12 min, alone)
     python scripts/cluster_bench.py --render     # the markdown tables from the JSON
 
