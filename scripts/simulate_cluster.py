@@ -48,6 +48,7 @@ import numpy as np
 from estimators import ROOT, SCORE_PAIRS, cut_at_space, split_corpus, study_parser, w2v_json
 
 from w2v.cluster_training import groups_of
+from w2v.config import COMBINE as RULES
 from w2v.config import TrainConfig
 from w2v.counting import count_table
 from w2v.errors import DivergedError
@@ -64,7 +65,7 @@ SIM_BYTES = 24_000_000
 EPOCHS = 3
 WORKERS = (1, 2, 4, 8, 16)
 SYNC_WORDS = (20_000, 200_000)
-COMBINE = ("sum", "mean", "adaptive", "momentum", "mixed")
+COMBINE = tuple(rule for rule in RULES if rule != "auto")  # the named rules; ``auto`` picks one of them
 MODELS = ("skipgram", "cbow")
 SETTINGS = {"threads": 2, "dim": 100, "window": 5, "sample": 1e-4, "epochs": EPOCHS, "negative": 5}
 
