@@ -138,7 +138,7 @@ class ClusterRun:
         run.ledger.loss[:], run.ledger.examples[:] = state.epoch_loss, state.epoch_examples
         run.corpus_words, run.notes, run.expected = state.corpus_words, state.notes, state
         run.reported = run.ledger.epochs_done()
-        for name, rows_momentum in (run.ledger.momentum or {}).items():
+        for name, rows_momentum in run.ledger.momentum.items():
             rows_momentum[:] = state.momentum.get(name, 0.0)  # zero where the checkpoint has none
         return run
 
@@ -180,7 +180,7 @@ class ClusterRun:
             config, self.vocab, weights["syn0"], weights["syn1"], weights["syn1neg"], ledger.loss.copy(),
             ledger.examples.copy(), int(ledger.jobs.sum()), int(ledger.sizes[:, 0].sum()),
             int(ledger.sizes[:, 1].sum()), self.corpus_words, 0, self.notes, replicas,
-            {} if finished or ledger.momentum is None else ledger.momentum,
+            {} if finished else ledger.momentum,
         )  # fmt: skip
 
     def submit(self, k: int, worker: str) -> Any:

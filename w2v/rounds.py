@@ -401,13 +401,12 @@ class Ledger:
     workers, or one process in turn): the weights of record, each replica's size
     ((N, 2) int64: batches and words of an epoch) and jobs done, the epochs' summed
     losses, the words trained, the rows' momentum (of the weights ``momentum_weights``
-    names, else None) and the rounds' log. ``record`` closes a round."""
+    names; empty for a rule without) and the rounds' log. ``record`` closes a round."""
 
     def __init__(self, sizes: np.ndarray, config: TrainConfig, weights: Weights):
         self.sizes, self.config, self.weights = sizes, config, weights
         self.rule = combine_rule(config.combine, len(sizes), config.sync_words)
-        names = momentum_weights(self.rule, weights)
-        self.momentum: Weights | None = {name: np.zeros_like(weights[name]) for name in names} if names else None
+        self.momentum: Weights = {name: np.zeros_like(weights[name]) for name in momentum_weights(self.rule, weights)}
         self.jobs = np.zeros(len(sizes), dtype=np.int64)
         self.loss = np.zeros(config.epochs, dtype=np.float64)
         self.examples = np.zeros(config.epochs, dtype=np.int64)
