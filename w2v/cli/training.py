@@ -211,7 +211,8 @@ def rerun_recipe(ctx: click.Context) -> dict:
     type=int,
     default=50_000,
     show_default=True,
-    help="--cluster: words each worker trains between two combinings of the weights.",
+    help="--cluster: words each worker trains between two combinings of the weights, rounded up to whole "
+    "batches (--batch-words).",
 )
 @click.option(
     "--combine",
@@ -225,7 +226,13 @@ def rerun_recipe(ctx: click.Context) -> dict:
 @click.option(
     "--seed", type=int, default=1, show_default=True, help="Random seed; with --threads 1 runs are reproducible."
 )
-@click.option("--batch-words", type=int, default=10_000, show_default=True, help="Words per work unit.")
+@click.option(
+    "--batch-words",
+    type=int,
+    default=10_000,
+    show_default=True,
+    help="Words per work unit (up to the next sentence end).",
+)
 @click.option(
     "--save-vocab", type=click.Path(dir_okay=False), default=None, help="Write the vocabulary (word count lines)."
 )
