@@ -19,13 +19,22 @@
         --sync-words 5000,20000 --combine momentum,mixed --results docs/distributed-simulation-whole.json
     python scripts/simulate_cluster.py --run --text-bytes 1000000000 --models skipgram,cbow --workers 16 \
         --sync-words 50000 --combine momentum,auto --results docs/distributed-simulation-whole.json
+    python scripts/simulate_cluster.py --run --models skipgram,cbow --workers 16 --sync-words 50000 \
+        --combine auto --exact syn1neg     # and --exact syn0, --exact syn0,syn1neg
+    python scripts/simulate_cluster.py --run --text-bytes 1000000000 --models skipgram,cbow --workers 16 \
+        --sync-words 50000 --combine auto --exact syn1neg --results docs/distributed-simulation-whole.json  # and syn0
+    python scripts/simulate_cluster.py --run --text-bytes 1000000000 --models skipgram,cbow --workers 1,16 \
+        --sync-words 5000 --combine mixed --batch-words 5000 --results docs/distributed-simulation-whole.json
 
 A run of N workers is simulated by N replicas (``w2v.rounds.Replica``) in one process,
 trained round by round in turn and combined by the same ``Ledger.record`` and
 ``rounds.combine`` that ``w2v train --cluster`` uses, each replica on its own contiguous
 parts of the corpus (``parts.split_sources``, ``cluster_training.groups_of``). Only the
 replicas' order in time differs from a cluster, where they train at once: every
-replica of a round starts from the same weights either way.
+replica of a round starts from the same weights either way. ``--exact WEIGHTS`` does not
+combine those weights but passes them from replica to replica in turn, as one process'
+threads share them, to price the combining of the others; ``--batch-words`` sets the
+batches, and so the shortest round (one batch).
 
 The training text is the first ``SIM_BYTES`` (``--text-bytes``) of the benchmark corpus'
 training split (``scripts/estimators.py`` splits it: its last 2 MB are the held-out text),
@@ -54,7 +63,7 @@ from w2v.counting import count_table
 from w2v.errors import DivergedError
 from w2v.formats import decode_word
 from w2v.parts import split_sources
-from w2v.rounds import Ledger, Replica
+from w2v.rounds import Ledger, Replica, Rows, changes_nbytes
 from w2v.state import TrainState
 from w2v.vectors import Vectors
 from w2v.vocab import Vocab
@@ -68,33 +77,49 @@ SYNC_WORDS = (20_000, 200_000)
 COMBINE = tuple(rule for rule in RULES if rule != "auto")  # the named rules; ``auto`` picks one of them
 MODELS = ("skipgram", "cbow")
 SETTINGS = {"threads": 2, "dim": 100, "window": 5, "sample": 1e-4, "epochs": EPOCHS, "negative": 5}
+BATCH_WORDS = TrainConfig().batch_words
 
 
-def simulate(corpus: Path, config: TrainConfig, workers: int, vocab: Vocab) -> tuple[dict, Ledger]:
+def simulate(
+    corpus: Path, config: TrainConfig, workers: int, vocab: Vocab, exact: tuple[str, ...] = ()
+) -> tuple[dict, Ledger]:
     """Train ``workers`` replicas of ``config`` on ``corpus`` in rounds, in turn; the
-    weights of record and the run's ledger."""
+    weights of record and the run's ledger. The weights named in ``exact`` are not
+    combined: each replica starts its round from them as the one before it left them,
+    as one process' threads share them, so that a run shows what combining the others
+    costs."""
     model = Model.build(vocab, config)
     weights = {"syn0": model.syn0, "syn1": model.tables.syn1, "syn1neg": model.tables.syn1neg}
     groups = groups_of(split_sources([str(corpus)], workers), workers)
     replicas = [Replica(group, vocab, config, tuple(weights.values())) for group in groups]
-    ledger = Ledger(np.array([replica.size() for replica in replicas]), config, weights)
+    combined = {name: matrix for name, matrix in weights.items() if name not in exact}
+    ledger = Ledger(np.array([replica.size() for replica in replicas]), config, combined)
     for k, replica in enumerate(replicas):
         replica.place(ledger.placement(k))
     update = None
     while active := ledger.active():
         started = time.perf_counter()
-        results = {k: replicas[k].train_round(update, ledger.trained, len(active), config.sync_words) for k in active}
+        results = {}
+        for k in active:
+            replicas[k].take({name: Rows(None, weights[name]) for name in exact})
+            results[k] = replicas[k].train_round(update, ledger.trained, len(active), config.sync_words)
+            for name in exact:
+                weights[name][:] = replicas[k].weights()[name]
+                results[k].changes.pop(name, None)
+            results[k].nbytes = changes_nbytes(results[k].changes)
         update = ledger.record(update, results, started)
     for replica in replicas:
         replica.close()
     return weights, ledger
 
 
-def run_one(corpus: Path, heldout: Path, config: TrainConfig, workers: int, vocab: Vocab, work: Path) -> dict:
-    """One simulated run, scored; its record."""
+def run_one(
+    corpus: Path, heldout: Path, config: TrainConfig, workers: int, vocab: Vocab, work: Path, exact: tuple[str, ...]
+) -> dict:
+    """One simulated run (``simulate``), scored; its record."""
     started = time.perf_counter()
     try:
-        weights, ledger = simulate(corpus, config, workers, vocab)
+        weights, ledger = simulate(corpus, config, workers, vocab, exact)
     except DivergedError as err:
         return {"diverged": str(err)}
     seconds = time.perf_counter() - started
@@ -138,21 +163,29 @@ def run_grid(args: argparse.Namespace) -> None:
     table = count_table([str(corpus)])
     for model, workers, sync, combine in grid(args.models, args.workers, args.sync_words, args.combine):
         key = f"{model}/N={workers}/sync={sync}/{combine}/seed={args.seed}"
+        exact = tuple(args.exact) if workers > 1 else ()
+        key += f"/exact={'+'.join(exact)}" if exact else ""
+        key += f"/batch={args.batch_words}" if args.batch_words != BATCH_WORDS else ""
         if key in results:
             continue
         print(f"{key} ...", file=sys.stderr, flush=True)
-        config = TrainConfig(model=model, seed=args.seed, sync_words=sync, combine=combine, **SETTINGS).resolved()
+        config = TrainConfig(
+            model=model, seed=args.seed, sync_words=sync, combine=combine, batch_words=args.batch_words, **SETTINGS
+        ).resolved()
         vocab = Vocab.choose(table.words, table.counts, config.min_count, None)
         with tempfile.TemporaryDirectory(dir=args.work) as work:
-            results[key] = run_one(corpus, paths["heldout"], config, workers, vocab, Path(work))
+            results[key] = run_one(corpus, paths["heldout"], config, workers, vocab, Path(work), exact)
         args.results.write_text(json.dumps(results, indent=1) + "\n")
 
 
 def table_order(key: str) -> tuple:
-    """Where the run ``key`` goes in the table: by model, N, sync words, then combining rule."""
-    model, workers, sync, combine, _seed = key.split("/")
+    """Where the run ``key`` goes in the table: by model, N, sync words (none for N = 1),
+    combining rule, then its other settings (``exact``, ``batch``; none first)."""
+    model, workers, sync, combine, _seed, *others = key.split("/")
     rules = [*COMBINE, "auto"]
-    return MODELS.index(model), int(workers.removeprefix("N=")), int(sync.removeprefix("sync=")), rules.index(combine)
+    workers_count = int(workers.removeprefix("N="))
+    place = MODELS.index(model), workers_count, int(sync.removeprefix("sync=")) if workers_count > 1 else 0
+    return *place, rules.index(combine), others
 
 
 def render(results: dict) -> str:
@@ -162,9 +195,14 @@ def render(results: dict) -> str:
         "|---|---|---|---|---|---|---|---|---|",
     ]
     for key, run in sorted(results.items(), key=lambda item: table_order(item[0])):
-        model, workers, sync, combine, _seed = key.split("/")
+        model, workers, sync, combine, _seed, *others = key.split("/")
         workers, sync = workers.removeprefix("N="), int(sync.removeprefix("sync="))
         sync_cell, combine_cell = ("-", "-") if workers == "1" else (f"{sync:,}", combine)
+        settings = dict(other.split("=") for other in others)
+        if "exact" in settings:
+            combine_cell += ", exact " + settings["exact"].replace("+", " and ")
+        if "batch" in settings:
+            sync_cell += f" (batches of {int(settings['batch']):,})"
         if "diverged" in run:
             lines.append(f"| {model} | {workers} | {sync_cell} | {combine_cell} | diverged | | | | |")
             continue
@@ -180,6 +218,12 @@ def main() -> None:
     def numbers(text: str) -> list[int]:
         return [int(value) for value in text.split(",")]
 
+    def weight_names(text: str) -> list[str]:
+        names = text.split(",")
+        if not set(names) <= {"syn0", "syn1", "syn1neg"}:
+            raise argparse.ArgumentTypeError(f"not weights: {text} (syn0, syn1, syn1neg)")
+        return names
+
     parser = study_parser(__doc__.split("\n\n")[0], RESULTS)
     parser.add_argument("--run", action="store_true", help="train and score the runs not yet done")
     parser.add_argument("--models", type=lambda t: t.split(","), default=["skipgram"], help=",".join(MODELS))
@@ -187,6 +231,11 @@ def main() -> None:
     parser.add_argument("--sync-words", type=numbers, default=list(SYNC_WORDS))
     parser.add_argument("--combine", type=lambda t: t.split(","), default=list(COMBINE))
     parser.add_argument("--seed", type=int, default=1)
+    parser.add_argument("--batch-words", type=int, default=BATCH_WORDS, help="ids a batch, to the next sentence end")
+    parser.add_argument(
+        "--exact", type=weight_names, default=[],
+        help="weights (syn0, syn1, syn1neg) passed from replica to replica in turn instead of combined",
+    )  # fmt: skip
     parser.add_argument("--text-bytes", type=int, default=SIM_BYTES, help="bytes of training text")
     args = parser.parse_args()
     if args.run:

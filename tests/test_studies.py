@@ -27,8 +27,9 @@ def corpus(tmp_path: Path) -> Path:
     return path
 
 
-def simulated(corpus: Path, workers: int, combine: str):
-    """The weights and ledger of a simulated run of ``workers`` replicas on ``corpus``."""
+def simulated(corpus: Path, workers: int, combine: str, exact: tuple[str, ...] = ()):
+    """The weights and ledger of a simulated run of ``workers`` replicas on ``corpus``,
+    the weights ``exact`` passed from replica to replica instead of combined."""
     import simulate_cluster
 
     from w2v.config import TrainConfig
@@ -38,7 +39,7 @@ def simulated(corpus: Path, workers: int, combine: str):
     config = TrainConfig(threads=1, dim=16, epochs=1, seed=1, sync_words=5_000, combine=combine).resolved()
     table = count_table([str(corpus)])
     vocab = Vocab.choose(table.words, table.counts, config.min_count, None)
-    return simulate_cluster.simulate(corpus, config, workers, vocab)
+    return simulate_cluster.simulate(corpus, config, workers, vocab, exact)
 
 
 def test_one_simulated_worker_trains_as_one_process(scripts, corpus: Path) -> None:
@@ -61,8 +62,27 @@ def test_simulated_workers_each_train_their_share_and_are_combined(scripts, corp
     assert np.isfinite(summed["syn0"]).all() and not np.array_equal(summed["syn0"], averaged["syn0"])
 
 
+def test_weights_passed_on_exactly_are_not_combined(scripts, corpus: Path) -> None:
+    """Every weight passed from replica to replica: no rows come back and the rule
+    combines nothing, so ``sum`` and ``mean`` train the same weights. The output
+    vectors alone: only the input vectors' rows come back, and the rule combines them."""
+    every = ("syn0", "syn1", "syn1neg")
+    summed, ledger = simulated(corpus, 2, "sum", every)
+    averaged, _ = simulated(corpus, 2, "mean", every)
+    assert len(ledger.log) >= 2 and all(entry.bytes_in == 0 for entry in ledger.log)
+    assert all(np.array_equal(summed[name], averaged[name]) for name in every)
+    _, combined = simulated(corpus, 2, "sum")
+    inputs_summed, inputs_ledger = simulated(corpus, 2, "sum", ("syn1neg",))
+    inputs_averaged, _ = simulated(corpus, 2, "mean", ("syn1neg",))
+    received = [sum(entry.bytes_in for entry in run.log) for run in (inputs_ledger, combined)]
+    assert 0 < received[0] < received[1]
+    assert not np.array_equal(inputs_summed["syn0"], inputs_averaged["syn0"])
+    assert np.isfinite(inputs_summed["syn1neg"]).all() and inputs_summed["syn1neg"].any()
+
+
 def test_the_simulation_grid_and_table(scripts) -> None:
-    """N = 1 once per model, whatever the round sizes; rows by model, N, sync words, rule."""
+    """N = 1 once per model, whatever the round sizes; rows by model, N, sync words, rule,
+    then the other settings."""
     import simulate_cluster
 
     assert simulate_cluster.grid(["skipgram"], [1, 2], [20_000, 50_000], ["sum"]) == [
@@ -75,13 +95,16 @@ def test_the_simulation_grid_and_table(scripts) -> None:
         "skipgram/N=4/sync=20000/sum/seed=1": {"diverged": "loss is nan"},
         "skipgram/N=2/sync=20000/mean/seed=1": run,
         "skipgram/N=2/sync=20000/sum/seed=1": run,
+        "skipgram/N=2/sync=20000/sum/seed=1/exact=syn0+syn1neg": run,
+        "skipgram/N=2/sync=20000/sum/seed=1/batch=5000": run,
     }
     rows = simulate_cluster.render(results).splitlines()[2:]
     assert [row.split(" | ")[:4] for row in rows] == [
-        ["| skipgram", "2", "20,000", "sum"], ["| skipgram", "2", "20,000", "mean"],
+        ["| skipgram", "2", "20,000", "sum"], ["| skipgram", "2", "20,000 (batches of 5,000)", "sum"],
+        ["| skipgram", "2", "20,000", "sum, exact syn0 and syn1neg"], ["| skipgram", "2", "20,000", "mean"],
         ["| skipgram", "4", "20,000", "sum"], ["| cbow", "1", "-", "-"],
     ]  # fmt: skip
-    assert rows[0].endswith("| 3 | 1.0 | 10.5000 | 7.1 | 0.450 |") and "diverged" in rows[2]
+    assert rows[0].endswith("| 3 | 1.0 | 10.5000 | 7.1 | 0.450 |") and "diverged" in rows[4]
 
 
 def run(analogy: float, ws: float, bits: float) -> dict:
