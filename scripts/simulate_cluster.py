@@ -19,6 +19,8 @@
         --sync-words 5000,20000 --combine momentum,mixed --results docs/distributed-simulation-whole.json
     python scripts/simulate_cluster.py --run --text-bytes 1000000000 --models skipgram,cbow --workers 16 \
         --sync-words 50000 --combine momentum,auto --results docs/distributed-simulation-whole.json
+    python scripts/simulate_cluster.py --run --workers 8 --sync-words 5000 --combine mixed
+    python scripts/simulate_cluster.py --run --models cbow --workers 4,8,16 --sync-words 5000,20000 --combine mixed
     python scripts/simulate_cluster.py --run --models skipgram,cbow --workers 16 --sync-words 50000 \
         --combine auto --exact syn1neg     # and --exact syn0, --exact syn0,syn1neg
     python scripts/simulate_cluster.py --run --text-bytes 1000000000 --models skipgram,cbow --workers 16 \
@@ -102,7 +104,7 @@ def simulate(
         results = {}
         for k in active:
             replicas[k].take({name: Rows(None, weights[name]) for name in exact})
-            results[k] = replicas[k].train_round(update, ledger.trained, len(active), config.sync_words)
+            results[k] = replicas[k].train_round(update, ledger.trained, len(active), ledger.sync_words)
             for name in exact:
                 weights[name][:] = replicas[k].weights()[name]
                 results[k].changes.pop(name, None)

@@ -13,7 +13,7 @@ import w2v
 from w2v.config import TrainConfig
 from w2v.counting import CountTable, count_table
 from w2v.parts import Part, even_bounds, split_sources
-from w2v.rounds import Ledger, Replica, Rows, combine, combine_rule, momentum_weights
+from w2v.rounds import Ledger, Replica, Rows, combine, combine_rule, momentum_weights, round_words
 from w2v.vocab import Vocab
 from w2v.weights import Model
 
@@ -129,6 +129,20 @@ def test_block_momentum_settles_where_every_replica_pulls_a_row():
 def test_auto_adds_two_replicas_changes_only_in_short_rounds(replicas, sync_words, rule):
     assert combine_rule("auto", replicas, sync_words) == rule
     assert combine_rule("mean", replicas, sync_words) == "mean"  # a rule named is the rule applied
+
+
+@pytest.mark.parametrize(("replicas", "words"), [(1, 50_000), (2, 50_000), (4, 16_666), (16, 3_333)])
+def test_default_rounds_keep_what_a_replica_misses_at_50000_words(replicas, words):
+    """By default a replica trains 50,000 / (N - 1) words a round, so that it misses
+    about 50,000 of the others' words; a --sync-words given is the round whatever N.
+    The ledger rounds and chooses ``auto``'s rule by the words it resolves."""
+    assert round_words(None, replicas) == words
+    assert round_words(7_000, replicas) == 7_000
+    weights = {"syn0": np.zeros((3, 2), dtype=np.float32)}
+    ledger = Ledger(np.ones((replicas, 2), dtype=np.int64), TrainConfig().resolved(), weights)
+    assert ledger.sync_words == words and ledger.rule == combine_rule("auto", replicas, words)
+    long_rounds = Ledger(np.ones((2, 2), dtype=np.int64), TrainConfig(sync_words=200_000).resolved(), weights)
+    assert long_rounds.sync_words == 200_000 and long_rounds.rule == "momentum"
 
 
 def test_combining_one_replica_gives_its_weights_bit_for_bit():

@@ -3,8 +3,8 @@ run as a Dask actor), trained in rounds and combined on the client.
 
 The corpus is cut into N contiguous groups of parts, one a worker (``parts``), each
 encoded by its worker and kept there across epochs. Every round, each replica takes
-the last round's combined rows, trains about ``sync_words`` words of its own text from
-them and sends back the rows that moved; the client combines them
+the last round's combined rows, trains about ``rounds.round_words`` words of its own
+text from them and sends back the rows that moved; the client combines them
 (``rounds.combine``) into the next round's weights. The client holds the weights
 of record; a worker holds its replica's weights twice (the copy it trains and the
 same at the last combining).
@@ -229,7 +229,7 @@ class ClusterRun:
         """One round: every replica with jobs left trains from ``update``; returns the next update."""
         started, ledger = time.perf_counter(), self.ledger
         active = ledger.active()
-        calls = {k: self.actors[k].train_round(update, ledger.trained, len(active), self.config.sync_words)
+        calls = {k: self.actors[k].train_round(update, ledger.trained, len(active), ledger.sync_words)
                  for k in active}  # fmt: skip
         results: dict[int, RoundResult] = {}
         for k, call in calls.items():

@@ -56,7 +56,7 @@ class TrainConfig:
     streams: int = 1  # evenly spaced parts of the corpus trained in turn, batch by batch (``idstream.evenly_spaced``)
     seed: int = 1
     batch_words: int = 10_000
-    sync_words: int = 50_000  # --cluster: words a worker trains between two combinings (``rounds``)
+    sync_words: int | None = None  # --cluster: words a worker trains a round; None: ``rounds.round_words``
     combine: str = "auto"  # --cluster: how the workers' changes are combined, one of COMBINE (``rounds``)
 
     def resolved(self) -> "TrainConfig":

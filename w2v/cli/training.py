@@ -209,10 +209,10 @@ def rerun_recipe(ctx: click.Context) -> dict:
 @click.option(
     "--sync-words",
     type=int,
-    default=50_000,
-    show_default=True,
+    default=None,
     help="--cluster: words each worker trains between two combinings of the weights, rounded up to whole "
-    "batches (--batch-words).",
+    "batches (--batch-words). Default: 50,000 / (workers - 1), so that a worker misses about 50,000 words "
+    "of the others' training a round.",
 )
 @click.option(
     "--combine",
