@@ -20,13 +20,19 @@
     python scripts/simulate_cluster.py --run --text-bytes 1000000000 --models skipgram,cbow --workers 16 \
         --sync-words 50000 --combine momentum,auto --results docs/distributed-simulation-whole.json
     python scripts/simulate_cluster.py --run --workers 8 --sync-words 5000 --combine mixed
+    python scripts/simulate_cluster.py --run --models skipgram,cbow --workers 4 --sync-words 16666 --combine auto
+    python scripts/simulate_cluster.py --run --models skipgram,cbow --workers 8 --sync-words 7142 --combine auto
+    python scripts/simulate_cluster.py --run --models skipgram,cbow --workers 16 --sync-words 3333 --combine auto
+    python scripts/simulate_cluster.py --run --text-bytes 1000000000 --models skipgram,cbow --workers 16 \
+        --sync-words 3333 --combine auto --results docs/distributed-simulation-whole.json
     python scripts/simulate_cluster.py --run --models cbow --workers 4,8,16 --sync-words 5000,20000 --combine mixed
     python scripts/simulate_cluster.py --run --models skipgram,cbow --workers 16 --sync-words 50000 \
         --combine auto --exact syn1neg     # and --exact syn0, --exact syn0,syn1neg
     python scripts/simulate_cluster.py --run --text-bytes 1000000000 --models skipgram,cbow --workers 16 \
         --sync-words 50000 --combine auto --exact syn1neg --results docs/distributed-simulation-whole.json  # and syn0
-    python scripts/simulate_cluster.py --run --text-bytes 1000000000 --models skipgram,cbow --workers 1,16 \
-        --sync-words 5000 --combine mixed --batch-words 5000 --results docs/distributed-simulation-whole.json
+    python scripts/simulate_cluster.py --run --models skipgram,cbow --workers 1 --batch-words 5000
+    python scripts/simulate_cluster.py --run --text-bytes 1000000000 --models skipgram,cbow --workers 1 \
+        --batch-words 5000 --results docs/distributed-simulation-whole.json
 
 A run of N workers is simulated by N replicas (``w2v.rounds.Replica``) in one process,
 trained round by round in turn and combined by the same ``Ledger.record`` and
@@ -65,7 +71,7 @@ from w2v.counting import count_table
 from w2v.errors import DivergedError
 from w2v.formats import decode_word
 from w2v.parts import split_sources
-from w2v.rounds import Ledger, Replica, Rows, changes_nbytes
+from w2v.rounds import Ledger, Replica, Rows, changes_nbytes, replica_config
 from w2v.state import TrainState
 from w2v.vectors import Vectors
 from w2v.vocab import Vocab
@@ -93,7 +99,7 @@ def simulate(
     model = Model.build(vocab, config)
     weights = {"syn0": model.syn0, "syn1": model.tables.syn1, "syn1neg": model.tables.syn1neg}
     groups = groups_of(split_sources([str(corpus)], workers), workers)
-    replicas = [Replica(group, vocab, config, tuple(weights.values())) for group in groups]
+    replicas = [Replica(group, vocab, replica_config(config, workers), tuple(weights.values())) for group in groups]
     combined = {name: matrix for name, matrix in weights.items() if name not in exact}
     ledger = Ledger(np.array([replica.size() for replica in replicas]), config, combined)
     for k, replica in enumerate(replicas):

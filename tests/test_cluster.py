@@ -67,11 +67,14 @@ def test_vocab_on_two_workers_is_the_vocab_of_one_process(cli, tmp_path):
 def test_training_on_two_workers(topics, tmp_path):
     from gensim.models import KeyedVectors
 
-    trained = w2v.train(str(topics), cluster="local:2", threads=1, **SETTINGS)
+    trained = w2v.train(str(topics), cluster="local:2", threads=1, **{**SETTINGS, "sync_words": 4_000})
     report = trained.report
     assert report.epoch_loss[-1] < report.epoch_loss[0]
     assert report.train_words == 4 * 4000 * 12
     assert len(report.rounds) >= 5 and sum(r["words"] for r in report.rounds) == report.train_words
+    # a round ends at the first batch end past 4,000 words, and its batches are 4,000 ids (not --batch-words'
+    # 10,000) to the end of a 12-word line: under 2 x 4,000 + 12 words a worker
+    assert max(r["words"] for r in report.rounds) <= 2 * (2 * 4_000 + 12)
     assert all(r["bytes_in"] > 0 for r in report.rounds)
     assert topic_margin(trained) > 0.3
     trained.save(tmp_path / "v.bin")

@@ -13,7 +13,16 @@ import w2v
 from w2v.config import TrainConfig
 from w2v.counting import CountTable, count_table
 from w2v.parts import Part, even_bounds, split_sources
-from w2v.rounds import Ledger, Replica, Rows, combine, combine_rule, momentum_weights, round_words
+from w2v.rounds import (
+    Ledger,
+    Replica,
+    Rows,
+    combine,
+    combine_rule,
+    momentum_weights,
+    replica_config,
+    round_words,
+)
 from w2v.vocab import Vocab
 from w2v.weights import Model
 
@@ -143,6 +152,17 @@ def test_default_rounds_keep_what_a_replica_misses_at_50000_words(replicas, word
     assert ledger.sync_words == words and ledger.rule == combine_rule("auto", replicas, words)
     long_rounds = Ledger(np.ones((2, 2), dtype=np.int64), TrainConfig(sync_words=200_000).resolved(), weights)
     assert long_rounds.sync_words == 200_000 and long_rounds.rule == "momentum"
+
+
+def test_replicas_batches_are_no_longer_than_their_rounds():
+    """A round ends at a batch boundary, so a replica's batches hold at most its
+    round's words; one replica, whose rounds change nothing, keeps its batches."""
+    config = TrainConfig().resolved()
+    assert replica_config(config, 1) is config
+    assert replica_config(config, 2).batch_words == 10_000  # rounds of 50,000 words
+    assert replica_config(config, 16).batch_words == 3_333
+    assert replica_config(TrainConfig(sync_words=5_000).resolved(), 2).batch_words == 5_000
+    assert replica_config(TrainConfig(batch_words=500).resolved(), 16).batch_words == 500
 
 
 def test_combining_one_replica_gives_its_weights_bit_for_bit():

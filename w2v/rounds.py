@@ -54,7 +54,7 @@ computed in float64. With one replica all five give v_r, bit for bit. ``auto``
 
 import tempfile
 import time
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 import numpy as np
 
@@ -214,6 +214,17 @@ def round_words(sync_words: int | None, replicas: int) -> int:
     if sync_words is not None:
         return sync_words
     return STALE_WORDS // max(replicas - 1, 1)
+
+
+def replica_config(config: TrainConfig, replicas: int) -> TrainConfig:
+    """The settings each of ``replicas`` replicas encodes and trains with: ``config``
+    with batches of at most ``round_words`` ids, since a round ends at a batch
+    boundary and batches longer than the round would make it longer than asked (on a
+    one-line corpus, two sentences of 10,000 tokens a batch). One replica keeps its
+    batches: its rounds change nothing."""
+    if replicas == 1:
+        return config
+    return replace(config, batch_words=min(config.batch_words, round_words(config.sync_words, replicas)))
 
 
 FEW_REPLICAS = 2  # ``auto``: replicas combined by ``sum`` (short rounds) or ``momentum``; more by ``mixed``

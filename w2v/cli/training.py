@@ -210,9 +210,9 @@ def rerun_recipe(ctx: click.Context) -> dict:
     "--sync-words",
     type=int,
     default=None,
-    help="--cluster: words each worker trains between two combinings of the weights, rounded up to whole "
-    "batches (--batch-words). Default: 50,000 / (workers - 1), so that a worker misses about 50,000 words "
-    "of the others' training a round.",
+    help="--cluster: words each worker trains between two combinings of the weights, to the end of a batch "
+    "(--batch-words, or fewer to fit the round). Default: 50,000 / (workers - 1), so that a worker misses "
+    "about 50,000 words of the others' training a round.",
 )
 @click.option(
     "--combine",
