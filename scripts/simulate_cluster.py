@@ -42,7 +42,7 @@ replicas' order in time differs from a cluster, where they train at once: every
 replica of a round starts from the same weights either way. ``--exact WEIGHTS`` does not
 combine those weights but passes them from replica to replica in turn, as one process'
 threads share them, to price the combining of the others; ``--batch-words`` sets the
-batches, and so the shortest round (one batch).
+batches (a replica's hold at most its round's words, ``rounds.replica_config``).
 
 The training text is the first ``SIM_BYTES`` (``--text-bytes``) of the benchmark corpus'
 training split (``scripts/estimators.py`` splits it: its last 2 MB are the held-out text),

@@ -209,8 +209,9 @@ def round_words(sync_words: int | None, replicas: int) -> int:
     of the others' training in a round: 50,000 words a replica for two, 16,666 for
     four, 3,333 for sixteen. Chosen by held-out loss (docs/distributed.md): with two
     replicas, rounds of 50,000 words are the longest within 0.005 bits of the best;
-    with four or more, the shortest rounds have the lowest loss in every setting
-    simulated but CBOW with eight replicas, with either of two seeds."""
+    with four or more, the shortest rounds (one sentence a replica on the benchmark
+    text) have the lowest loss in every setting simulated but two: CBOW with eight
+    replicas (with either of two seeds) and skip-gram with sixteen on the whole text."""
     if sync_words is not None:
         return sync_words
     return STALE_WORDS // max(replicas - 1, 1)
