@@ -25,6 +25,8 @@
     python scripts/simulate_cluster.py --run --models skipgram,cbow --workers 16 --sync-words 3333 --combine auto
     python scripts/simulate_cluster.py --run --text-bytes 1000000000 --models skipgram,cbow --workers 16 \
         --sync-words 3333 --combine auto --results docs/distributed-simulation-whole.json
+    python scripts/simulate_cluster.py --run --text-bytes 1000000000 --models skipgram,cbow --workers 1,16 \
+        --sync-words 3333 --combine auto --seed 2 --results seeds.json    # and --seed 3
     python scripts/simulate_cluster.py --run --models cbow --workers 4,8,16 --sync-words 5000,20000 --combine mixed
     python scripts/simulate_cluster.py --run --models skipgram,cbow --workers 16 --sync-words 50000 \
         --combine auto --exact syn1neg     # and --exact syn0, --exact syn0,syn1neg
