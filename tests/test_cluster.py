@@ -183,9 +183,11 @@ def test_without_dask_the_option_names_the_extra(cli, topics, tmp_path):
     assert done.stderr.strip() == b"w2v: error: --cluster needs Dask: pip install 'w2v[dask]' (or dask[distributed])"
 
 
-@pytest.mark.parametrize("combine", ["auto", "momentum", "mixed"])
-def test_an_interrupted_run_resumes_byte_identical(topics, tmp_path, combine):
-    settings = {**SETTINGS, "threads": 1, "combine": combine}  # one thread a worker: a run on a cluster is reproducible
+@pytest.mark.parametrize(("combine", "sync_words"), [("auto", 10_000), ("momentum", 10_000), ("mixed", 4_000)])
+def test_an_interrupted_run_resumes_byte_identical(topics, tmp_path, combine, sync_words):
+    """One thread a worker: a run on a cluster is reproducible. Rounds of 4,000 words: the
+    replicas' batches (4,000 ids, not --batch-words' 10,000) are encoded again alike."""
+    settings = {**SETTINGS, "threads": 1, "combine": combine, "sync_words": sync_words}
     whole = w2v.train(str(topics), cluster="local:2", **settings)
 
     def stop_halfway(done, total, _alpha, _loss):
