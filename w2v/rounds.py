@@ -214,7 +214,7 @@ def round_words(sync_words: int | None, replicas: int) -> int:
     replicas (with either of two seeds) and skip-gram with sixteen on the whole text."""
     if sync_words is not None:
         return sync_words
-    return STALE_WORDS // max(replicas - 1, 1)
+    return max(STALE_WORDS // max(replicas - 1, 1), 1)
 
 
 def replica_config(config: TrainConfig, replicas: int) -> TrainConfig:
