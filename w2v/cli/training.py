@@ -212,7 +212,7 @@ def rerun_recipe(ctx: click.Context) -> dict:
     default=None,
     help="--cluster: words each worker trains between two combinings of the weights, to the end of a batch "
     "(--batch-words, or fewer to fit the round). Default: 50,000 / (workers - 1), so that a worker misses "
-    "about 50,000 words of the others' training a round.",
+    "about 50,000 words of the others' training a round. Longer rounds: faster on a network, lower quality.",
 )
 @click.option(
     "--combine",
