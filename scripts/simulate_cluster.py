@@ -73,7 +73,7 @@ from w2v.counting import count_table
 from w2v.errors import DivergedError
 from w2v.formats import decode_word
 from w2v.parts import split_sources
-from w2v.rounds import Ledger, Replica, Rows, changes_nbytes, replica_config
+from w2v.rounds import Ledger, Replica, Rows, changes_nbytes
 from w2v.state import TrainState
 from w2v.vectors import Vectors
 from w2v.vocab import Vocab
@@ -101,7 +101,7 @@ def simulate(
     model = Model.build(vocab, config)
     weights = {"syn0": model.syn0, "syn1": model.tables.syn1, "syn1neg": model.tables.syn1neg}
     groups = groups_of(split_sources([str(corpus)], workers), workers)
-    replicas = [Replica(group, vocab, replica_config(config, workers), tuple(weights.values())) for group in groups]
+    replicas = [Replica(group, vocab, config, tuple(weights.values()), replicas=workers) for group in groups]
     combined = {name: matrix for name, matrix in weights.items() if name not in exact}
     ledger = Ledger(np.array([replica.size() for replica in replicas]), config, combined)
     for k, replica in enumerate(replicas):

@@ -7,6 +7,7 @@ import os
 import subprocess
 import sys
 import threading
+from collections import Counter
 
 import numpy as np
 import pytest
@@ -31,7 +32,7 @@ from w2v.corpus import (
 )
 from w2v.counting import block_ids
 from w2v.errors import CorpusError
-from w2v.idstream import IdStreamWriter, evenly_spaced
+from w2v.idstream import IdStreamWriter, cut_at_batch_ends, evenly_spaced
 from w2v.phrases import learn_phrases
 
 
@@ -474,6 +475,57 @@ def test_id_stream_batches_end_at_sentence_ends(tmp_path):
             stream.batch(len(stream) - 1, buffer)
     finally:
         stream.close()
+
+
+def exact_stream(tmp_path, ids: np.ndarray, size: int, block: int) -> list[list[int]]:
+    """The batches of an exact id stream of ``size`` words a batch, written in blocks of ``block`` ids."""
+    writer = IdStreamWriter(str(tmp_path), batch_size=size, exact=True)
+    for start in range(0, len(ids), block):
+        writer.write(ids[start : start + block])
+        writer.write(ids[:0])  # a block whose words were all dropped
+    stream = writer.finish()
+    try:
+        assert stream.batch_words.tolist() == [(stream.batch(i) >= 0).sum() for i in range(len(stream))]
+        return [stream.batch(i).tolist() for i in range(len(stream))]
+    finally:
+        stream.close()
+
+
+@given(st.lists(st.integers(0, 40), min_size=1, max_size=30).filter(any), st.integers(1, 50), st.integers(1, 60))
+def test_exact_batches_cut_sentences_at_their_last_word(tmp_path_factory, lengths, size, block):
+    """Batches of exactly ``size`` words (the last one fewer), each ending at a sentence
+    end: the words and the sentence ends read stay (empty sentences, of rare words
+    dropped, included), and a sentence is cut after every ``size``-th word it goes on
+    past. However the blocks fall, the same stream."""
+    tmp_path = tmp_path_factory.mktemp("exact")
+    rng = np.random.default_rng(len(lengths) * 1000 + size)
+    sentences = [rng.integers(0, 100, size=length).astype(np.int32) for length in lengths]
+    ids = np.concatenate([np.append(sentence, SENTENCE_END) for sentence in sentences]).astype(np.int32)
+    batches = exact_stream(tmp_path, ids, size, block)
+    assert batches == exact_stream(tmp_path, ids, size, len(ids))
+    cut = np.concatenate(batches)
+    assert np.array_equal(cut[cut >= 0], ids[ids >= 0])
+    words = np.trim_zeros(np.array([sum(id_ >= 0 for id_ in batch) for batch in batches]), "b").tolist()
+    assert words[:-1] == [size] * (len(words) - 1) and 0 < words[-1] <= size  # then only empty sentences
+    assert all(batch[-1] == SENTENCE_END for batch in batches)
+    ends_read = Counter(np.cumsum(ids >= 0)[ids == SENTENCE_END].tolist())  # by the words before them
+    ends_cut = Counter(np.cumsum(cut >= 0)[cut == SENTENCE_END].tolist())
+    assert not ends_read - ends_cut
+    added = ends_cut - ends_read
+    assert all(count == 1 and words % size == 0 and words not in ends_read for words, count in added.items())
+
+
+def test_cut_at_batch_ends_inserts_an_end_only_where_a_sentence_goes_on():
+    E = SENTENCE_END
+    ids = np.array([1, 2, 3, 4, 5, E, 6, 7, E, 8], dtype=np.int32)
+    cut, starts, cut_last = cut_at_batch_ends(ids, 2, 0, False)
+    assert cut.tolist() == [1, 2, E, 3, 4, E, 5, E, 6, E, 7, E, 8, E] and starts.tolist() == [3, 6, 10, 14]
+    assert cut_last  # the block ends with a batch's last word: cut, whatever follows
+    cut, starts, cut_last = cut_at_batch_ends(ids, 5, 3, False)  # 3 words before: batches end at word 5, 10
+    assert cut.tolist() == [1, 2, E, 3, 4, 5, E, 6, 7, E, 8] and starts.tolist() == [3, 10] and not cut_last
+    assert cut_at_batch_ends(np.array([1, 2], dtype=np.int32), 2, 0, False)[0].tolist() == [1, 2, E]
+    cut, starts, cut_last = cut_at_batch_ends(np.array([E, 3], dtype=np.int32), 2, 2, True)  # ended already
+    assert cut.tolist() == [3] and starts.tolist() == [] and not cut_last
 
 
 @given(st.integers(0, 300), st.integers(1, 400))

@@ -165,6 +165,32 @@ def test_replicas_batches_are_no_longer_than_their_rounds():
     assert replica_config(TrainConfig(batch_words=500).resolved(), 16).batch_words == 500
 
 
+def test_rounds_shorter_than_a_batch_are_batches_of_exactly_their_words(tmp_path):
+    """Rounds shorter than --batch-words: a replica's batches hold exactly a round's
+    words, cut out of the sentences; rounds of a batch or more, or one replica: batches
+    of whole sentences, as in one process."""
+    corpus = tmp_path / "lines.txt"
+    rng = np.random.default_rng(1)
+    corpus.write_text("".join(" ".join(f"w{i}" for i in rng.integers(0, 50, size=7)) + "\n" for _ in range(3_000)))
+    table = count_table([str(corpus)])
+    vocab = Vocab.choose(table.words, table.counts, 1, None)
+    config = TrainConfig(min_count=1, batch_words=1_000).resolved()
+    model = Model.build(vocab, config)
+    weights = (model.syn0, model.tables.syn1, model.tables.syn1neg)
+
+    def batch_words(sync_words: int, replicas: int) -> list[int]:
+        settings = TrainConfig(min_count=1, batch_words=1_000, sync_words=sync_words).resolved()
+        replica = Replica(split_sources([str(corpus)], 1), vocab, settings, weights, replicas=replicas)
+        words = replica.stream.batch_words.tolist()
+        replica.close()
+        return words
+
+    assert batch_words(500, 2) == [500] * 42  # 21,000 words, lines of 7 cut
+    assert batch_words(600, 2) == [600] * 35
+    whole = batch_words(2_000, 2)
+    assert whole == batch_words(500, 1) and all(words % 7 == 0 for words in whole) and sum(whole) == 21_000
+
+
 def test_combining_one_replica_gives_its_weights_bit_for_bit():
     rng = np.random.default_rng(1)
     start = rng.normal(size=(50, 8)).astype(np.float32) * np.float32(1e-6)

@@ -32,7 +32,7 @@ from w2v.counting import CountTable, check_not_empty
 from w2v.errors import CorpusError, W2VError
 from w2v.parts import Part, split_sources
 from w2v.progress import progress_bar
-from w2v.rounds import Changes, Ledger, Replica, RoundLog, RoundResult, replica_config
+from w2v.rounds import Changes, Ledger, Replica, RoundLog, RoundResult
 from w2v.state import TrainState, checkpoint_path
 from w2v.vocab import Vocab
 from w2v.weights import Model
@@ -188,9 +188,8 @@ class ClusterRun:
         client, weights = self.cluster.client, self.ledger.weights
         sent = client.scatter([weights[name] for name in ("syn0", "syn1", "syn1neg")], workers=[worker], hash=False)
         self.where[k] = worker
-        settings = replica_config(self.config, len(self.groups))
         return client.submit(
-            Replica, self.groups[k], self.vocab, settings, tuple(sent), int(self.ledger.jobs[k]),
+            Replica, self.groups[k], self.vocab, self.config, tuple(sent), int(self.ledger.jobs[k]), len(self.groups),
             actor=True, workers=[worker], allow_other_workers=False, pure=False,
         )  # fmt: skip
 

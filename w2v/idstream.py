@@ -92,29 +92,47 @@ class IdStreamWriter:
     ``workdir``, and chooses batch bounds as it goes.
 
     A batch ends at the first sentence end at or after its ``batch_size``-th id,
-    so that no sentence is split between two batches.
+    so that no sentence is split between two batches; or, ``exact``, after its
+    ``batch_size``-th word, the sentence cut there if it goes on
+    (``cut_at_batch_ends``).
     """
 
-    def __init__(self, workdir: str, batch_size: int):
-        self.batch_size = batch_size
+    def __init__(self, workdir: str, batch_size: int, exact: bool = False):
+        self.batch_size, self.exact = batch_size, exact
         self._file = tempfile.TemporaryFile(dir=workdir)  # noqa: SIM115 - handed to the stream in finish()
         self._written = 0
         self._ends_written = 0
+        self._words_written = 0
+        self._cut_last = False  # ``exact``: the ids written end with a cut
         self._starts = [0]  # id offset of each batch
         self._ends_before = [0]  # sentence ends before each batch
 
     def write(self, ids: np.ndarray) -> None:
         """Append int32 ``ids`` (with ``SENTENCE_END`` markers) to the stream."""
-        self._file.write(ids.astype(np.int32, copy=False).tobytes())
+        ids = ids.astype(np.int32, copy=False)
+        if self.exact:
+            ids, starts, self._cut_last = cut_at_batch_ends(ids, self.batch_size, self._words_written, self._cut_last)
+        self._file.write(ids.tobytes())
         ends = np.flatnonzero(ids == SENTENCE_END) + self._written
+        if self.exact:
+            self._starts.extend((starts + self._written).tolist())
+            self._ends_before.extend((self._ends_written + np.searchsorted(ends, starts + self._written)).tolist())
+        else:
+            self._add_sentence_batches(ends)
+        self._written += len(ids)
+        self._ends_written += len(ends)
+        self._words_written += len(ids) - len(ends)
+
+    def _add_sentence_batches(self, ends: np.ndarray) -> None:
+        """Start a batch after each sentence end (``ends``, stream offsets of the
+        block's) at or after the current batch's ``batch_size``-th id."""
+        ends_before_block = self._ends_written
         while True:
             k = int(np.searchsorted(ends, self._starts[-1] + self.batch_size - 1))
             if k == len(ends):
                 break
             self._starts.append(int(ends[k]) + 1)
-            self._ends_before.append(self._ends_written + k + 1)
-        self._written += len(ids)
-        self._ends_written += len(ends)
+            self._ends_before.append(ends_before_block + k + 1)
 
     def finish(self) -> IdStream:
         """Return the stream for reading; it takes over the file's descriptor."""
@@ -127,6 +145,29 @@ class IdStreamWriter:
         starts = np.asarray(self._starts, dtype=np.int64)
         words = np.diff(starts) - np.diff(np.asarray(self._ends_before, dtype=np.int64))
         return IdStream(fd, starts, words)
+
+
+def cut_at_batch_ends(
+    ids: np.ndarray, size: int, words_before: int, cut_last: bool
+) -> tuple[np.ndarray, np.ndarray, bool]:
+    """A sentence end after every ``size``-th word of a stream, so that it falls into
+    batches of exactly ``size`` words that end at sentence ends: where a sentence goes
+    on past such a word, it is cut there (a ``SENTENCE_END`` inserted), as word2vec.c
+    cuts its sentences every 1,000 words. ``ids`` (int32, ``SENTENCE_END`` markers) is
+    a block of the stream after ``words_before`` words; ``cut_last``: the block before
+    ended with a cut, so a ``SENTENCE_END`` opening this one is already written and
+    dropped. Returns the block cut, the offsets (int64, in the block cut) at which the
+    next batches start, and whether the block cut ends with a cut."""
+    if not len(ids):
+        return ids, np.empty(0, dtype=np.int64), cut_last
+    if cut_last and ids[0] == SENTENCE_END:
+        ids = ids[1:]
+    word = ids != SENTENCE_END
+    last = np.flatnonzero(word & ((words_before + np.cumsum(word)) % size == 0))  # each batch's last word
+    ended = (last + 1 < len(ids)) & (ids[np.minimum(last + 1, len(ids) - 1)] == SENTENCE_END)
+    cuts = last[~ended] + 1
+    starts = last + np.searchsorted(cuts, last, side="right") + 2  # past the word and its sentence end
+    return np.insert(ids, cuts, SENTENCE_END), starts, bool(len(cuts)) and int(cuts[-1]) == len(ids)
 
 
 def evenly_spaced(batches: int, streams: int) -> np.ndarray:
@@ -159,15 +200,21 @@ class Encoded:
 
 
 def _encode_corpus(
-    corpus, config: TrainConfig, workdir: str, choose: VocabChooser | None = None, on_read: OnRead | None = None
+    corpus,
+    config: TrainConfig,
+    workdir: str,
+    choose: VocabChooser | None = None,
+    on_read: OnRead | None = None,
+    exact_batches: bool = False,
 ) -> Encoded:
     """One pass over ``corpus`` (``counting.count_corpus``): count words and write
     their provisional ids to ``workdir``; then ``choose(words, counts)`` the
     vocabulary from the counts (words kept after pruning, first-occurrence order;
     by default ``Vocab.choose`` by ``config.min_count`` and ``config.max_vocab``)
     and rewrite the ids as vocabulary ids (words outside it dropped) into an
-    ``IdStream`` of ``config.batch_words`` batches. Both id files are nameless
-    files in ``workdir``. ``on_read(counting.ReadStatus)`` follows the reading."""
+    ``IdStream`` of ``config.batch_words`` batches (``IdStreamWriter``, ``exact``
+    if ``exact_batches``). Both id files are nameless files in ``workdir``.
+    ``on_read(counting.ReadStatus)`` follows the reading."""
     if choose is None:
         choose = lambda words, counts: Vocab.choose(words, counts, config.min_count, config.max_vocab)  # noqa: E731
     counter, blocks = count_corpus(corpus, config.prune_at, on_read)
@@ -181,7 +228,7 @@ def _encode_corpus(
         mapping[-1] = SENTENCE_END
         found = counter.find(vocab.words)  # a word of an old vocabulary may not be in this corpus
         mapping[found[found >= 0]] = np.flatnonzero(found >= 0)
-        writer = IdStreamWriter(workdir, config.batch_words)
+        writer = IdStreamWriter(workdir, config.batch_words, exact_batches)
         digest = 0
         provisional.seek(0)
         while (ids := np.fromfile(provisional, dtype=np.int32, count=ENCODE_IDS)).size:
@@ -193,12 +240,17 @@ def _encode_corpus(
 
 
 def encode_corpus(
-    corpus, config: TrainConfig, workdir: str, choose: VocabChooser | None = None, on_read: OnRead | None = None
+    corpus,
+    config: TrainConfig,
+    workdir: str,
+    choose: VocabChooser | None = None,
+    on_read: OnRead | None = None,
+    exact_batches: bool = False,
 ) -> Encoded:
     """``_encode_corpus``, with an OSError of its id files in ``workdir`` (a full
     ``$TMPDIR``, mostly) raised as one CorpusError line; reading the corpus itself
     raises CorpusError already."""
     try:
-        return _encode_corpus(corpus, config, workdir, choose, on_read)
+        return _encode_corpus(corpus, config, workdir, choose, on_read, exact_batches)
     except OSError as err:
         raise CorpusError(f"cannot write the encoded corpus in {workdir} ($TMPDIR): {err.strerror or err}") from None

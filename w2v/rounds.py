@@ -219,10 +219,11 @@ def round_words(sync_words: int | None, replicas: int) -> int:
 
 def replica_config(config: TrainConfig, replicas: int) -> TrainConfig:
     """The settings each of ``replicas`` replicas encodes and trains with: ``config``
-    with batches of at most ``round_words`` ids, since a round ends at a batch
-    boundary and batches longer than the round would make it longer than asked (on a
-    one-line corpus, two sentences of 10,000 tokens a batch). One replica keeps its
-    batches: its rounds change nothing."""
+    with batches of at most ``round_words``, since a round ends at a batch boundary
+    and batches longer than the round would make it longer than asked (on a one-line
+    corpus, two sentences of 10,000 tokens a batch); ``Replica`` cuts batches so
+    shortened to exactly that many words. One replica keeps its batches: its rounds
+    change nothing."""
     if replicas == 1:
         return config
     return replace(config, batch_words=min(config.batch_words, round_words(config.sync_words, replicas)))
@@ -304,15 +305,32 @@ class Placement:
 
 
 class Replica:
-    """One replica: its ``parts`` encoded as ids (in a temporary folder of its own
-    machine), a copy of the weights (syn0, syn1, syn1neg) and of the same as they were
-    at the last combining, and its jobs done (a resumed replica's, or 0). A cluster
-    runs it as a Dask actor: its methods run on its worker."""
+    """One of a run's ``replicas`` replicas: its ``parts`` encoded as ids (in a
+    temporary folder of its own machine), a copy of the weights (syn0, syn1, syn1neg)
+    and of the same as they were at the last combining, and its jobs done (a resumed
+    replica's, or 0). A cluster runs it as a Dask actor: its methods run on its worker.
 
-    def __init__(self, parts: list[Part], vocab: Vocab, config: TrainConfig, weights: tuple, jobs_done: int = 0):
-        self.parts, self.config, self.jobs_done = list(parts), config, jobs_done
+    It trains with ``replica_config``'s batches. Where they are shorter than
+    ``config.batch_words`` (rounds shorter than a batch), they hold exactly that
+    many words, the sentence that goes on past a batch's last word cut there
+    (``idstream.cut_at_batch_ends``), so that a round shorter than a sentence is as
+    short as asked (a one-line corpus is read as sentences of 10,000 tokens): the
+    context windows stop at the cuts, as at word2vec.c's cuts every 1,000 words."""
+
+    def __init__(
+        self,
+        parts: list[Part],
+        vocab: Vocab,
+        config: TrainConfig,
+        weights: tuple,
+        jobs_done: int = 0,
+        replicas: int = 1,
+    ):
+        settings = replica_config(config, replicas)
+        self.parts, self.config, self.jobs_done = list(parts), settings, jobs_done
         self.workdir = tempfile.TemporaryDirectory(prefix="w2v-replica-")
-        encoded = encode_corpus(self.parts, config, self.workdir.name, lambda _words, _counts: vocab)
+        exact = settings.batch_words < config.batch_words
+        encoded = encode_corpus(self.parts, settings, self.workdir.name, lambda _w, _c: vocab, exact_batches=exact)
         self.stream, self.digest = encoded.stream, encoded.digest
         self.stream.reorder(evenly_spaced(len(self.stream), config.streams))
         syn0, syn1, syn1neg = (np.array(matrix, dtype=np.float32) for matrix in weights)  # writable copies

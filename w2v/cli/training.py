@@ -211,7 +211,8 @@ def rerun_recipe(ctx: click.Context) -> dict:
     type=int,
     default=None,
     help="--cluster: words each worker trains between two combinings of the weights, to the end of a batch "
-    "(--batch-words, or fewer to fit the round). Default: 50,000 / (workers - 1), so that a worker misses "
+    "(--batch-words; with several workers, a round shorter than that is a batch of exactly its words, "
+    "cutting the sentence where it ends). Default: 50,000 / (workers - 1), so that a worker misses "
     "about 50,000 words of the others' training a round. Longer rounds: faster on a network, lower quality.",
 )
 @click.option(
