@@ -23,6 +23,8 @@
     python scripts/simulate_cluster.py --run --models skipgram,cbow --workers 4 --sync-words 16666 --combine auto
     python scripts/simulate_cluster.py --run --models skipgram,cbow --workers 8 --sync-words 7142 --combine auto
     python scripts/simulate_cluster.py --run --models skipgram,cbow --workers 16 --sync-words 3333 --combine auto
+    python scripts/simulate_cluster.py --run --models skipgram,cbow --workers 16 --sync-words 1666,6666 \
+        --combine auto --results stale.json    # and --workers 8 with 3571,14285, --workers 4 with 8333,33333
     python scripts/simulate_cluster.py --run --text-bytes 1000000000 --models skipgram,cbow --workers 16 \
         --sync-words 3333 --combine auto --results docs/distributed-simulation-whole.json
     python scripts/simulate_cluster.py --run --text-bytes 1000000000 --models skipgram,cbow --workers 1,16 \
