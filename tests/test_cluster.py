@@ -14,8 +14,8 @@ import numpy as np
 import pytest
 
 import w2v
-from w2v.errors import ConfigError
-from w2v.state import TrainState
+from w2v.errors import ConfigError, CorpusError
+from w2v.state import TrainState, checkpoint_path
 
 distributed = pytest.importorskip("distributed")
 psutil = pytest.importorskip("psutil")  # a dependency of distributed
@@ -185,17 +185,17 @@ def test_without_dask_the_option_names_the_extra(cli, topics, tmp_path):
     assert done.stderr.strip() == b"w2v: error: --cluster needs Dask: pip install 'w2v[dask]' (or dask[distributed])"
 
 
+def stop_halfway(done, total, _alpha, _loss):
+    if done > total // 2:
+        raise KeyboardInterrupt
+
+
 @pytest.mark.parametrize(("combine", "sync_words"), [("auto", 10_000), ("momentum", 10_000), ("mixed", 4_000)])
 def test_an_interrupted_run_resumes_byte_identical(topics, tmp_path, combine, sync_words):
     """One thread a worker: a run on a cluster is reproducible. Rounds of 4,000 words: the
-    replicas' batches (4,000 ids, not --batch-words' 10,000) are encoded again alike."""
+    replicas' batches (4,000 words, not --batch-words' 10,000) are encoded again alike."""
     settings = {**SETTINGS, "threads": 1, "combine": combine, "sync_words": sync_words}
     whole = w2v.train(str(topics), cluster="local:2", **settings)
-
-    def stop_halfway(done, total, _alpha, _loss):
-        if done > total // 2:
-            raise KeyboardInterrupt
-
     with pytest.raises(KeyboardInterrupt):
         w2v.train(str(topics), cluster="local:2", checkpoint=str(tmp_path / "ck"), on_progress=stop_halfway, **settings)
     state = TrainState.load(str(tmp_path / "ck"))
@@ -208,6 +208,25 @@ def test_an_interrupted_run_resumes_byte_identical(topics, tmp_path, combine, sy
     rest = w2v.train(str(topics), cluster="local:2", resume=str(tmp_path / "ck"), threads=1, combine=combine)
     assert rest.vectors.tobytes() == whole.vectors.tobytes()
     assert rest.report.epoch_loss == whole.report.epoch_loss
+
+
+def test_a_checkpoint_whose_replicas_read_otherwise_is_refused(topics, tmp_path):
+    """A replica that encodes other ids than it checkpointed: the corpus has changed; the
+    same ids in other batches: the batching has (a checkpoint of an earlier w2v)."""
+    settings = {**SETTINGS, "threads": 1, "sync_words": 4_000}
+    folder = str(tmp_path / "ck")
+    with pytest.raises(KeyboardInterrupt):
+        w2v.train(str(topics), cluster="local:2", checkpoint=folder, on_progress=stop_halfway, **settings)
+    state = TrainState.load(folder)
+    state.replicas[0]["batches"] += 1
+    state.batches += 1
+    state.save(checkpoint_path(folder))
+    with pytest.raises(CorpusError, match=r"checkpoint cut its part .* into 8 batches, this w2v into 7 \(a checkpoint"):
+        w2v.train(str(topics), cluster="local:2", resume=folder, threads=1)
+    state.replicas[0]["digest"] ^= 1
+    state.save(checkpoint_path(folder))
+    with pytest.raises(CorpusError, match=r"the corpus is not the one checkpointed: its part .* has changed"):
+        w2v.train(str(topics), cluster="local:2", resume=folder, threads=1)
 
 
 def test_phrases_on_two_workers_are_the_phrases_of_one_process(cli, tmp_path):

@@ -159,12 +159,20 @@ class ClusterRun:
         self.ledger.trained = sum(self.actors[k].words_done().result() for k in range(len(self.groups)))
 
     def check_same_corpus(self, state: TrainState) -> None:
-        """CorpusError unless every replica encoded the batches, words and ids it had."""
+        """CorpusError unless every replica encoded the batches, words and ids it had;
+        the same words and ids in other batches name the batching, not the corpus."""
         for k, replica in enumerate(state.replicas):
             found = (int(self.ledger.sizes[k, 0]), int(self.ledger.sizes[k, 1]), int(self.digests[k]))
-            if found != (replica["batches"], replica["words"], replica["digest"]):
-                parts = ", ".join(str(part) for part in self.groups[k])
-                raise CorpusError(f"the corpus is not the one checkpointed: its part {parts} has changed")
+            if found == (replica["batches"], replica["words"], replica["digest"]):
+                continue
+            parts = ", ".join(str(part) for part in self.groups[k])
+            if found[1:] == (replica["words"], replica["digest"]):
+                raise CorpusError(
+                    f"the checkpoint cut its part {parts} into {replica['batches']:,} batches, this w2v into "
+                    f"{found[0]:,} (a checkpoint of an earlier w2v, whose rounds shorter than --batch-words took "
+                    "whole sentences): resume it with that version"
+                )
+            raise CorpusError(f"the corpus is not the one checkpointed: its part {parts} has changed")
 
     def state(self, finished: bool = False) -> TrainState:
         """The run as it stands after its last round, for a checkpoint or (``finished``)
