@@ -199,7 +199,7 @@ class Encoded:
     digest: int  # CRC-32 of the id stream: a resumed run checks it reads the same corpus
 
 
-def _encode_corpus(
+def encode_corpus(
     corpus,
     config: TrainConfig,
     workdir: str,
@@ -213,44 +213,32 @@ def _encode_corpus(
     by default ``Vocab.choose`` by ``config.min_count`` and ``config.max_vocab``)
     and rewrite the ids as vocabulary ids (words outside it dropped) into an
     ``IdStream`` of ``config.batch_words`` batches (``IdStreamWriter``, ``exact``
-    if ``exact_batches``). Both id files are nameless files in ``workdir``.
+    if ``exact_batches``). Both id files are nameless files in ``workdir``; an
+    OSError of theirs (a full ``$TMPDIR``, mostly) is raised as one CorpusError
+    line, and reading the corpus raises CorpusError already.
     ``on_read(counting.ReadStatus)`` follows the reading."""
     if choose is None:
         choose = lambda words, counts: Vocab.choose(words, counts, config.min_count, config.max_vocab)  # noqa: E731
-    counter, blocks = count_corpus(corpus, config.prune_at, on_read)
-    with tempfile.TemporaryFile(dir=workdir) as provisional:
-        for ids in blocks:
-            provisional.write(ids.tobytes())
-        check_not_empty(counter.tokens, counter.held, counter.prune_at)
-        live = counter.live_ids()
-        vocab = choose(counter.words_of(live), counter.counts[live])
-        mapping = np.full(counter.issued + 1, -2, dtype=np.int32)  # last slot: SENTENCE_END
-        mapping[-1] = SENTENCE_END
-        found = counter.find(vocab.words)  # a word of an old vocabulary may not be in this corpus
-        mapping[found[found >= 0]] = np.flatnonzero(found >= 0)
-        writer = IdStreamWriter(workdir, config.batch_words, exact_batches)
-        digest = 0
-        provisional.seek(0)
-        while (ids := np.fromfile(provisional, dtype=np.int32, count=ENCODE_IDS)).size:
-            mapped = mapping[ids]  # SENTENCE_END (-1) indexes the last slot
-            mapped = mapped[mapped != -2]
-            writer.write(mapped)
-            digest = zlib.crc32(mapped.tobytes(), digest)
-    return Encoded(vocab, writer.finish(), counter.tokens, digest)
-
-
-def encode_corpus(
-    corpus,
-    config: TrainConfig,
-    workdir: str,
-    choose: VocabChooser | None = None,
-    on_read: OnRead | None = None,
-    exact_batches: bool = False,
-) -> Encoded:
-    """``_encode_corpus``, with an OSError of its id files in ``workdir`` (a full
-    ``$TMPDIR``, mostly) raised as one CorpusError line; reading the corpus itself
-    raises CorpusError already."""
     try:
-        return _encode_corpus(corpus, config, workdir, choose, on_read, exact_batches)
+        counter, blocks = count_corpus(corpus, config.prune_at, on_read)
+        with tempfile.TemporaryFile(dir=workdir) as provisional:
+            for ids in blocks:
+                provisional.write(ids.tobytes())
+            check_not_empty(counter.tokens, counter.held, counter.prune_at)
+            live = counter.live_ids()
+            vocab = choose(counter.words_of(live), counter.counts[live])
+            mapping = np.full(counter.issued + 1, -2, dtype=np.int32)  # last slot: SENTENCE_END
+            mapping[-1] = SENTENCE_END
+            found = counter.find(vocab.words)  # a word of an old vocabulary may not be in this corpus
+            mapping[found[found >= 0]] = np.flatnonzero(found >= 0)
+            writer = IdStreamWriter(workdir, config.batch_words, exact_batches)
+            digest = 0
+            provisional.seek(0)
+            while (ids := np.fromfile(provisional, dtype=np.int32, count=ENCODE_IDS)).size:
+                mapped = mapping[ids]  # SENTENCE_END (-1) indexes the last slot
+                mapped = mapped[mapped != -2]
+                writer.write(mapped)
+                digest = zlib.crc32(mapped.tobytes(), digest)
+            return Encoded(vocab, writer.finish(), counter.tokens, digest)
     except OSError as err:
         raise CorpusError(f"cannot write the encoded corpus in {workdir} ($TMPDIR): {err.strerror or err}") from None
