@@ -115,8 +115,9 @@ class IdStreamWriter:
         self._file.write(ids.tobytes())
         ends = np.flatnonzero(ids == SENTENCE_END) + self._written
         if self.exact:
-            self._starts.extend((starts + self._written).tolist())
-            self._ends_before.extend((self._ends_written + np.searchsorted(ends, starts + self._written)).tolist())
+            starts += self._written  # offsets in the stream
+            self._starts.extend(starts.tolist())
+            self._ends_before.extend((self._ends_written + np.searchsorted(ends, starts)).tolist())
         else:
             self._add_sentence_batches(ends)
         self._written += len(ids)
