@@ -27,6 +27,8 @@
         --combine auto --results stale.json    # and --workers 8 with 3571,14285, --workers 4 with 8333,33333
     python scripts/simulate_cluster.py --run --text-bytes 1000000000 --models skipgram,cbow --workers 16 \
         --sync-words 3333 --combine auto --results docs/distributed-simulation-whole.json
+    python scripts/simulate_cluster.py --run --text-bytes 1000000000 --models skipgram,cbow --workers 8 \
+        --sync-words 7142 --combine auto --results docs/distributed-simulation-whole.json  # and 4 at 16666
     python scripts/simulate_cluster.py --run --text-bytes 1000000000 --models skipgram,cbow --workers 1,16 \
         --sync-words 3333 --combine auto --seed 2 --results seeds.json    # and --seed 3
     python scripts/simulate_cluster.py --run --models cbow --workers 4,8,16 --sync-words 5000,20000 --combine mixed
