@@ -48,7 +48,8 @@ replicas' order in time differs from a cluster, where they train at once: every
 replica of a round starts from the same weights either way. ``--exact WEIGHTS`` does not
 combine those weights but passes them from replica to replica in turn, as one process'
 threads share them, to price the combining of the others; ``--batch-words`` sets the
-batches (a replica's hold at most its round's words, ``rounds.replica_config``).
+batches (a replica in rounds shorter than that trains batches of exactly its round's
+words, ``rounds.Replica``).
 
 The training text is the first ``SIM_BYTES`` (``--text-bytes``) of the benchmark corpus'
 training split (``scripts/estimators.py`` splits it: its last 2 MB are the held-out text),
@@ -245,7 +246,10 @@ def main() -> None:
     parser.add_argument("--sync-words", type=numbers, default=list(SYNC_WORDS))
     parser.add_argument("--combine", type=lambda t: t.split(","), default=list(COMBINE))
     parser.add_argument("--seed", type=int, default=1)
-    parser.add_argument("--batch-words", type=int, default=BATCH_WORDS, help="ids a batch, to the next sentence end")
+    parser.add_argument(
+        "--batch-words", type=int, default=BATCH_WORDS,
+        help="ids a batch, to the next sentence end (N > 1: at most a round's words, exactly)",
+    )  # fmt: skip
     parser.add_argument(
         "--exact", type=weight_names, default=[],
         help="weights (syn0, syn1, syn1neg) passed from replica to replica in turn instead of combined",

@@ -127,13 +127,12 @@ class IdStreamWriter:
     def _add_sentence_batches(self, ends: np.ndarray) -> None:
         """Start a batch after each sentence end (``ends``, stream offsets of the
         block's) at or after the current batch's ``batch_size``-th id."""
-        ends_before_block = self._ends_written
         while True:
             k = int(np.searchsorted(ends, self._starts[-1] + self.batch_size - 1))
             if k == len(ends):
                 break
             self._starts.append(int(ends[k]) + 1)
-            self._ends_before.append(ends_before_block + k + 1)
+            self._ends_before.append(self._ends_written + k + 1)
 
     def finish(self) -> IdStream:
         """Return the stream for reading; it takes over the file's descriptor."""
