@@ -152,6 +152,15 @@ def test_a_cluster_started_apart(cli, topics, tmp_path, scheduler):
     assert missing.returncode != 0 and b"corpus not found" in missing.stderr
 
 
+def test_the_client_reaches_workers_started_apart_directly(scheduler):
+    from w2v.cluster import connect, reaches_workers
+
+    with connect(str(scheduler), None) as cluster:
+        assert cluster.client.direct_to_workers and cluster.threads == 1
+        assert reaches_workers(cluster.client, cluster.workers())
+        assert not reaches_workers(cluster.client, [*cluster.workers(), "tcp://127.0.0.1:9"])
+
+
 @pytest.mark.parametrize(
     ("args", "message"),
     [

@@ -10,6 +10,7 @@ The workers read the corpus themselves: ``check_sources`` refuses what they cann
 read (standard input, a pipe, a local file that is not on their machines).
 """
 
+import asyncio
 import logging
 import os
 import re
@@ -88,7 +89,9 @@ def parse_address(address: str) -> tuple[str, int | str]:
 def connect(address: str, threads: int | None) -> Iterator[Cluster]:
     """Start or join the cluster ``address`` (see ``parse_address``) for the block.
     ``threads``: each worker's training threads; by default the cores over the
-    workers for ``local:N``, else each worker's own thread count (``dask worker --nthreads``)."""
+    workers for ``local:N``, else each worker's own thread count (``dask worker --nthreads``).
+    The client talks to the workers directly where it can reach them (``reaches_workers``;
+    always for ``local:N``), else through the scheduler."""
     kind, where = parse_address(address)
     distributed = import_distributed()
     import dask
@@ -101,7 +104,7 @@ def connect(address: str, threads: int | None) -> Iterator[Cluster]:
                 distributed.LocalCluster(
                     n_workers=where, threads_per_worker=1, processes=True, memory_limit=0, dashboard_address=None
                 ) as local,
-                distributed.Client(local) as client,
+                distributed.Client(local, direct_to_workers=True) as client,
             ):
                 cluster = Cluster(client, address, True, per_worker)
                 cluster.wait_for_workers(where)
@@ -110,9 +113,27 @@ def connect(address: str, threads: int | None) -> Iterator[Cluster]:
         with joined(distributed, kind, str(where)) as client:
             cluster = Cluster(client, address, False, threads or 0)
             workers = cluster.wait_for_workers()
+            client.direct_to_workers = reaches_workers(client, workers)
             if not threads:
                 cluster.threads = min(client.scheduler_info()["workers"][w]["nthreads"] for w in workers)
             yield cluster
+
+
+def reaches_workers(client: Any, workers: list[str]) -> bool:
+    """Whether ``client`` can connect to each of ``workers`` itself (within
+    ``CONNECT_SECONDS``). Where it can, the replicas' calls and their weights go
+    straight to their workers; where it cannot (workers behind the scheduler's
+    network), through the scheduler, which then carries every round's rows twice."""
+
+    async def identify_each() -> None:
+        for worker in workers:
+            await asyncio.wait_for(client.rpc(worker).identity(), CONNECT_SECONDS)
+
+    try:
+        client.sync(identify_each)
+    except (OSError, TimeoutError):
+        return False
+    return True
 
 
 @contextmanager
