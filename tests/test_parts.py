@@ -10,6 +10,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import w2v
+from w2v import rounds
 from w2v.config import TrainConfig
 from w2v.counting import CountTable, count_table
 from w2v.parts import Part, even_bounds, split_sources
@@ -203,6 +204,28 @@ def test_combining_one_replica_gives_its_weights_bit_for_bit():
         for name in weights:
             assert weights[name].tobytes() == moved.tobytes(), (how, name)
             assert update[name].rows is None  # every row moved: sent whole, without indices
+
+
+@pytest.mark.parametrize("how", ["mean", "sum", "adaptive", "momentum", "mixed"])
+def test_combining_in_blocks_of_rows_changes_nothing(monkeypatch, how):
+    """Three replicas' reports of random rows (some sent whole), combined twice: the
+    weights, momentum and update are the same bytes whatever ``COMBINE_ROWS`` is."""
+    rng = np.random.default_rng(2)
+    start = rng.normal(size=(300, 8)).astype(np.float32)
+    reports = []
+    for k in range(3):
+        moved = start + rng.normal(size=start.shape).astype(np.float32)
+        rows = np.arange(300) if k == 2 else np.flatnonzero(rng.random(300) < 0.3)
+        reports.append({name: Rows.of(moved, rows) for name in ("syn0", "syn1neg")})
+    results = []
+    for block in (1 << 16, 64, 7, 1):
+        monkeypatch.setattr(rounds, "COMBINE_ROWS", block)
+        weights = {"syn0": start.copy(), "syn1neg": start.copy()}
+        momentum = {name: np.zeros_like(start) for name in momentum_weights(how, weights)}
+        updates = [combine(weights, reports[:k], 4, how, momentum or None) for k in (3, 2)]
+        results.append([m.tobytes() for m in (*weights.values(), *momentum.values())]
+                       + [rows.values.tobytes() for update in updates for rows in update.values()])  # fmt: skip
+    assert all(result == results[0] for result in results[1:])
 
 
 def test_mixed_combines_input_vectors_as_adaptive_and_output_vectors_with_momentum():

@@ -66,7 +66,7 @@ from w2v.vocab import Vocab
 from w2v.weights import Model
 from w2v.workers import EpochRunner, Hooks, JobQueue, Progress, batch_seed, stream_offsets
 
-COMBINE_ROWS = 1 << 16  # rows combined at a time
+COMBINE_ROWS = 1 << 12  # rows combined at a time: their float64 sums stay in the cache
 
 
 @dataclass
@@ -111,7 +111,7 @@ def combine(
     ``momentum`` the rows' momentum of the weights combined with ``momentum``
     (``momentum_weights``; changed in place). Returns the rows that changed with their
     new values, for every replica to take. Works through ``COMBINE_ROWS`` rows at a
-    time, so its float64 sums stay small."""
+    time, so that its float64 sums (COMBINE_ROWS x D x 8 bytes) stay in the cache."""
     if set(momentum or {}) != set(momentum_weights(how, weights)):
         raise ValueError("the momentum rule needs the rows' momentum, and only it takes it")
     update: Changes = {}
