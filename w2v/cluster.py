@@ -102,7 +102,12 @@ def connect(address: str, threads: int | None) -> Iterator[Cluster]:
             per_worker = threads or max((os.cpu_count() or 1) // where, 1)
             with (
                 distributed.LocalCluster(
-                    n_workers=where, threads_per_worker=1, processes=True, memory_limit=0, dashboard_address=None
+                    n_workers=where,
+                    threads_per_worker=1,
+                    processes=True,
+                    memory_limit=0,
+                    dashboard_address=None,
+                    silence_logs=logging.CRITICAL,  # its workers' log lines too (a heartbeat lost as it closes)
                 ) as local,
                 distributed.Client(local, direct_to_workers=True) as client,
             ):
