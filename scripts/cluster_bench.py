@@ -1,25 +1,25 @@
 """Training on a cluster against one process, on this machine: docs/distributed.md's measured table.
 
-    python scripts/cluster_bench.py --run        # quality: 3 seeds x 2 models x 4 ways (about 45 min on 2 cores)
-    python scripts/cluster_bench.py --speed      # words/s: 1 epoch of each way, in turn, 2 rounds (12 min, alone)
+    python scripts/cluster_bench.py --run        # quality: 3 seeds x 2 models x 6 ways (about 60 min on 2 cores)
+    python scripts/cluster_bench.py --speed      # words/s: 1 epoch of each way, in turn, 3 rounds (8 min, alone)
     python scripts/cluster_bench.py --render     # the markdown tables from the JSON
 
 On the benchmark corpus less its last 2 MB (``scripts/estimators.py`` splits it), with
-skip-gram and CBOW with negative sampling (dim 100, window 5, sample 1e-4), five ways
+skip-gram and CBOW with negative sampling (dim 100, window 5, sample 1e-4), seven ways
 of using the machine's 2 cores:
 
 - ``one process``: ``--threads 2``;
 - ``local:2``: ``--cluster local:2 --threads 1``, two worker processes of one thread;
 - ``local:1``: ``--cluster local:1 --threads 2``, one worker of two threads: against
   ``one process``, the price of Dask and of the rounds themselves;
-- ``local:2, 500k a round`` and ``local:2, 4M a round``: ``local:2`` with ``--sync-words
-  500000`` and ``4000000``, ten and eighty times the default (``--combine auto`` is then
-  ``momentum``): what longer rounds gain in speed and cost in quality.
+- ``local:2, 500k a round`` to ``local:2, 4M a round``: ``local:2`` with ``--sync-words``
+  500000, 1000000, 2000000 and 4000000, ten to eighty times the default (``--combine
+  auto`` is then ``momentum``): what longer rounds gain in speed and cost in quality.
 
 ``--run`` trains all but ``local:1`` for 5 epochs with each seed and scores them by ``w2v
 eval`` and ``w2v score`` (held-out bits per word on the last 2 MB): quality does not
 depend on what else the machine runs. ``--speed`` trains one epoch of each of the
-five, in turn, ``SPEED_ROUNDS`` times: run it alone. Words/s count training alone
+seven, in turn, ``SPEED_ROUNDS`` times: run it alone. Words/s count training alone
 (rounds included; not counting the corpus nor starting the workers), as ``w2v
 train`` reports it. ``--render`` also prints the cost model's table (``cost_model``)
 from the measured figures. Results go to ``docs/distributed.json``, run by run. Not a
@@ -41,11 +41,13 @@ WAYS = {  # name: w2v.train settings
     "local:2": {"cluster": "local:2", "threads": 1},
     "local:1": {"cluster": "local:1", "threads": 2},
     "local:2, 500k a round": {"cluster": "local:2", "threads": 1, "sync_words": 500_000},
+    "local:2, 1M a round": {"cluster": "local:2", "threads": 1, "sync_words": 1_000_000},
+    "local:2, 2M a round": {"cluster": "local:2", "threads": 1, "sync_words": 2_000_000},
     "local:2, 4M a round": {"cluster": "local:2", "threads": 1, "sync_words": 4_000_000},
 }
 MODELS = ("skipgram", "cbow")
 QUALITY_WAYS = tuple(name for name in WAYS if name != "local:1")  # local:1 is timed only
-SPEED_ROUNDS = 2
+SPEED_ROUNDS = 3
 TOKENS = 10e9  # the cost model's corpus
 MACHINES = (8, 32, 128)
 BANDWIDTH = 10e9 / 8  # bytes/s: 10 Gbit/s
