@@ -141,10 +141,11 @@ def test_auto_adds_two_replicas_changes_only_in_short_rounds(replicas, sync_word
     assert combine_rule("mean", replicas, sync_words) == "mean"  # a rule named is the rule applied
 
 
-@pytest.mark.parametrize(("replicas", "words"), [(1, 50_000), (2, 50_000), (4, 16_666), (16, 3_333), (10**6, 1)])
+@pytest.mark.parametrize(("replicas", "words"), [(1, 10_000_000), (2, 50_000), (4, 16_666), (16, 3_333), (10**6, 1)])
 def test_default_rounds_keep_what_a_replica_misses_at_50000_words(replicas, words):
     """By default a replica trains 50,000 / (N - 1) words a round, so that it misses
-    about 50,000 of the others' words; a --sync-words given is the round whatever N.
+    about 50,000 of the others' words, and one replica, whose rounds change nothing,
+    10,000,000; a --sync-words given is the round whatever N.
     The ledger rounds and chooses ``auto``'s rule by the words it resolves."""
     assert round_words(None, replicas) == words
     assert round_words(7_000, replicas) == 7_000

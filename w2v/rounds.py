@@ -200,23 +200,31 @@ def momentum_weights(how: str, weights: Weights) -> list[str]:
 
 
 STALE_WORDS = 50_000  # default rounds: the words the other replicas train while one trains its round
+ALONE_WORDS = 10_000_000  # default rounds of a lone replica, which change nothing but the pace of reports
 
 
 def round_words(sync_words: int | None, replicas: int) -> int:
     """The words a replica trains a round (it ends at the first batch boundary past
-    them): ``sync_words``, or by default STALE_WORDS / (N - 1) for N ``replicas``
-    (STALE_WORDS for one), so that whatever N a replica misses about STALE_WORDS words
-    of the others' training in a round: 50,000 words a replica for two, 16,666 for
-    four, 3,333 for sixteen. Chosen by held-out loss (docs/distributed.md): with two
-    replicas, rounds of 50,000 words are the longest within 0.005 bits of the best;
-    with four or more, rounds of 5,000 words do better than rounds of 50,000 in every
-    setting simulated but CBOW with eight replicas, and on the whole benchmark text
-    sixteen replicas at this default do better than at 5,000 words and keep one
-    replica's analogies. Rounds in which a replica misses 25,000 words do better
-    with eight replicas on a smaller text, at twice the rounds' cost on a network."""
+    them): ``sync_words``, or by default
+    - for one replica, ALONE_WORDS: its rounds change nothing but how often the
+      client reports progress and can checkpoint, and what a lost worker costs
+      (about a second of training on 2 cores, less on more);
+    - for N > 1 ``replicas``, STALE_WORDS / (N - 1), so that whatever N a replica
+      misses about STALE_WORDS words of the others' training in a round: 50,000
+      words a replica for two, 16,666 for four, 3,333 for sixteen. Chosen by
+      held-out loss (docs/distributed.md): with two replicas, rounds of 50,000
+      words are the longest within 0.005 bits of the best; with four or more,
+      rounds of 5,000 words do better than rounds of 50,000 in every setting
+      simulated but CBOW with eight replicas, and on the whole benchmark text
+      sixteen replicas at this default do better than at 5,000 words and keep
+      one replica's analogies. Rounds in which a replica misses 25,000 words do
+      better with eight replicas on a smaller text, at twice the rounds' cost on
+      a network."""
     if sync_words is not None:
         return sync_words
-    return max(STALE_WORDS // max(replicas - 1, 1), 1)
+    if replicas == 1:
+        return ALONE_WORDS
+    return max(STALE_WORDS // (replicas - 1), 1)
 
 
 def replica_config(config: TrainConfig, replicas: int) -> TrainConfig:

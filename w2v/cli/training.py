@@ -213,7 +213,8 @@ def rerun_recipe(ctx: click.Context) -> dict:
     help="--cluster: words each worker trains between two combinings of the weights, to the end of a batch "
     "(--batch-words; with several workers, a round shorter than that is a batch of exactly its words, "
     "cutting the sentence where it ends). Default: 50,000 / (workers - 1), so that a worker misses "
-    "about 50,000 words of the others' training a round. Longer rounds: faster on a network, lower quality.",
+    "about 50,000 words of the others' training a round; 10,000,000 for one worker, whose rounds change "
+    "nothing. Longer rounds: faster on a network, lower quality.",
 )
 @click.option(
     "--combine",
