@@ -14,6 +14,7 @@ import numpy as np
 import pytest
 
 import w2v
+from w2v.cluster_training import ClusterRun
 from w2v.errors import ConfigError, CorpusError
 from w2v.state import TrainState, checkpoint_path
 
@@ -101,8 +102,12 @@ def worker_processes() -> list:
     return [child for child in children if "spawn_main" in " ".join(child.cmdline())]
 
 
-def test_a_worker_killed_mid_run_is_replaced(topics):
+def test_a_worker_killed_mid_run_is_replaced(topics, monkeypatch):
+    """A worker killed after the first round: its replica starts again on a worker
+    still there, the first try failing as if that worker had left as it started."""
     killed: list[int] = []
+    vanished: list[str] = []
+    submit = ClusterRun.submit
 
     def kill_one(done, _total, _alpha, _loss):
         if not killed and done > 0:  # after the first round
@@ -110,8 +115,15 @@ def test_a_worker_killed_mid_run_is_replaced(topics):
             victim.send_signal(signal.SIGKILL)
             killed.append(victim.pid)
 
+    def submit_to_a_vanishing_worker(run, k, worker):
+        if killed and not vanished:
+            vanished.append(worker)
+            raise KeyError(worker)  # as Dask's scheduler does for a worker it dropped
+        return submit(run, k, worker)
+
+    monkeypatch.setattr(ClusterRun, "submit", submit_to_a_vanishing_worker)
     trained = w2v.train(str(topics), cluster="local:2", threads=1, on_progress=kill_one, **SETTINGS)
-    assert killed and trained.report.workers_lost == 1
+    assert killed and vanished and trained.report.workers_lost == 1
     assert trained.report.train_words == 4 * 4000 * 12  # the lost round was trained again
     assert topic_margin(trained) > 0.3
 

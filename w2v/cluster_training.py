@@ -194,8 +194,8 @@ class ClusterRun:
     def submit(self, k: int, worker: str) -> Any:
         """Start replica ``k``'s actor on ``worker`` with the current weights and its jobs done."""
         client, weights = self.cluster.client, self.ledger.weights
-        sent = client.scatter([weights[name] for name in ("syn0", "syn1", "syn1neg")], workers=[worker], hash=False)
         self.where[k] = worker
+        sent = client.scatter([weights[name] for name in ("syn0", "syn1", "syn1neg")], workers=[worker], hash=False)
         return client.submit(
             Replica, self.groups[k], self.vocab, self.config, tuple(sent), int(self.ledger.jobs[k]), len(self.groups),
             actor=True, workers=[worker], allow_other_workers=False, pure=False,
@@ -251,17 +251,25 @@ class ClusterRun:
 
     def lost(self, k: int, error: Exception) -> None:
         """Replica ``k``'s call failed with ``error``: if it is a lost connection (its worker
-        gone), start the replica again on the worker with fewest replicas; else raise it."""
+        gone), start the replica again on the worker with fewest replicas, or on the next
+        if that one leaves as the replica starts (up to ``MAX_REPLACEMENTS`` tries); else
+        raise it."""
         if not isinstance(error, LOST_WORKER) or self.replaced >= MAX_REPLACEMENTS:
             raise error
         self.replaced += 1
-        workers = self.cluster.wait_for_workers()
-        alive = [w for w in workers if w != self.where[k]] or workers
-        worker = min(alive, key=lambda w: self.where.count(w))
-        self.futures[k] = self.submit(k, worker)
-        self.actors[k] = self.futures[k].result()
-        self.actors[k].fingerprint().result()
-        self.actors[k].place(self.ledger.placement(k)).result()
+        for tries_left in range(MAX_REPLACEMENTS - 1, -1, -1):
+            workers = self.cluster.wait_for_workers()
+            alive = [w for w in workers if w != self.where[k]] or workers
+            worker = min(alive, key=lambda w: self.where.count(w))
+            try:
+                self.futures[k] = self.submit(k, worker)
+                self.actors[k] = self.futures[k].result()
+                self.actors[k].fingerprint().result()
+                self.actors[k].place(self.ledger.placement(k)).result()
+                return
+            except (*LOST_WORKER, KeyError):  # KeyError: the scheduler no longer knows the worker
+                if not tries_left:
+                    raise
 
     def report(self, bar) -> None:
         """The bar, ``on_progress`` and ``on_epoch_end`` for the epochs every replica finished."""
