@@ -106,7 +106,7 @@ def connect(address: str, threads: int | None) -> Iterator[Cluster]:
                     threads_per_worker=1,
                     processes=True,
                     memory_limit=0,
-                    dashboard_address=None,
+                    dashboard_address="127.0.0.1:0",  # the HTTP server Dask always starts: a free local port
                     silence_logs=logging.CRITICAL,  # its workers' log lines too (a heartbeat lost as it closes)
                 ) as local,
                 distributed.Client(local, direct_to_workers=True) as client,
