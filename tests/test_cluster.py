@@ -103,6 +103,15 @@ def test_one_worker_is_byte_identical_to_one_process(cli, topics, tmp_path):
     assert (tmp_path / "plain.bin").read_bytes() == (tmp_path / "rounds.bin").read_bytes()
 
 
+def test_a_corpus_of_fewer_parts_than_workers_is_noted(cli, topics, tmp_path):
+    packed = tmp_path / "topics.txt.gz"  # compressed: one part
+    packed.write_bytes(gzip.compress(topics.read_bytes()))
+    done = cli("train", packed, "-o", tmp_path / "v.bin", "--cluster", "local:2", "--dim", "8", "--epochs", "1")
+    assert done.returncode == 0, done.stderr.decode()
+    assert b"the corpus is 1 part: 1 of the 2 workers trains" in done.stderr
+    assert b"1 round (" in done.stderr  # a lone replica's long rounds
+
+
 def worker_processes() -> list:
     """The LocalCluster's worker processes: children of this one started by multiprocessing."""
     children = psutil.Process().children(recursive=True)

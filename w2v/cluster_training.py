@@ -31,7 +31,7 @@ from w2v.config import TrainConfig
 from w2v.counting import CountTable, check_not_empty
 from w2v.errors import CorpusError, W2VError
 from w2v.parts import Part, split_sources
-from w2v.progress import progress_bar
+from w2v.progress import note, progress_bar
 from w2v.rounds import Changes, Ledger, Replica, RoundLog, RoundResult
 from w2v.state import TrainState, checkpoint_path
 from w2v.vocab import Vocab
@@ -70,6 +70,15 @@ def cluster_vocab(cluster: Cluster, sources: list[str], config: TrainConfig, cho
     return choose(table.words, table.counts), table.tokens
 
 
+def note_idle_workers(groups: int, workers: int, show: bool) -> None:
+    """Say on stderr (when ``show``) that only ``groups`` of the ``workers`` train, where
+    the corpus has fewer parts than workers."""
+    if groups < workers:
+        parts, trains = ("1 part", "trains") if groups == 1 else (f"{groups} parts", "train")
+        hint = "a compressed file or a URL is one part; give several files, or uncompressed ones, to use them all"
+        note(f"the corpus is {parts}: {groups} of the {workers} workers {trains} ({hint})", show)
+
+
 @dataclass
 class ClusterPlan:
     """How a run on a cluster starts: ``choose(words, counts)`` picks a fresh run's
@@ -93,6 +102,7 @@ def train_on_cluster(cluster: Cluster, sources: list[str], config: TrainConfig, 
     if plan.resumed is None:
         vocab, corpus_words = cluster_vocab(cluster, sources, config, plan.choose, hooks.show_progress)
         groups = [g for g in groups_of(split_sources(sources, len(workers)), len(workers)) if g]
+        note_idle_workers(len(groups), len(workers), hooks.show_progress)
         run = ClusterRun(cluster, groups, vocab, config, plan.start(vocab), hooks)
         run.corpus_words, run.notes = corpus_words, plan.notes
     else:
