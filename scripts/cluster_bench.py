@@ -2,6 +2,7 @@
 
     python scripts/cluster_bench.py --run        # quality: 3 seeds x 2 models x 6 ways (about 60 min on 2 cores)
     python scripts/cluster_bench.py --speed      # words/s: 1 epoch of each way, in turn, 3 rounds (8 min, alone)
+    python scripts/cluster_bench.py --exchange   # the cores busy while the rounds exchange (2 min, alone)
     python scripts/cluster_bench.py --render     # the markdown tables from the JSON
 
 On the benchmark corpus less its last 2 MB (``scripts/estimators.py`` splits it), with
@@ -21,15 +22,20 @@ eval`` and ``w2v score`` (held-out bits per word on the last 2 MB): quality does
 depend on what else the machine runs. ``--speed`` trains one epoch of each of the
 seven, in turn, ``SPEED_ROUNDS`` times: run it alone. Words/s count training alone
 (rounds included; not counting the corpus nor starting the workers), as ``w2v
-train`` reports it. ``--render`` also prints the cost model's table (``cost_model``)
-from the measured figures. Results go to ``docs/distributed.json``, run by run. Not a
-test and not run in CI.
+train`` reports it; *with a free exchange* is words/s over the computing share, the
+speed were the rounds' exchange to take no time. ``--exchange`` trains one epoch of
+each ``local:2`` way and measures how many of the machine's cores are busy (Linux'
+/proc/stat) while the rounds exchange rather than train. ``--render`` also prints
+the cost model's table (``cost_model``) from the measured figures. Results go to
+``docs/distributed.json``, run by run. Not a test and not run in CI.
 """
 
 import argparse
 import json
+import os
 import statistics
 import sys
+import time
 from pathlib import Path
 
 from estimators import ROOT, SCORE_PAIRS, split_corpus, study_parser, w2v_json
@@ -122,17 +128,71 @@ def run_speed(args: argparse.Namespace) -> None:
                 args.results.write_text(json.dumps(results, indent=1) + "\n")
 
 
+def busy_ticks() -> tuple[int, int]:
+    """The machine's CPU time so far (Linux' /proc/stat, all cores, in ticks): busy, and in all."""
+    with open("/proc/stat") as stat:
+        ticks = [int(field) for field in stat.readline().split()[1:]]
+    return sum(ticks) - ticks[3] - ticks[4], sum(ticks)  # less idle and iowait
+
+
+def exchange_run(corpus: Path, model: str, way: dict) -> dict:
+    """One epoch of ``way``: between the ends of its first and last round, the cores
+    busy on average (B), the share c of the time the slowest worker trained, and the
+    cores the exchange keeps busy, (B - 2 c) / (1 - c), where both workers keep a
+    core busy each while they train."""
+    import w2v
+
+    marks: list[tuple[float, int, int]] = []  # after each round: time, busy and all ticks
+
+    def mark(*_progress) -> None:
+        marks.append((time.perf_counter(), *busy_ticks()))
+
+    vectors = w2v.train(str(corpus), model=model, seed=1, on_progress=mark, **{**SETTINGS, "epochs": 1, **way})
+    (start, busy_start, all_start), (end, busy_end, all_end) = marks[0], marks[-1]
+    busy = (os.cpu_count() or 1) * (busy_end - busy_start) / (all_end - all_start)
+    computing = sum(r["compute_seconds"] for r in vectors.report.rounds[1:]) / (end - start)
+    return {
+        "cores_busy": busy,
+        "compute_share": computing,
+        "cores_exchanging": (busy - 2 * computing) / (1 - computing),
+    }
+
+
+def run_exchange(args: argparse.Namespace) -> None:
+    """``exchange_run`` of each ``local:2`` way and model (replacing earlier ones)."""
+    paths = split_corpus(args.corpus, args.work)
+    results = json.loads(args.results.read_text()) if args.results.exists() else {}
+    for model in MODELS:
+        for name, way in WAYS.items():
+            if way.get("cluster") == "local:2":
+                results[f"exchange/{model}/{name}"] = exchange_run(paths["train"], model, way)
+                print(f"{model} {name}: {results[f'exchange/{model}/{name}']}", file=sys.stderr, flush=True)
+                args.results.write_text(json.dumps(results, indent=1) + "\n")
+
+
+def render_exchange(results: dict) -> str:
+    """The cores busy while ``local:2``'s rounds exchange, per model and way (``run_exchange``)."""
+    lines = ["| model | run | cores busy | computing | cores busy while exchanging |", "|---|---|---|---|---|"]
+    for key, run in results.items():
+        if key.startswith("exchange/"):
+            _, model, name = key.split("/", 2)
+            lines.append(f"| {model} | {name} | {run['cores_busy']:.2f} | {100 * run['compute_share']:.0f}% |"
+                         f" {run['cores_exchanging']:.2f} |")  # fmt: skip
+    return "\n".join(lines) if len(lines) > 2 else ""
+
+
 def mean_of(runs: list[dict], field: str) -> float:
     return statistics.fmean(run[field] for run in runs)
 
 
 def render_measured(results: dict) -> str:
     """Quality: means over seeds per model and way (5 epochs). Speed: the median of the
-    one-epoch runs, and its ratio to one process'."""
+    one-epoch runs, and its ratio to one process'; with a free exchange, the median of
+    words/s over the computing share, as a ratio to one process'."""
     lines = [
         "| model | run | seeds | analogy % | WS-353 | bits/word | words/s (1 epoch) | vs one process | MiB a round |"
-        " computing |",
-        "|---|---|---|---|---|---|---|---|---|---|",
+        " computing | with a free exchange |",
+        "|---|---|---|---|---|---|---|---|---|---|---|",
     ]
     for model in MODELS:
         fast = [run["words_per_s"] for key, run in results.items() if key.startswith(f"speed/{model}/one process/")]
@@ -143,12 +203,14 @@ def render_measured(results: dict) -> str:
             if runs:
                 quality = [f"{100 * mean_of(runs, 'analogy'):.1f}", f"{mean_of(runs, 'ws353'):.3f}",
                            f"{mean_of(runs, 'bits_per_word'):.3f}"]  # fmt: skip
-            pace = ["-"] * 4
+            pace = ["-"] * 5
             if speed and fast:
                 words = statistics.median(run["words_per_s"] for run in speed)
+                computing = statistics.median(run["words_per_s"] / run["compute_share"] for run in speed)
                 pace = [f"{words / 1e3:,.0f}k", f"{words / statistics.median(fast):.2f}x",
                         f"{mean_of(speed, 'bytes_per_round') / 2**20:,.0f}",
-                        f"{100 * mean_of(speed, 'compute_share'):.0f}%"]  # fmt: skip
+                        f"{100 * mean_of(speed, 'compute_share'):.0f}%",
+                        f"{computing / statistics.median(fast):.2f}x"]  # fmt: skip
             lines.append(f"| {model} | {name} | {len(runs)} | " + " | ".join(quality + pace) + " |")
     return "\n".join(lines)
 
@@ -193,17 +255,22 @@ def main() -> None:
     parser = study_parser(__doc__.split("\n\n")[0], RESULTS)
     parser.add_argument("--run", action="store_true", help="train and score the runs not yet done")
     parser.add_argument("--speed", action="store_true", help="time one epoch of each way (run alone)")
+    parser.add_argument("--exchange", action="store_true", help="the cores busy while local:2 exchanges (alone)")
     parser.add_argument("--seeds", type=lambda t: [int(v) for v in t.split(",")], default=[1, 2, 3])
     parser.add_argument("--sync-words", type=int, default=1_000_000, help="the cost model's words a worker a round")
     args = parser.parse_args()
-    if args.run:
+    if args.run or args.speed or args.exchange:
         args.work.mkdir(parents=True, exist_ok=True)
+    if args.run:
         run_all(args)
     if args.speed:
         run_speed(args)
+    if args.exchange:
+        run_exchange(args)
     if args.render:
         results = json.loads(args.results.read_text())
-        print(render_measured(results) + "\n\n" + cost_model(results, args.sync_words))
+        tables = (render_measured(results), render_exchange(results), cost_model(results, args.sync_words))
+        print("\n\n".join(table for table in tables if table))
 
 
 if __name__ == "__main__":

@@ -158,6 +158,20 @@ def test_the_cost_model_from_measured_figures(scripts) -> None:
     assert rows[1].split(" | ")[5] == f"{10 * copy:.2f}"  # 32 machines: 5 levels
 
 
+def test_the_measured_table_prices_a_free_exchange(scripts) -> None:
+    """With a free exchange: the median of words/s over the computing share, against one process'."""
+    import cluster_bench
+
+    results = {
+        "speed/cbow/one process/0": {"words_per_s": 2e6, "bytes_per_round": 0, "compute_share": 1.0},
+        "speed/cbow/local:2/0": {"words_per_s": 0.4e6, "bytes_per_round": 2**20, "compute_share": 0.25},
+        "speed/cbow/local:2/1": {"words_per_s": 0.6e6, "bytes_per_round": 2**20, "compute_share": 0.5},
+    }
+    rows = {row.split(" | ")[1]: row for row in cluster_bench.render_measured(results).splitlines()[2:]}
+    assert rows["local:2"].endswith("| 0.25x | 1 | 38% | 0.70x |")  # 0.5M words/s; (1.6M + 1.2M) / 2 computing
+    assert rows["one process"].endswith("| 1.00x | 0 | 100% | 1.00x |")
+
+
 def test_path_sharing_counts_the_node_rows_paths_share(scripts):
     import path_sharing
 
