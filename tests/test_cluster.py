@@ -112,6 +112,26 @@ def test_a_corpus_of_fewer_parts_than_workers_is_noted(cli, topics, tmp_path):
     assert b"1 round (" in done.stderr  # a lone replica's long rounds
 
 
+def test_ctrl_c_stops_the_run_with_one_line(topics, tmp_path):
+    """Ctrl-C reaches every process of the terminal's foreground group: the workers
+    leave it to the client, which checkpoints and stops them."""
+    folder = tmp_path / "ck"
+    command = [sys.executable, "-m", "w2v", "train", topics, "-o", tmp_path / "v.bin", "--cluster", "local:2",
+               "--checkpoint", folder, "--dim", "8", "--epochs", "5000", "--sync-words", "10000"]  # fmt: skip
+    child = subprocess.Popen(list(map(str, command)), stderr=subprocess.PIPE, start_new_session=True,
+                             preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))  # fmt: skip
+    assert child.stderr is not None
+    for line in child.stderr:  # progress lines, stderr not being a terminal
+        if line.startswith(b"w2v: training: ") and b"lr=" in line:
+            break
+    os.killpg(child.pid, signal.SIGINT)  # as the terminal's Ctrl-C
+    err = child.stderr.read()
+    assert child.wait(60) == 130, err.decode()[-3000:]
+    assert b"Traceback" not in err and b"KeyboardInterrupt" not in err, err.decode()[-3000:]
+    assert err.decode().strip().splitlines()[-1].startswith(f"w2v: error: interrupted; checkpoint saved in {folder}")
+    assert not (tmp_path / "v.bin").exists()
+
+
 def worker_processes() -> list:
     """The LocalCluster's worker processes: children of this one started by multiprocessing."""
     children = psutil.Process().children(recursive=True)

@@ -14,6 +14,8 @@ import asyncio
 import logging
 import os
 import re
+import signal
+import threading
 from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
@@ -100,17 +102,16 @@ def connect(address: str, threads: int | None) -> Iterator[Cluster]:
         if kind == "local":
             assert isinstance(where, int)
             per_worker = threads or max((os.cpu_count() or 1) // where, 1)
-            with (
-                distributed.LocalCluster(
+            with interrupts_for_this_process_alone():
+                local = distributed.LocalCluster(
                     n_workers=where,
                     threads_per_worker=1,
                     processes=True,
                     memory_limit=0,
                     dashboard_address="127.0.0.1:0",  # the HTTP server Dask always starts: a free local port
                     silence_logs=logging.CRITICAL,  # its workers' log lines too (a heartbeat lost as it closes)
-                ) as local,
-                distributed.Client(local, direct_to_workers=True) as client,
-            ):
+                )
+            with local, distributed.Client(local, direct_to_workers=True) as client:
                 cluster = Cluster(client, address, True, per_worker)
                 cluster.wait_for_workers(where)
                 yield cluster
@@ -122,6 +123,24 @@ def connect(address: str, threads: int | None) -> Iterator[Cluster]:
             if not threads:
                 cluster.threads = min(client.scheduler_info()["workers"][w]["nthreads"] for w in workers)
             yield cluster
+
+
+@contextmanager
+def interrupts_for_this_process_alone() -> Iterator[None]:
+    """Ignore SIGINT while the block starts worker processes, which inherit that (and
+    only that: a handler is not inherited). A Ctrl-C at the terminal, which reaches
+    every process of its foreground group, then interrupts this process alone, which
+    checkpoints and stops the workers, instead of each worker too, with its traceback.
+    A Ctrl-C during the block is lost. Only the main thread sets handlers: called
+    from another, nothing changes."""
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+    previous = signal.signal(signal.SIGINT, signal.SIG_IGN)
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGINT, previous)
 
 
 def reaches_workers(client: Any, workers: list[str]) -> bool:
