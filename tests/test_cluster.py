@@ -10,6 +10,7 @@ import signal
 import socket
 import subprocess
 import sys
+from collections.abc import Iterator
 from pathlib import Path
 
 import numpy as np
@@ -164,26 +165,33 @@ def test_a_worker_killed_mid_run_is_replaced(topics, monkeypatch):
     assert topic_margin(trained) > 0.3
 
 
-@pytest.fixture
-def scheduler(tmp_path):
-    """A scheduler and two workers started as ``dask scheduler`` and ``dask worker``
-    would be on a cluster's machines (here all on 127.0.0.1); its scheduler file."""
-    file = tmp_path / "scheduler.json"
+@contextlib.contextmanager
+def started_apart(file: Path, workers: int, *options: str, env: dict | None = None) -> Iterator[Path]:
+    """A scheduler and ``workers`` workers (with ``options`` and ``env``) started as
+    ``dask scheduler`` and ``dask worker`` would be on a cluster's machines (here all
+    on 127.0.0.1), writing the scheduler file ``file``; stopped after the block."""
     dask = [sys.executable, "-m", "distributed.cli.dask_scheduler"]
     started = [subprocess.Popen([*dask, "--host", "127.0.0.1", "--port", "0", "--no-dashboard",
                                  "--scheduler-file", str(file)], stderr=subprocess.DEVNULL)]  # fmt: skip
     try:
         with distributed.Client(scheduler_file=str(file), timeout=60) as client:
-            for _ in range(2):
-                worker = [sys.executable, "-m", "distributed.cli.dask_worker", "--scheduler-file", str(file)]
-                started.append(subprocess.Popen([*worker, "--nthreads", "1", "--no-dashboard", "--host", "127.0.0.1"],
-                                                stderr=subprocess.DEVNULL))  # fmt: skip
-            client.wait_for_workers(2, timeout=60)
+            worker = [sys.executable, "-m", "distributed.cli.dask_worker", "--scheduler-file", str(file), "--nthreads",
+                      "1", "--no-dashboard", "--host", "127.0.0.1", *options]  # fmt: skip
+            for _ in range(workers):
+                started.append(subprocess.Popen(worker, stderr=subprocess.DEVNULL, env={**os.environ, **(env or {})}))
+            client.wait_for_workers(workers, timeout=60)
         yield file
     finally:
         for process in reversed(started):
             process.terminate()
             process.wait(timeout=30)
+
+
+@pytest.fixture
+def scheduler(tmp_path):
+    """A scheduler and two workers started apart (``started_apart``); its scheduler file."""
+    with started_apart(tmp_path / "scheduler.json", 2) as file:
+        yield file
 
 
 def test_a_cluster_started_apart(cli, topics, tmp_path, scheduler):
@@ -198,6 +206,42 @@ def test_a_cluster_started_apart(cli, topics, tmp_path, scheduler):
     assert topic_margin(w2v.Vectors.load_word2vec_format(tmp_path / "v.txt")) > 0.3
     missing = cli("train", tmp_path / "nowhere.txt", "--cluster", address, "-o", tmp_path / "x.bin")
     assert missing.returncode != 0 and b"corpus not found" in missing.stderr
+
+
+WITHOUT_W2V = """
+import importlib.metadata, sys
+
+class Hidden:
+    def find_spec(self, name, path=None, target=None):
+        if name.split(".")[0] == "w2v":
+            raise ModuleNotFoundError(f"No module named {name!r}")
+
+sys.meta_path.insert(0, Hidden())
+installed = importlib.metadata.version
+importlib.metadata.version = lambda name: installed(name) if name != "w2v" else installed("no such package")
+"""
+
+
+def test_a_worker_without_w2v_is_one_line(cli, topics, tmp_path):
+    """A worker without w2v would leave the cluster at the first task, unable to
+    unpickle it, and the run wait for workers forever: it is refused at once."""
+    (tmp_path / "site").mkdir()
+    (tmp_path / "site" / "sitecustomize.py").write_text(WITHOUT_W2V)
+    with started_apart(tmp_path / "scheduler.json", 1, env={"PYTHONPATH": str(tmp_path / "site")}) as file:
+        done = cli("vocab", topics, "--cluster", file, "-o", tmp_path / "vocab.txt")
+    assert done.returncode == 1, done.stderr.decode()
+    assert done.stderr.decode().startswith("w2v: error: the worker tcp://127.0.0.1:")
+    assert "has no w2v, this machine w2v " in done.stderr.decode() and len(done.stderr.splitlines()) == 1
+
+
+def test_a_cluster_left_without_workers_is_one_error(tmp_path):
+    """Dask waits for a worker to join; w2v stops with its error once none has for a spell."""
+    from w2v.cluster import connect
+
+    with started_apart(tmp_path / "scheduler.json", 1, "--no-nanny") as file, connect(str(file), None) as cluster:
+        gone = cluster.client.submit(os._exit, 1, pure=False)  # the one worker's process ends: none is left
+        with pytest.raises(ConfigError, match="has 0 workers, not 1 or more, after 5 s"):
+            cluster.result(gone)
 
 
 def test_the_client_reaches_workers_started_apart_directly(scheduler):

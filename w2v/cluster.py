@@ -69,6 +69,27 @@ class Cluster:
             ) from None
         return self.workers()
 
+    def completed(self, futures: list) -> Iterator[Any]:
+        """``futures`` as they finish (or fail), waited for in spells of
+        ``CONNECT_SECONDS``: ConfigError (``wait_for_workers``) where one passes with
+        none finished and the cluster has no worker left, where Dask would wait for
+        one to join."""
+        distributed = import_distributed()
+        pending = list(futures)
+        while pending:
+            try:
+                done, still = distributed.wait(pending, timeout=CONNECT_SECONDS, return_when="FIRST_COMPLETED")
+            except TimeoutError:
+                self.wait_for_workers()
+                continue
+            pending = list(still)
+            yield from done
+
+    def result(self, future: Any) -> Any:
+        """``future.result()``, once it finishes (``completed``)."""
+        for done in self.completed([future]):
+            return done.result()
+
 
 def parse_address(address: str) -> tuple[str, int | str]:
     """("local", N) for ``local:N``, ("address", ADDRESS) for a scheduler's address,
@@ -119,10 +140,28 @@ def connect(address: str, threads: int | None) -> Iterator[Cluster]:
         with joined(distributed, kind, str(where)) as client:
             cluster = Cluster(client, address, False, threads or 0)
             workers = cluster.wait_for_workers()
+            check_same_w2v(client, workers)
             client.direct_to_workers = reaches_workers(client, workers)
             if not threads:
                 cluster.threads = min(client.scheduler_info()["workers"][w]["nthreads"] for w in workers)
             yield cluster
+
+
+def check_same_w2v(client: Any, workers: list[str]) -> None:
+    """ConfigError unless each of ``workers`` has this w2v installed (its version, as
+    Dask reads it from the installed package): a worker without it cannot unpickle
+    w2v's tasks, and leaves the cluster as it tries."""
+    from w2v import __version__
+
+    found = client.get_versions(packages=["w2v"])["workers"]
+    for worker in workers:
+        theirs = ((found.get(worker) or {}).get("packages") or {}).get("w2v")
+        if theirs != __version__:
+            has = "no w2v" if theirs is None else f"w2v {theirs}"
+            raise ConfigError(
+                f"the worker {worker} has {has}, this machine w2v {__version__}: install the same "
+                f"on every worker (pip install 'w2v[dask]=={__version__}')"
+            )
 
 
 @contextmanager

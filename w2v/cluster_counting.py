@@ -9,7 +9,7 @@ client receives one table. Parts are merged in corpus order, so with no pruning
 the result is the single-machine count, word for word and in the same order.
 """
 
-from w2v.cluster import Cluster, check_sources, import_distributed
+from w2v.cluster import Cluster, check_sources
 from w2v.counting import CountTable, count_table
 from w2v.parts import Part, split_sources
 from w2v.progress import progress_bar
@@ -34,16 +34,16 @@ def merged_on_cluster(cluster: Cluster, parts: list, count, arguments: tuple, pr
     """``count(part, *arguments)`` (a ``CountTable``) of each of ``parts`` on the workers,
     merged pairwise in corpus order, level by level, on the workers; the client
     receives the last table alone. A bar of the parts counted when ``show``."""
-    client, distributed = cluster.client, import_distributed()
+    client = cluster.client
     level = [client.submit(count, part, *arguments, pure=False) for part in parts]
     bar = progress_bar("counting", len(parts), "parts", show)
     try:
-        for done, _ in enumerate(distributed.as_completed(level), 1):
+        for done, _ in enumerate(cluster.completed(level), 1):
             bar.update(done)
         while len(level) > 1:
             pairs = [level[i : i + 2] for i in range(0, len(level), 2)]
             level = [client.submit(CountTable.merged, *pair, prune_at, pure=False) if len(pair) == 2 else pair[0]
                      for pair in pairs]  # fmt: skip
-        return level[0].result()
+        return cluster.result(level[0])
     finally:
         bar.close(True)

@@ -57,7 +57,7 @@ def write_on_cluster(cluster: Cluster, parts: list[Part], table: PhraseTable, fo
         bar = progress_bar("writing", len(parts), "parts", show)
         reports = []
         for done, future in enumerate(written, 1):
-            reports.append(future.result())
+            reports.append(cluster.result(future))
             bar.update(done)
         bar.close(True)
         os.rename(partial, folder)

@@ -159,7 +159,7 @@ class ClusterRun:
         for k in range(len(self.groups)):
             self.futures[k] = self.submit(k, workers[k % len(workers)])
         for k in range(len(self.groups)):
-            self.actors[k] = self.futures[k].result()
+            self.actors[k] = self.cluster.result(self.futures[k])
             batches, words, self.digests[k] = self.actors[k].fingerprint().result()
             self.ledger.sizes[k] = batches, words
         if self.expected is not None:
@@ -273,7 +273,7 @@ class ClusterRun:
             worker = min(alive, key=lambda w: self.where.count(w))
             try:
                 self.futures[k] = self.submit(k, worker)
-                self.actors[k] = self.futures[k].result()
+                self.actors[k] = self.cluster.result(self.futures[k])
                 self.actors[k].fingerprint().result()
                 self.actors[k].place(self.ledger.placement(k)).result()
                 return
