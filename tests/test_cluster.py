@@ -18,7 +18,7 @@ import pytest
 
 import w2v
 from w2v.cluster_training import ClusterRun
-from w2v.errors import ConfigError, CorpusError
+from w2v.errors import ConfigError, CorpusError, W2VError
 from w2v.state import TrainState, checkpoint_path
 
 distributed = pytest.importorskip("distributed")
@@ -163,6 +163,32 @@ def test_a_worker_killed_mid_run_is_replaced(topics, monkeypatch):
     assert killed and vanished and trained.report.workers_lost == 1
     assert trained.report.train_words == 4 * 4000 * 12  # the lost round was trained again
     assert topic_margin(trained) > 0.3
+
+
+def test_a_worker_gone_as_the_replicas_start_is_one_error(topics, monkeypatch):
+    """A replica's worker gone before its actor starts: Dask would wait for it to
+    come back; the run stops with one line."""
+    submit = ClusterRun.submit
+
+    def submit_first_to_a_gone_worker(run, k, worker):
+        return submit(run, k, "tcp://127.0.0.1:9" if k == 0 else worker)
+
+    monkeypatch.setattr(ClusterRun, "submit", submit_first_to_a_gone_worker)
+    with pytest.raises(W2VError, match=r"^a worker left the cluster as the replicas started \(.+\): run it again$"):
+        w2v.train(str(topics), cluster="local:2", threads=1, **SETTINGS)  # Dask: (No valid workers found)
+
+
+def test_a_task_bound_to_a_gone_worker_is_a_lost_connection():
+    """Dask holds a task bound to a worker that has left until the worker comes
+    back; the client takes it for a lost connection after a spell."""
+    from w2v.cluster import connect
+
+    gone = "tcp://127.0.0.1:9"
+    with connect("local:1", None) as cluster:
+        bound = cluster.client.submit(sum, [1, 2], workers=[gone], allow_other_workers=False, pure=False)
+        with pytest.raises(ConnectionError, match=f"the worker {gone} left the cluster"):
+            cluster.result(bound, on=gone)
+        assert cluster.result(cluster.client.submit(sum, [1, 2], pure=False), on=cluster.workers()[0]) == 3
 
 
 @contextlib.contextmanager

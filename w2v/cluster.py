@@ -69,25 +69,28 @@ class Cluster:
             ) from None
         return self.workers()
 
-    def completed(self, futures: list) -> Iterator[Any]:
+    def completed(self, futures: list, on: str | None = None) -> Iterator[Any]:
         """``futures`` as they finish (or fail), waited for in spells of
-        ``CONNECT_SECONDS``: ConfigError (``wait_for_workers``) where one passes with
-        none finished and the cluster has no worker left, where Dask would wait for
-        one to join."""
+        ``CONNECT_SECONDS``, where Dask would wait for workers to join. After a spell
+        with none finished: ConfigError (``wait_for_workers``) if the cluster has no
+        worker left, ConnectionError if it has lost the worker ``on``, the one the
+        futures must run on."""
         distributed = import_distributed()
         pending = list(futures)
         while pending:
             try:
                 done, still = distributed.wait(pending, timeout=CONNECT_SECONDS, return_when="FIRST_COMPLETED")
             except TimeoutError:
-                self.wait_for_workers()
+                workers = self.wait_for_workers()
+                if on is not None and on not in workers:
+                    raise ConnectionError(f"the worker {on} left the cluster") from None
                 continue
             pending = list(still)
             yield from done
 
-    def result(self, future: Any) -> Any:
+    def result(self, future: Any, on: str | None = None) -> Any:
         """``future.result()``, once it finishes (``completed``)."""
-        for done in self.completed([future]):
+        for done in self.completed([future], on):
             return done.result()
 
 

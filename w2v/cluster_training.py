@@ -12,8 +12,9 @@ same at the last combining).
 A worker lost during a round (its process killed, its machine gone) costs its
 round: its report is not combined, and a new replica of its parts, started on a
 worker still there (or one that joined), begins at its last finished round with
-the current weights, so its slice is trained again. An error of the training
-itself (divergence, a corpus that cannot be read) stops the run as in one process.
+the current weights, so its slice is trained again. A worker lost as the replicas
+first start stops the run with one line. An error of the training itself
+(divergence, a corpus that cannot be read) stops the run as in one process.
 """
 
 import contextlib
@@ -109,7 +110,10 @@ def train_on_cluster(cluster: Cluster, sources: list[str], config: TrainConfig, 
         run = ClusterRun.resumed(cluster, plan.resumed, hooks)
     run.checkpoint = plan.checkpoint
     try:
-        run.start(workers)
+        try:
+            run.start(workers)
+        except LOST_WORKER as error:
+            raise W2VError(f"a worker left the cluster as the replicas started ({error}): run it again") from None
         losses = run.train()
     finally:
         run.close()
@@ -159,7 +163,7 @@ class ClusterRun:
         for k in range(len(self.groups)):
             self.futures[k] = self.submit(k, workers[k % len(workers)])
         for k in range(len(self.groups)):
-            self.actors[k] = self.cluster.result(self.futures[k])
+            self.actors[k] = self.cluster.result(self.futures[k], on=self.where[k])
             batches, words, self.digests[k] = self.actors[k].fingerprint().result()
             self.ledger.sizes[k] = batches, words
         if self.expected is not None:
@@ -273,7 +277,7 @@ class ClusterRun:
             worker = min(alive, key=lambda w: self.where.count(w))
             try:
                 self.futures[k] = self.submit(k, worker)
-                self.actors[k] = self.cluster.result(self.futures[k])
+                self.actors[k] = self.cluster.result(self.futures[k], on=worker)
                 self.actors[k].fingerprint().result()
                 self.actors[k].place(self.ledger.placement(k)).result()
                 return
