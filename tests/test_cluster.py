@@ -109,8 +109,13 @@ def test_a_corpus_of_fewer_parts_than_workers_is_noted(cli, topics, tmp_path):
     packed.write_bytes(gzip.compress(topics.read_bytes()))
     done = cli("train", packed, "-o", tmp_path / "v.bin", "--cluster", "local:2", "--dim", "8", "--epochs", "1")
     assert done.returncode == 0, done.stderr.decode()
-    assert b"the corpus is 1 part: 1 of the 2 workers trains" in done.stderr
+    assert b"the corpus is 1 part: 1 of the 2 workers has work" in done.stderr
     assert b"1 round (" in done.stderr  # a lone replica's long rounds
+    counted = cli("vocab", packed, "-o", tmp_path / "vocab.txt", "--cluster", "local:2")
+    assert counted.returncode == 0 and b"the corpus is 1 part: 1 of the 2 workers has work" in counted.stderr
+    phrased = cli("phrases", packed, "-o", tmp_path / "phrased", "--cluster", "local:2")
+    assert phrased.returncode == 0 and b"1 of the 2 workers has work (a file of one line" in phrased.stderr
+    assert b"has work" not in cli("vocab", topics, "-o", tmp_path / "all.txt", "--cluster", "local:2").stderr
 
 
 def test_ctrl_c_stops_the_run_with_one_line(topics, tmp_path):

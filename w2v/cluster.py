@@ -24,6 +24,7 @@ from typing import Any
 from w2v.corpus import is_stream
 from w2v.errors import ConfigError, CorpusError, plural
 from w2v.files import is_url
+from w2v.progress import note
 
 LOCAL = re.compile(r"local:(\d+)")
 ADDRESS = re.compile(r"[a-z0-9+]+://\S+")
@@ -250,3 +251,17 @@ def check_sources(cluster: Cluster, sources: list[str]) -> None:
                 f"corpus file {missing[0]} is not on the cluster's worker {worker}: put the corpus on a "
                 "filesystem every worker mounts at the same path, or give a URL (s3://, gs://, hdfs://, https://)"
             )
+
+
+def note_idle_workers(parts: int, workers: int, show: bool, lines: bool = False) -> None:
+    """Say on stderr (when ``show``) that only ``parts`` of the ``workers`` have work,
+    where the corpus is fewer parts than that: parts are cut at whitespace, or at
+    line ends (``lines``, for phrases), and a compressed file or a URL is one."""
+    if parts >= workers:
+        return
+    whole = "a compressed file or a URL is one part"
+    if lines:
+        whole = "a file of one line, a compressed file or a URL is one part"
+    work = "has work" if parts == 1 else "have work"
+    hint = f"{whole}; give several files to use them all"
+    note(f"the corpus is {plural(parts, 'part')}: {parts} of the {workers} workers {work} ({hint})", show)

@@ -26,13 +26,13 @@ from typing import Any
 
 import numpy as np
 
-from w2v.cluster import Cluster, check_sources
+from w2v.cluster import Cluster, check_sources, note_idle_workers
 from w2v.cluster_counting import count_on_cluster, counting_parts
 from w2v.config import TrainConfig
 from w2v.counting import CountTable, check_not_empty
 from w2v.errors import CorpusError, W2VError
 from w2v.parts import Part, split_sources
-from w2v.progress import note, progress_bar
+from w2v.progress import progress_bar
 from w2v.rounds import Changes, Ledger, Replica, RoundLog, RoundResult
 from w2v.state import TrainState, checkpoint_path
 from w2v.vocab import Vocab
@@ -69,15 +69,6 @@ def cluster_vocab(cluster: Cluster, sources: list[str], config: TrainConfig, cho
     table: CountTable = count_on_cluster(cluster, counting_parts(cluster, sources), config.prune_at, show)
     check_not_empty(table.tokens, len(table.words), config.prune_at)
     return choose(table.words, table.counts), table.tokens
-
-
-def note_idle_workers(groups: int, workers: int, show: bool) -> None:
-    """Say on stderr (when ``show``) that only ``groups`` of the ``workers`` train, where
-    the corpus has fewer parts than workers."""
-    if groups < workers:
-        parts, trains = ("1 part", "trains") if groups == 1 else (f"{groups} parts", "train")
-        hint = "a compressed file or a URL is one part; give several files, or uncompressed ones, to use them all"
-        note(f"the corpus is {parts}: {groups} of the {workers} workers {trains} ({hint})", show)
 
 
 @dataclass

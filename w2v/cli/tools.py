@@ -193,18 +193,20 @@ def count_here_or_there(sources: list[str], prune_at: int, cluster: str | None, 
 
         with compiling_noted(show), Steps(show) as steps:
             return count_table(sources, prune_at, on_read=reading(steps))
-    from w2v.cluster import connect
+    from w2v.cluster import connect, note_idle_workers
     from w2v.cluster_counting import count_on_cluster, counting_parts
 
     with connect(cluster, None) as joined:
-        return count_on_cluster(joined, counting_parts(joined, sources), prune_at, show)
+        parts = counting_parts(joined, sources)
+        note_idle_workers(len(parts), len(joined.workers()), show)
+        return count_on_cluster(joined, parts, prune_at, show)
 
 
 def phrases_on_cluster(address: str, corpus: list[str], output: str, settings: dict, passes: int, prune_at: int,
                        apply_phrases: str | None, quiet: bool):  # fmt: skip
     """``w2v phrases --cluster``: learn (or load) the table and write the folder ``output``
     on the cluster at ``address``; the table and what was written."""
-    from w2v.cluster import connect
+    from w2v.cluster import connect, note_idle_workers
     from w2v.cluster_phrases import check_new_folder, learn_on_cluster, phrase_parts, write_on_cluster
     from w2v.phrases import PhraseTable, new_table
 
@@ -215,6 +217,7 @@ def phrases_on_cluster(address: str, corpus: list[str], output: str, settings: d
     sources = corpus_sources(corpus, [output])
     with connect(address, None) as cluster:
         parts = phrase_parts(cluster, sources)
+        note_idle_workers(len(parts), len(cluster.workers()), not quiet, lines=True)
         if not apply_phrases:
             learn_on_cluster(cluster, parts, table, passes, prune_at, not quiet)
         return table, write_on_cluster(cluster, parts, table, output, not quiet)
