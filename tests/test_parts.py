@@ -13,7 +13,7 @@ import w2v
 from w2v import rounds
 from w2v.config import TrainConfig
 from w2v.counting import CountTable, count_table
-from w2v.parts import Part, even_bounds, split_sources
+from w2v.parts import Part, even_bounds, holds_words, split_sources
 from w2v.rounds import (
     Ledger,
     Replica,
@@ -48,6 +48,7 @@ def test_parts_hold_every_word_once_and_whole(tmp_path_factory, text, strip, par
     read = [read_part(part, piece) for part in cut]
     assert b"".join(read) == data
     assert [word for chunk in read for word in chunk.split()] == data.split()
+    assert [holds_words(part) for part in cut] == [bool(chunk.split()) for chunk in read]
     for at, chunk in enumerate(read):  # a part ends just after a cut, or at the file's end: no word is split
         ends = chunk[-1:] == b"\n" if lines else chunk[-1:].isspace()  # and with lines, no line either
         assert not chunk or ends or not any(read[at + 1 :])
@@ -65,6 +66,9 @@ def test_even_bounds_and_how_sources_are_cut(tmp_path):
     assert [part.source for part in cut] == [str(big)] * 3 + [str(small), str(packed)]  # in corpus order
     assert cut[-1] == Part(str(packed))  # a compressed file is read from its start: one part
     assert read_part(cut[-1], 100) == b"word " * 1000
+    assert holds_words(cut[-1])
+    packed.write_bytes(gzip.compress(b" \n\t" * 1000))
+    assert not holds_words(Part(str(packed)))
 
 
 def test_counts_of_parts_merge_to_the_whole_corpus(wiki6):

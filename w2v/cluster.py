@@ -253,15 +253,18 @@ def check_sources(cluster: Cluster, sources: list[str]) -> None:
             )
 
 
-def note_idle_workers(parts: int, workers: int, show: bool, lines: bool = False) -> None:
-    """Say on stderr (when ``show``) that only ``parts`` of the ``workers`` have work,
-    where the corpus is fewer parts than that: parts are cut at whitespace, or at
-    line ends (``lines``, for phrases), and a compressed file or a URL is one."""
-    if parts >= workers:
+def note_idle_workers(parts: int, workers: int, show: bool, lines: bool = False, empty: int = 0) -> None:
+    """Say on stderr (when ``show``) that only some of the ``workers`` have work, where
+    the corpus is fewer ``parts`` than that, or ``empty`` of them hold no word: parts are
+    cut at whitespace, or at line ends (``lines``, for phrases), and a compressed file
+    or a URL is one."""
+    working = parts - empty
+    if working >= workers:
         return
     whole = "a compressed file or a URL is one part"
     if lines:
         whole = "a file of one line, a compressed file or a URL is one part"
-    work = "has work" if parts == 1 else "have work"
+    held = f", {empty} without words" if empty else ""
+    work = "has work" if working == 1 else "have work"
     hint = f"{whole}; give several files to use them all"
-    note(f"the corpus is {plural(parts, 'part')}: {parts} of the {workers} workers {work} ({hint})", show)
+    note(f"the corpus is {plural(parts, 'part')}{held}: {working} of the {workers} workers {work} ({hint})", show)

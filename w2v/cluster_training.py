@@ -31,7 +31,7 @@ from w2v.cluster_counting import count_on_cluster, counting_parts
 from w2v.config import TrainConfig
 from w2v.counting import CountTable, check_not_empty
 from w2v.errors import CorpusError, W2VError
-from w2v.parts import Part, split_sources
+from w2v.parts import Part, holds_words, split_sources
 from w2v.progress import progress_bar
 from w2v.rounds import Changes, Ledger, Replica, RoundLog, RoundResult
 from w2v.state import TrainState, checkpoint_path
@@ -64,6 +64,13 @@ def groups_of(parts: list[Part], groups: int) -> list[list[Part]]:
     return [[part for part, k in zip(parts, owner.tolist(), strict=True) if k == group] for group in range(groups)]
 
 
+def parts_with_words(cluster: Cluster, parts: list[Part]) -> list[Part]:
+    """The ``parts`` that hold a word (``parts.holds_words``, asked of the workers): the
+    others (empty files, or whitespace) have nothing to train."""
+    found = cluster.client.map(holds_words, parts, pure=False)
+    return [part for part, words in zip(parts, found, strict=True) if cluster.result(words)]
+
+
 def cluster_vocab(cluster: Cluster, sources: list[str], config: TrainConfig, choose, show: bool) -> tuple[Vocab, int]:
     """The vocabulary (``choose(words, counts)``) of ``sources`` counted on the cluster, and the corpus' tokens."""
     table: CountTable = count_on_cluster(cluster, counting_parts(cluster, sources), config.prune_at, show)
@@ -93,8 +100,11 @@ def train_on_cluster(cluster: Cluster, sources: list[str], config: TrainConfig, 
     workers = cluster.workers()
     if plan.resumed is None:
         vocab, corpus_words = cluster_vocab(cluster, sources, config, plan.choose, hooks.show_progress)
-        groups = [g for g in groups_of(split_sources(sources, len(workers)), len(workers)) if g]
-        note_idle_workers(len(groups), len(workers), hooks.show_progress)
+        parts = split_sources(sources, len(workers))
+        kept = parts_with_words(cluster, parts)
+        groups = [group for group in groups_of(kept, len(workers)) if group]
+        empty = len(parts) - len(kept)
+        note_idle_workers(len(groups) + empty, len(workers), hooks.show_progress, empty=empty)
         run = ClusterRun(cluster, groups, vocab, config, plan.start(vocab), hooks)
         run.corpus_words, run.notes = corpus_words, plan.notes
     else:

@@ -26,7 +26,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from w2v.corpus import FIRST_SPACE
+from w2v.corpus import FIRST_SPACE, read_chunks
 from w2v.files import compression_of, is_url, open_input
 
 READ_BYTES = 1 << 20
@@ -138,6 +138,12 @@ def first_match(pattern: re.Pattern, block: bytes, start: int = 0) -> int:
     """The index of the first match of ``pattern`` in ``block`` at or after ``start``, -1 if none."""
     found = pattern.search(block, start)
     return -1 if found is None else found.start()
+
+
+def holds_words(part: Part) -> bool:
+    """Whether ``part`` holds a word, a byte that is not ASCII whitespace (as the
+    tokeniser splits), read up to the first one."""
+    return any(chunk.strip() for chunk in read_chunks(part))
 
 
 def can_cut(source: str) -> bool:
