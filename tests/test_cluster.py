@@ -148,7 +148,9 @@ def test_ctrl_c_stops_the_run_with_one_line(topics, tmp_path):
     err = child.stderr.read()
     assert child.wait(60) == 130, err.decode()[-3000:]
     assert b"Traceback" not in err and b"KeyboardInterrupt" not in err, err.decode()[-3000:]
-    assert err.decode().strip().splitlines()[-1].startswith(f"w2v: error: interrupted; checkpoint saved in {folder}")
+    last = err.decode().strip().splitlines()[-1]
+    assert last.startswith(f"w2v: error: interrupted; checkpoint saved in {folder}")
+    assert last.endswith(f"continue with 'w2v train --resume {folder} --cluster local:2'")
     assert not (tmp_path / "v.bin").exists()
 
 

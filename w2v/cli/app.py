@@ -84,9 +84,10 @@ def terminate(_signum, _frame):
 
 
 class Stopped(Exception):
-    """Training interrupted (Ctrl-C or SIGTERM); says how to resume when a checkpoint was saved."""
+    """Training interrupted (Ctrl-C or SIGTERM); says how to resume when a checkpoint
+    was saved (on the ``cluster`` it ran on, if any: it resumes only on a cluster)."""
 
-    def __init__(self, cause: BaseException, checkpoint: str | None):
+    def __init__(self, cause: BaseException, checkpoint: str | None, cluster: str | None = None):
         self.code = 143 if isinstance(cause, Terminated) else 130
         message = "terminated" if self.code == 143 else "interrupted"
         if checkpoint and os.path.isfile(checkpoint_path(checkpoint)):
@@ -94,7 +95,8 @@ class Stopped(Exception):
 
             meta = read_meta(checkpoint)  # not the weights: gigabytes for a big model
             where = describe_progress(meta["jobs_done"], meta["batches"], meta["config"]["epochs"])
-            message += f"; checkpoint saved in {checkpoint} ({where}): continue with 'w2v train --resume {checkpoint}'"
+            again = f"w2v train --resume {checkpoint}" + (f" --cluster {cluster}" if cluster else "")
+            message += f"; checkpoint saved in {checkpoint} ({where}): continue with '{again}'"
         super().__init__(message)
 
 

@@ -367,7 +367,7 @@ def train(corpus, output, fmt, quiet, cbow_sum, save_vocab, read_vocab, **settin
             **settings,
         )
     except (KeyboardInterrupt, Terminated) as err:
-        raise Stopped(err, long_run["checkpoint"] or long_run["resume"]) from None
+        raise Stopped(err, long_run["checkpoint"] or long_run["resume"], cluster) from None
     write_start = time.perf_counter()
     written = write_trained(vectors, output, fmt, extras, seed, quiet)
     if not quiet:
