@@ -259,16 +259,17 @@ class ChunkCounter(ProvisionalCounts):
         """Count the sources one after the other, in chunks of about ``block_bytes``;
         yield the provisional ids of each chunk with its sentence ends (int32), as
         ``WordCounter`` would for the same tokens. The end of each source ends a sentence.
-        ``on_read(ReadStatus)`` is called before the first chunk and after each one is counted."""
+        ``on_read(ReadStatus)`` is called once the first source is open and after each
+        chunk is counted."""
         sources = list(sources)
-        total = None
+        start = None
         if on_read is not None:
             total = corpus_bytes(sources)
-            on_read(ReadStatus(0, total, 0, 0))
+            start = lambda: on_read(ReadStatus(0, total, 0, 0))  # noqa: E731
         done = 0  # bytes of the sources read before this one
-        for source in sources:
+        for number, source in enumerate(sources):
             offset = 0
-            for chunk, offset in chunks_and_offsets(source, block_bytes, self.max_word):
+            for chunk, offset in chunks_and_offsets(source, block_bytes, self.max_word, start if number == 0 else None):
                 ids = self.add_chunk(chunk)
                 if on_read is not None:
                     on_read(ReadStatus(done + offset, total, self.tokens, self._held))

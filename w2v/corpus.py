@@ -17,7 +17,7 @@ among their word ids (``counting``, ``idstream``).
 import os
 import re
 import sys
-from collections.abc import Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Protocol, runtime_checkable
@@ -189,12 +189,19 @@ def read_chunks(source: Source, block_bytes: int = BLOCK_BYTES, max_word: int = 
 
 
 def chunks_and_offsets(
-    source: Source, block_bytes: int = BLOCK_BYTES, max_word: int = MAX_WORD_BYTES
+    source: Source,
+    block_bytes: int = BLOCK_BYTES,
+    max_word: int = MAX_WORD_BYTES,
+    on_open: Callable[[], None] | None = None,
 ) -> Iterator[tuple[bytes, int]]:
     """``read_chunks``' pieces, each with the bytes of ``source`` read so far: of the
     file as stored (compressed bytes for a compressed file, to compare with its size),
-    or, where that cannot be told (a pipe, a URL), of its content."""
+    or, where that cannot be told (a pipe, a URL), of its content. ``on_open()`` is
+    called once the source is open, before its first read: a progress bar then shows
+    the reading begun, and none shows for a source that cannot be opened."""
     with open_source(source) as stream:
+        if on_open is not None:
+            on_open()
         descriptor = seekable_descriptor(stream)
         carry = b""  # the run of non-whitespace the last read ended in: fewer than max_word bytes
         dropping = False  # inside a run already cut at max_word bytes

@@ -206,15 +206,15 @@ def pieces_of_sources(
     """The lines of ``sources`` as pieces, read in bounded chunks (a line may come in
     several pieces; the last one has ``line_end`` True), their words cut as
     ``corpus.line_words`` cuts them. Each source ends a line. ``on_read(ReadStatus)``
-    (bytes and tokens; no distinct words) is called as reading starts and after each chunk."""
+    (bytes and tokens; no distinct words) is called once the first source is open and
+    after each chunk."""
     total = corpus_bytes(sources) if on_read is not None else None
     done = tokens = 0  # bytes of the sources before this one; tokens so far
-    if on_read is not None:
-        on_read(ReadStatus(0, total, 0, None))
-    for source in sources:
+    start = None if on_read is None else lambda: on_read(ReadStatus(0, total, 0, None))
+    for number, source in enumerate(sources):
         open_words = False  # the last line is not ended yet and has words
         offset = 0
-        for chunk, offset in chunks_and_offsets(source, block_bytes):
+        for chunk, offset in chunks_and_offsets(source, block_bytes, on_open=start if number == 0 else None):
             lines = chunk.split(b"\n")
             for line in lines[:-1]:
                 words = line_words(line)
