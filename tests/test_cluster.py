@@ -255,6 +255,30 @@ def test_a_cluster_started_apart(cli, topics, tmp_path, scheduler):
     assert missing.returncode != 0 and b"corpus not found" in missing.stderr
 
 
+def test_a_scheduler_lost_mid_run_is_one_line_and_a_checkpoint(topics, tmp_path):
+    """The client cancels every future when its scheduler goes; the run says so in one
+    line, with its checkpoint as of its last round, instead of Dask's tracebacks."""
+    folder = tmp_path / "ck"
+    with started_apart(tmp_path / "scheduler.json", 2) as file:
+        command = [sys.executable, "-m", "w2v", "train", topics, "-o", tmp_path / "v.bin", "--cluster", file,
+                   "--checkpoint", folder, "--dim", "8", "--epochs", "5000", "--sync-words", "10000"]  # fmt: skip
+        child = subprocess.Popen(list(map(str, command)), stderr=subprocess.PIPE)
+        assert child.stderr is not None
+        for line in child.stderr:
+            if line.startswith(b"w2v: training: ") and b"lr=" in line:
+                break
+        scheduler = next(p for p in psutil.process_iter(["cmdline"]) if str(file) in (p.info["cmdline"] or [])
+                         and "distributed.cli.dask_scheduler" in p.info["cmdline"])  # fmt: skip
+        scheduler.kill()
+        err = child.stderr.read()
+        assert child.wait(60) == 1, err.decode()[-3000:]
+    assert b"Traceback" not in err, err.decode()[-3000:]
+    lost = f"w2v: error: lost the connection to the Dask scheduler at {file}; checkpoint saved in {folder} ("
+    assert err.decode().strip().splitlines()[-1].startswith(lost)
+    assert err.decode().strip().endswith(f"continue with 'w2v train --resume {folder} --cluster {file}'")
+    assert TrainState.load(checkpoint_path(str(folder))).replicas and not (tmp_path / "v.bin").exists()
+
+
 WITHOUT_W2V = """
 import importlib.metadata, sys
 

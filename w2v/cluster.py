@@ -22,7 +22,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from w2v.corpus import is_stream
-from w2v.errors import ConfigError, CorpusError, plural
+from w2v.errors import ClusterLost, ConfigError, CorpusError, plural
 from w2v.files import is_url
 from w2v.progress import note
 
@@ -148,7 +148,21 @@ def connect(address: str, threads: int | None) -> Iterator[Cluster]:
             client.direct_to_workers = reaches_workers(client, workers)
             if not threads:
                 cluster.threads = min(client.scheduler_info()["workers"][w]["nthreads"] for w in workers)
-            yield cluster
+            with scheduler_kept(client, address):
+                yield cluster
+
+
+@contextmanager
+def scheduler_kept(client: Any, address: str) -> Iterator[None]:
+    """Raise ClusterLost for whatever the block raises once ``client`` has lost its
+    scheduler (it then cancels every future, and the calls to actors, the waits for
+    workers and the results fail each in its own way)."""
+    try:
+        yield
+    except Exception:
+        if client.status not in ("connecting", "closed"):
+            raise
+        raise ClusterLost(f"lost the connection to the Dask scheduler at {address}") from None
 
 
 def check_same_w2v(client: Any, workers: list[str]) -> None:
@@ -222,13 +236,16 @@ def joined(distributed: Any, kind: str, where: str) -> Iterator[Any]:
 def quiet_logs() -> Iterator[None]:
     """Dask's own log lines (a worker restarted, a connection closed) kept off stderr
     for the block: w2v reports what matters to the run itself."""
-    logger = logging.getLogger("distributed")
-    level = logger.level
-    logger.setLevel(logging.CRITICAL)
+    names = ["distributed", *(name for name in logging.root.manager.loggerDict if name.startswith("distributed."))]
+    loggers = [logging.getLogger(name) for name in names]
+    levels = [logger.level for logger in loggers]  # some of Dask's own (distributed.client) set theirs
+    for logger in loggers:
+        logger.setLevel(logging.CRITICAL)
     try:
         yield
     finally:
-        logger.setLevel(level)
+        for logger, level in zip(loggers, levels, strict=True):
+            logger.setLevel(level)
 
 
 def check_sources(cluster: Cluster, sources: list[str]) -> None:

@@ -18,6 +18,10 @@ class FormatError(W2VError):
     """A vectors or vocabulary file is malformed."""
 
 
+class ClusterLost(W2VError):
+    """The client lost its connection to the Dask scheduler, and the cluster's work with it."""
+
+
 class DivergedError(W2VError):
     """Training produced non-finite weights or loss (a learning rate too high)."""
 

@@ -84,12 +84,12 @@ def terminate(_signum, _frame):
 
 
 class Stopped(Exception):
-    """Training interrupted (Ctrl-C or SIGTERM); says how to resume when a checkpoint
-    was saved (on the ``cluster`` it ran on, if any: it resumes only on a cluster)."""
+    """Training interrupted (Ctrl-C, SIGTERM, its cluster lost); says how to resume when a
+    checkpoint was saved (on the ``cluster`` it ran on, if any: it resumes only on a cluster)."""
 
     def __init__(self, cause: BaseException, checkpoint: str | None, cluster: str | None = None):
-        self.code = 143 if isinstance(cause, Terminated) else 130
-        message = "terminated" if self.code == 143 else "interrupted"
+        self.code = {Terminated: 143, KeyboardInterrupt: 130}.get(type(cause), 1)
+        message = {143: "terminated", 130: "interrupted"}.get(self.code, str(cause))
         if checkpoint and os.path.isfile(checkpoint_path(checkpoint)):
             from w2v.state import describe_progress, read_meta
 

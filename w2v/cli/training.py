@@ -9,7 +9,7 @@ import click
 
 from w2v.cli.app import CONTEXT, Stopped, Terminated, cli
 from w2v.config import COMBINE, DEFAULT_PRUNE_AT, load_preset, preset_names
-from w2v.errors import W2VError, plural
+from w2v.errors import ClusterLost, W2VError, plural
 from w2v.files import binary_name, check_writable, is_special, is_url
 from w2v.train import train as train_vectors
 from w2v.vectors import display_word
@@ -366,7 +366,7 @@ def train(corpus, output, fmt, quiet, cbow_sum, save_vocab, read_vocab, **settin
             **long_run,
             **settings,
         )
-    except (KeyboardInterrupt, Terminated) as err:
+    except (KeyboardInterrupt, Terminated, ClusterLost) as err:
         raise Stopped(err, long_run["checkpoint"] or long_run["resume"], cluster) from None
     write_start = time.perf_counter()
     written = write_trained(vectors, output, fmt, extras, seed, quiet)
