@@ -246,6 +246,11 @@ def test_a_cluster_started_apart(cli, topics, tmp_path, scheduler):
     vocab = cli("vocab", topics, "-o", tmp_path / "vocab.txt", "-q", "--min-count", "1", "--cluster", address)
     assert vocab.returncode == 0, vocab.stderr.decode()
     assert len((tmp_path / "vocab.txt").read_text().splitlines()) == TOPICS * TOPIC_WORDS
+    here = topics.parent  # a path relative to this folder, where the workers run in another
+    relative = cli("vocab", topics.name, "-o", tmp_path / "relative.txt", "-q", "--min-count", "1", "--cluster",
+                   address, cwd=here)  # fmt: skip
+    assert relative.returncode == 0, relative.stderr.decode()
+    assert (tmp_path / "relative.txt").read_bytes() == (tmp_path / "vocab.txt").read_bytes()
     done = cli("train", topics, "-o", tmp_path / "v.txt", "--cluster", scheduler, "--dim", "16", "--epochs", "4",
                "--min-count", "1", "--sample", "0", "--sync-words", "10000")  # fmt: skip
     assert done.returncode == 0, done.stderr.decode()

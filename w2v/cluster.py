@@ -6,7 +6,7 @@ file (``dask scheduler --scheduler-file``) joins a running cluster. Dask is an
 optional extra (``pip install 'w2v[dask]'``), imported only here and only when a
 cluster is asked for.
 
-The workers read the corpus themselves: ``check_sources`` refuses what they cannot
+The workers read the corpus themselves: ``worker_sources`` refuses what they cannot
 read (standard input, a pipe, a local file that is not on their machines).
 """
 
@@ -248,18 +248,21 @@ def quiet_logs() -> Iterator[None]:
             logger.setLevel(level)
 
 
-def check_sources(cluster: Cluster, sources: list[str]) -> None:
-    """CorpusError for a source the workers cannot read: standard input or a pipe
-    (this process's alone), or a local file missing on a worker of a remote cluster."""
+def worker_sources(cluster: Cluster, sources: list[str]) -> list[str]:
+    """``sources`` as the workers must name them: local files by their absolute paths
+    (a worker runs in a folder of its own), URLs as they are. CorpusError for a source
+    the workers cannot read: standard input or a pipe (this process's alone), or a
+    local file missing on a worker of a remote cluster."""
     for source in sources:
         if is_stream(source):
             raise CorpusError(
                 f"--cluster reads the corpus on the workers: {'standard input' if source == '-' else source} "
                 "cannot be shared; write it to a file they can read"
             )
-    local = [source for source in sources if not is_url(source)]
+    named = [source if is_url(source) else os.path.abspath(source) for source in sources]
+    local = [source for source in named if not is_url(source)]
     if cluster.local or not local:
-        return
+        return named
     seen = cluster.client.run(lambda: [os.path.isfile(source) for source in local])
     for worker, found in sorted(seen.items()):
         missing = [source for source, there in zip(local, found, strict=True) if not there]
@@ -268,6 +271,7 @@ def check_sources(cluster: Cluster, sources: list[str]) -> None:
                 f"corpus file {missing[0]} is not on the cluster's worker {worker}: put the corpus on a "
                 "filesystem every worker mounts at the same path, or give a URL (s3://, gs://, hdfs://, https://)"
             )
+    return named
 
 
 def note_idle_workers(parts: int, workers: int, show: bool, lines: bool = False, empty: int = 0) -> None:

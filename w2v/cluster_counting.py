@@ -9,7 +9,7 @@ client receives one table. Parts are merged in corpus order, so with no pruning
 the result is the single-machine count, word for word and in the same order.
 """
 
-from w2v.cluster import Cluster, check_sources
+from w2v.cluster import Cluster, worker_sources
 from w2v.counting import CountTable, count_table
 from w2v.parts import Part, split_sources
 from w2v.progress import progress_bar
@@ -19,8 +19,7 @@ PARTS_PER_WORKER = 4
 
 def counting_parts(cluster: Cluster, sources: list[str]) -> list[Part]:
     """The parts the workers count ``sources`` in (CorpusError for a source they cannot read)."""
-    check_sources(cluster, sources)
-    return split_sources(sources, PARTS_PER_WORKER * len(cluster.workers()))
+    return split_sources(worker_sources(cluster, sources), PARTS_PER_WORKER * len(cluster.workers()))
 
 
 def count_on_cluster(cluster: Cluster, parts: list[Part], prune_at: int, show: bool = False) -> CountTable:

@@ -16,7 +16,7 @@ import os
 import shutil
 import tempfile
 
-from w2v.cluster import Cluster, check_sources
+from w2v.cluster import Cluster, worker_sources
 from w2v.cluster_counting import PARTS_PER_WORKER, merged_on_cluster
 from w2v.errors import ConfigError
 from w2v.parts import Part, split_sources
@@ -26,8 +26,7 @@ from w2v.progress import progress_bar
 
 def phrase_parts(cluster: Cluster, sources: list[str]) -> list[Part]:
     """The parts (whole lines) the workers read ``sources`` in."""
-    check_sources(cluster, sources)
-    return split_sources(sources, PARTS_PER_WORKER * len(cluster.workers()), lines=True)
+    return split_sources(worker_sources(cluster, sources), PARTS_PER_WORKER * len(cluster.workers()), lines=True)
 
 
 def learn_on_cluster(cluster: Cluster, parts: list[Part], table: PhraseTable, passes: int, prune_at: int,

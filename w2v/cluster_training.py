@@ -26,7 +26,7 @@ from typing import Any
 
 import numpy as np
 
-from w2v.cluster import Cluster, check_sources, note_idle_workers
+from w2v.cluster import Cluster, note_idle_workers, worker_sources
 from w2v.cluster_counting import count_on_cluster, counting_parts
 from w2v.config import TrainConfig
 from w2v.counting import CountTable, check_not_empty
@@ -96,7 +96,7 @@ def train_on_cluster(cluster: Cluster, sources: list[str], config: TrainConfig, 
                      hooks: Hooks) -> ClusterResult:  # fmt: skip
     """Count, encode and train ``sources`` on ``cluster`` as the module says, or go on
     with ``plan.resumed``; checkpoint as ``hooks`` says into ``plan.checkpoint``."""
-    check_sources(cluster, sources)
+    sources = worker_sources(cluster, sources)
     workers = cluster.workers()
     if plan.resumed is None:
         vocab, corpus_words = cluster_vocab(cluster, sources, config, plan.choose, hooks.show_progress)
