@@ -132,6 +132,18 @@ def test_parts_without_words_have_no_replica(cli, topics, tmp_path):
     assert b"48,000 words trained" in done.stderr
 
 
+def test_a_script_without_the_main_guard_is_told_of_it(topics, tmp_path):
+    """Each local worker process imports the script that started it again: at its top
+    level, w2v's call would start a cluster in each. They exit; the script gets one error."""
+    script = tmp_path / "script.py"
+    script.write_text(f"import w2v\nw2v.train([{str(topics)!r}], cluster='local:2', epochs=1, dim=8)\n")
+    done = subprocess.run([sys.executable, str(script)], capture_output=True, cwd=tmp_path)
+    assert done.returncode == 1 and done.stderr.count(b"Traceback") == 1, done.stderr.decode()[-3000:]
+    last = done.stderr.decode().strip().splitlines()[-1]
+    assert last.startswith("w2v.errors.ConfigError: the worker processes of local:2 did not start")
+    assert b"""call w2v under 'if __name__ == "__main__":'""" in done.stderr
+
+
 def test_ctrl_c_stops_the_run_with_one_line(topics, tmp_path):
     """Ctrl-C reaches every process of the terminal's foreground group: the workers
     leave it to the client, which checkpoints and stops them."""

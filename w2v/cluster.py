@@ -12,6 +12,7 @@ read (standard input, a pipe, a local file that is not on their machines).
 
 import asyncio
 import logging
+import multiprocessing
 import os
 import re
 import signal
@@ -127,16 +128,10 @@ def connect(address: str, threads: int | None) -> Iterator[Cluster]:
         if kind == "local":
             assert isinstance(where, int)
             per_worker = threads or max((os.cpu_count() or 1) // where, 1)
-            with interrupts_for_this_process_alone():
-                local = distributed.LocalCluster(
-                    n_workers=where,
-                    threads_per_worker=1,
-                    processes=True,
-                    memory_limit=0,
-                    dashboard_address="127.0.0.1:0",  # the HTTP server Dask always starts: a free local port
-                    silence_logs=logging.CRITICAL,  # its workers' log lines too (a heartbeat lost as it closes)
-                )
-            with local, distributed.Client(local, direct_to_workers=True) as client:
+            with (
+                local_cluster(distributed, where) as local,
+                distributed.Client(local, direct_to_workers=True) as client,
+            ):
                 cluster = Cluster(client, address, True, per_worker)
                 cluster.wait_for_workers(where)
                 yield cluster
@@ -163,6 +158,32 @@ def scheduler_kept(client: Any, address: str) -> Iterator[None]:
         if client.status not in ("connecting", "closed"):
             raise
         raise ClusterLost(f"lost the connection to the Dask scheduler at {address}") from None
+
+
+def local_cluster(distributed: Any, workers: int) -> Any:
+    """A ``LocalCluster`` of ``workers`` one-task processes, started with Ctrl-C left to
+    this process. Each worker process starts by importing this process' main module
+    again, as Python's spawn does: a script that calls w2v at its top level, not under
+    ``if __name__ == "__main__":``, would have each start a cluster of its own. There
+    (the import of a process being spawned) this exits quietly, and here the workers
+    that did not start are one ConfigError naming the guard."""
+    if getattr(multiprocessing.current_process(), "_inheriting", False):  # as multiprocessing checks it
+        raise SystemExit(1)
+    try:
+        with interrupts_for_this_process_alone():
+            return distributed.LocalCluster(
+                n_workers=workers,
+                threads_per_worker=1,
+                processes=True,
+                memory_limit=0,
+                dashboard_address="127.0.0.1:0",  # the HTTP server Dask always starts: a free local port
+                silence_logs=logging.CRITICAL,  # its workers' log lines too (a heartbeat lost as it closes)
+            )
+    except RuntimeError as error:
+        raise ConfigError(
+            f"the worker processes of local:{workers} did not start ({error}); in a script, call w2v under "
+            "'if __name__ == \"__main__\":', as each worker process imports the script again"
+        ) from None
 
 
 def check_same_w2v(client: Any, workers: list[str]) -> None:
