@@ -115,6 +115,10 @@ def test_a_corpus_of_fewer_parts_than_workers_is_noted(cli, topics, tmp_path):
     assert counted.returncode == 0 and b"the corpus is 1 part: 1 of the 2 workers has work" in counted.stderr
     phrased = cli("phrases", packed, "-o", tmp_path / "phrased", "--cluster", "local:2")
     assert phrased.returncode == 0 and b"1 of the 2 workers has work (a file of one line" in phrased.stderr
+    line = tmp_path / "line.txt"  # plain, but one line: phrases cut it into parts of which one holds it all
+    line.write_bytes(topics.read_bytes().replace(b"\n", b" "))
+    phrased = cli("phrases", line, "-o", tmp_path / "phrased-line", "--cluster", "local:2")
+    assert phrased.returncode == 0 and b"the corpus is 8 parts, 7 without words: 1 of the 2" in phrased.stderr
     assert b"has work" not in cli("vocab", topics, "-o", tmp_path / "all.txt", "--cluster", "local:2").stderr
 
 

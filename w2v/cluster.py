@@ -25,6 +25,7 @@ from typing import Any
 from w2v.corpus import is_stream
 from w2v.errors import ClusterLost, ConfigError, CorpusError, plural
 from w2v.files import is_url
+from w2v.parts import Part, holds_words
 from w2v.progress import note
 
 LOCAL = re.compile(r"local:(\d+)")
@@ -293,6 +294,13 @@ def worker_sources(cluster: Cluster, sources: list[str]) -> list[str]:
                 "filesystem every worker mounts at the same path, or give a URL (s3://, gs://, hdfs://, https://)"
             )
     return named
+
+
+def parts_with_words(cluster: Cluster, parts: list[Part]) -> list[Part]:
+    """The ``parts`` that hold a word (``parts.holds_words``, asked of the workers): the
+    others (empty files, whitespace, the parts past a file's only line end) have no work."""
+    found = cluster.client.map(holds_words, parts, pure=False)
+    return [part for part, words in zip(parts, found, strict=True) if cluster.result(words)]
 
 
 def note_idle_workers(parts: int, workers: int, show: bool, lines: bool = False, empty: int = 0) -> None:

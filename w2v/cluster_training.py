@@ -26,12 +26,12 @@ from typing import Any
 
 import numpy as np
 
-from w2v.cluster import Cluster, note_idle_workers, worker_sources
+from w2v.cluster import Cluster, note_idle_workers, parts_with_words, worker_sources
 from w2v.cluster_counting import count_on_cluster, counting_parts
 from w2v.config import TrainConfig
 from w2v.counting import CountTable, check_not_empty
 from w2v.errors import CorpusError, W2VError
-from w2v.parts import Part, holds_words, split_sources
+from w2v.parts import Part, split_sources
 from w2v.progress import progress_bar
 from w2v.rounds import Changes, Ledger, Replica, RoundLog, RoundResult
 from w2v.state import TrainState, checkpoint_path
@@ -62,13 +62,6 @@ def groups_of(parts: list[Part], groups: int) -> list[list[Part]]:
     middle = np.cumsum(sizes) - sizes / 2
     owner = np.minimum((middle * groups / sizes.sum()).astype(np.int64), groups - 1)
     return [[part for part, k in zip(parts, owner.tolist(), strict=True) if k == group] for group in range(groups)]
-
-
-def parts_with_words(cluster: Cluster, parts: list[Part]) -> list[Part]:
-    """The ``parts`` that hold a word (``parts.holds_words``, asked of the workers): the
-    others (empty files, or whitespace) have nothing to train."""
-    found = cluster.client.map(holds_words, parts, pure=False)
-    return [part for part, words in zip(parts, found, strict=True) if cluster.result(words)]
 
 
 def cluster_vocab(cluster: Cluster, sources: list[str], config: TrainConfig, choose, show: bool) -> tuple[Vocab, int]:

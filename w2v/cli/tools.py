@@ -206,7 +206,7 @@ def phrases_on_cluster(address: str, corpus: list[str], output: str, settings: d
                        apply_phrases: str | None, quiet: bool):  # fmt: skip
     """``w2v phrases --cluster``: learn (or load) the table and write the folder ``output``
     on the cluster at ``address``; the table and what was written."""
-    from w2v.cluster import connect, note_idle_workers
+    from w2v.cluster import connect, note_idle_workers, parts_with_words
     from w2v.cluster_phrases import check_new_folder, learn_on_cluster, phrase_parts, write_on_cluster
     from w2v.phrases import PhraseTable, new_table
 
@@ -217,7 +217,8 @@ def phrases_on_cluster(address: str, corpus: list[str], output: str, settings: d
     sources = corpus_sources(corpus, [output])
     with connect(address, None) as cluster:
         parts = phrase_parts(cluster, sources)
-        note_idle_workers(len(parts), len(cluster.workers()), not quiet, lines=True)
+        empty = len(parts) - len(parts_with_words(cluster, parts))
+        note_idle_workers(len(parts), len(cluster.workers()), not quiet, lines=True, empty=empty)
         if not apply_phrases:
             learn_on_cluster(cluster, parts, table, passes, prune_at, not quiet)
         return table, write_on_cluster(cluster, parts, table, output, not quiet)
