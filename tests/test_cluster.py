@@ -362,6 +362,24 @@ def test_cluster_mistakes_are_one_line(cli, topics, tmp_path, args, message):
     assert not (tmp_path / "x.bin").exists()
 
 
+def test_an_address_where_no_scheduler_answers_is_one_line(cli, topics, tmp_path):
+    """Dask waits for a scheduler's handshake without a limit; w2v for 10 s."""
+    with socket.socket() as listener:  # connections are accepted (the kernel's backlog), never answered
+        listener.bind(("127.0.0.1", 0))
+        listener.listen()
+        address = f"tcp://127.0.0.1:{listener.getsockname()[1]}"
+        done = cli("vocab", topics, "-o", tmp_path / "v.txt", "--cluster", address)
+    assert done.returncode == 1, done.stderr.decode()
+    unanswered = f"no Dask scheduler answered at {address} within 10 s (something else listens there, or the"
+    assert done.stderr.decode() == f"w2v: error: {unanswered} scheduler is stuck)\n"
+    written = tmp_path / "scheduler.json"
+    written.write_text('{"addr')  # not JSON: Dask would wait for it to be, then fail on no address
+    done = cli("vocab", topics, "-o", tmp_path / "v.txt", "--cluster", written)
+    not_a_file = f"{written} is not a Dask scheduler file (JSON with the scheduler's address)"
+    assert done.returncode == 1 and done.stderr.decode() == f"w2v: error: {not_a_file}\n"
+    assert not (tmp_path / "v.txt").exists()
+
+
 def test_standard_input_cannot_reach_the_workers(cli, tmp_path):
     done = cli("train", "-", "--cluster", "local:1", "-o", tmp_path / "x.bin", "-q", input=b"a b c\n")
     assert done.returncode == 1

@@ -11,13 +11,14 @@ read (standard input, a pipe, a local file that is not on their machines).
 """
 
 import asyncio
+import json
 import logging
 import multiprocessing
 import os
 import re
 import signal
 import threading
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
 from typing import Any
@@ -242,16 +243,55 @@ def reaches_workers(client: Any, workers: list[str]) -> bool:
 @contextmanager
 def joined(distributed: Any, kind: str, where: str) -> Iterator[Any]:
     """A client of the running scheduler at ``where`` (an address, or a scheduler file);
-    ConfigError if it cannot be reached within ``CONNECT_SECONDS``."""
-    try:
-        if kind == "file":
-            client = distributed.Client(scheduler_file=where, timeout=CONNECT_SECONDS)
-        else:
-            client = distributed.Client(where, timeout=CONNECT_SECONDS)
-    except (OSError, TimeoutError, ValueError) as err:
-        raise ConfigError(f"cannot reach the Dask scheduler at {where} within {CONNECT_SECONDS} s: {err}") from None
+    ConfigError if it cannot be reached within ``CONNECT_SECONDS``, or does not answer
+    as a Dask scheduler within twice that."""
+    address = scheduler_address_in(where) if kind == "file" else where
+    client = answered(lambda: distributed.Client(address, timeout=CONNECT_SECONDS), where)
     with client:
         yield client
+
+
+def scheduler_address_in(path: str) -> str:
+    """The scheduler's address that the scheduler file ``path`` holds (JSON, as ``dask
+    scheduler --scheduler-file`` writes it); ConfigError if it holds none."""
+    try:
+        with open(path, encoding="utf-8") as file:
+            address = json.load(file).get("address")
+    except (OSError, ValueError, AttributeError):  # unreadable, not JSON, not a JSON object
+        address = None
+    if not isinstance(address, str):
+        raise ConfigError(f"{path} is not a Dask scheduler file (JSON with the scheduler's address)")
+    return address
+
+
+def answered(make: Callable[[], Any], where: str) -> Any:
+    """``make()``, a Dask client, if it returns within 2 x ``CONNECT_SECONDS``. Dask
+    bounds the connection but waits for the scheduler's handshake without a limit, so
+    that an address where something else listens (a web server) would hang the run:
+    the client starts in a thread of its own, left behind if it does not return. A
+    failure to connect (or a TLS address without Dask's TLS settings) is ConfigError."""
+    made: list[Any] = []
+    failed: list[Exception] = []
+
+    def start() -> None:
+        try:
+            made.append(make())
+        except Exception as error:
+            failed.append(error)
+
+    thread = threading.Thread(target=start, name="w2v-connect", daemon=True)
+    thread.start()
+    thread.join(2 * CONNECT_SECONDS)
+    if thread.is_alive():
+        raise ConfigError(
+            f"no Dask scheduler answered at {where} within {2 * CONNECT_SECONDS} s (something else listens there, "
+            "or the scheduler is stuck)"
+        )
+    if failed:
+        if isinstance(failed[0], (OSError, TimeoutError, ValueError, TypeError)):
+            raise ConfigError(f"cannot reach the Dask scheduler at {where} within {CONNECT_SECONDS} s: {failed[0]}")
+        raise failed[0]
+    return made[0]
 
 
 @contextmanager
