@@ -17,8 +17,9 @@ import numpy as np
 import pytest
 
 import w2v
+from w2v import cluster_training
 from w2v.cluster_training import ClusterRun
-from w2v.errors import ConfigError, CorpusError, W2VError
+from w2v.errors import ClusterLost, ConfigError, CorpusError, W2VError
 from w2v.state import TrainState, checkpoint_path
 
 distributed = pytest.importorskip("distributed")
@@ -176,18 +177,24 @@ def worker_processes() -> list:
     return [child for child in children if "spawn_main" in " ".join(child.cmdline())]
 
 
+def killing_a_worker(killed: list[int]):
+    """An ``on_progress`` that kills a worker process after the first round, once, its pid added to ``killed``."""
+
+    def kill_one(done, _total, _alpha, _loss):
+        if not killed and done > 0:
+            victim = worker_processes()[0]
+            victim.send_signal(signal.SIGKILL)
+            killed.append(victim.pid)
+
+    return kill_one
+
+
 def test_a_worker_killed_mid_run_is_replaced(topics, monkeypatch):
     """A worker killed after the first round: its replica starts again on a worker
     still there, the first try failing as if that worker had left as it started."""
     killed: list[int] = []
     vanished: list[str] = []
     submit = ClusterRun.submit
-
-    def kill_one(done, _total, _alpha, _loss):
-        if not killed and done > 0:  # after the first round
-            victim = worker_processes()[0]
-            victim.send_signal(signal.SIGKILL)
-            killed.append(victim.pid)
 
     def submit_to_a_vanishing_worker(run, k, worker):
         if killed and not vanished:
@@ -196,10 +203,21 @@ def test_a_worker_killed_mid_run_is_replaced(topics, monkeypatch):
         return submit(run, k, worker)
 
     monkeypatch.setattr(ClusterRun, "submit", submit_to_a_vanishing_worker)
-    trained = w2v.train(str(topics), cluster="local:2", threads=1, on_progress=kill_one, **SETTINGS)
+    trained = w2v.train(str(topics), cluster="local:2", threads=1, on_progress=killing_a_worker(killed), **SETTINGS)
     assert killed and vanished and trained.report.workers_lost == 1
     assert trained.report.train_words == 4 * 4000 * 12  # the lost round was trained again
     assert topic_margin(trained) > 0.3
+
+
+def test_a_run_that_loses_more_workers_than_it_survives_keeps_its_checkpoint(topics, tmp_path, monkeypatch):
+    """Past MAX_REPLACEMENTS lost workers (none here) the run stops with one line, saved as of its last round."""
+    killed: list[int] = []
+    monkeypatch.setattr(cluster_training, "MAX_REPLACEMENTS", 0)
+    with pytest.raises(ClusterLost, match=r"^lost a worker again \(.+\) after 0, the most a run survives$"):
+        w2v.train(str(topics), cluster="local:2", threads=1, on_progress=killing_a_worker(killed),
+                  checkpoint=str(tmp_path / "ck"), **SETTINGS)  # fmt: skip
+    state = TrainState.load(str(tmp_path / "ck"))
+    assert killed and 0 < state.jobs_done < state.batches * SETTINGS["epochs"] and len(state.replicas) == 2
 
 
 def test_a_worker_gone_as_the_replicas_start_is_one_error(topics, monkeypatch):

@@ -30,7 +30,7 @@ from w2v.cluster import Cluster, note_idle_workers, parts_with_words, worker_sou
 from w2v.cluster_counting import count_on_cluster, counting_parts
 from w2v.config import TrainConfig
 from w2v.counting import CountTable, check_not_empty
-from w2v.errors import CorpusError, W2VError
+from w2v.errors import ClusterLost, CorpusError, W2VError
 from w2v.parts import Part, split_sources
 from w2v.progress import progress_bar
 from w2v.rounds import Changes, Ledger, Replica, RoundLog, RoundResult
@@ -225,7 +225,7 @@ class ClusterRun:
                     self.report(bar)
                     self.save_if_due(self.reported > epochs)
             except BaseException as err:
-                if not isinstance(err, W2VError):
+                if not isinstance(err, W2VError) or isinstance(err, ClusterLost):  # the last round is sound
                     self.save_if_due(True)
                 raise
             completed = True
@@ -260,10 +260,13 @@ class ClusterRun:
     def lost(self, k: int, error: Exception) -> None:
         """Replica ``k``'s call failed with ``error``: if it is a lost connection (its worker
         gone), start the replica again on the worker with fewest replicas, or on the next
-        if that one leaves as the replica starts (up to ``MAX_REPLACEMENTS`` tries); else
-        raise it."""
-        if not isinstance(error, LOST_WORKER) or self.replaced >= MAX_REPLACEMENTS:
+        if that one leaves as the replica starts; ClusterLost once the run has lost more
+        than ``MAX_REPLACEMENTS`` workers, or the replica has failed to start on that many.
+        Any other error is raised as it is."""
+        if not isinstance(error, LOST_WORKER):
             raise error
+        if self.replaced >= MAX_REPLACEMENTS:
+            raise ClusterLost(f"lost a worker again ({error}) after {MAX_REPLACEMENTS}, the most a run survives")
         self.replaced += 1
         for tries_left in range(MAX_REPLACEMENTS - 1, -1, -1):
             workers = self.cluster.wait_for_workers()
@@ -275,9 +278,12 @@ class ClusterRun:
                 self.actors[k].fingerprint().result()
                 self.actors[k].place(self.ledger.placement(k)).result()
                 return
-            except (*LOST_WORKER, KeyError):  # KeyError: the scheduler no longer knows the worker
+            except (*LOST_WORKER, KeyError) as again:  # KeyError: the scheduler no longer knows the worker
                 if not tries_left:
-                    raise
+                    raise ClusterLost(
+                        f"a lost worker's replica did not start again on {MAX_REPLACEMENTS} workers in turn "
+                        f"(the last: {again!r})"
+                    ) from None
 
     def report(self, bar) -> None:
         """The bar, ``on_progress`` and ``on_epoch_end`` for the epochs every replica finished."""

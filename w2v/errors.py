@@ -19,7 +19,8 @@ class FormatError(W2VError):
 
 
 class ClusterLost(W2VError):
-    """The client lost its connection to the Dask scheduler, and the cluster's work with it."""
+    """A run on a cluster lost what it needs: the Dask scheduler (and the cluster's work
+    with it), or more workers than it survives; its checkpoint holds its last round."""
 
 
 class DivergedError(W2VError):
