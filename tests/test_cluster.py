@@ -123,17 +123,24 @@ def test_a_corpus_of_fewer_parts_than_workers_is_noted(cli, topics, tmp_path):
     assert b"has work" not in cli("vocab", topics, "-o", tmp_path / "all.txt", "--cluster", "local:2").stderr
 
 
-def test_parts_without_words_have_no_replica(cli, topics, tmp_path):
-    """An empty file, or one of whitespace, would leave its replica nothing to train."""
+@pytest.mark.parametrize("packed", [False, True])
+def test_parts_without_words_have_no_replica(cli, topics, tmp_path, packed):
+    """An empty file, or one of whitespace, would leave its replica nothing to train:
+    the plain file is cut in two, one a worker; the compressed one is one part."""
     corpus = tmp_path / "corpus"
     corpus.mkdir()
-    (corpus / "a.txt").write_bytes(topics.read_bytes())
+    text = topics.read_bytes()
+    if packed:
+        (corpus / "a.txt.gz").write_bytes(gzip.compress(text))
+    else:
+        (corpus / "a.txt").write_bytes(text)
     (corpus / "b.txt").write_bytes(b"")
     (corpus / "c.txt").write_bytes(b" \n\t\n" * 1000)
     done = cli("train", corpus, "-o", tmp_path / "v.bin", "--cluster", "local:2", "--dim", "8", "--epochs", "1",
                "--min-count", "1")  # fmt: skip
     assert done.returncode == 0, done.stderr.decode()
-    assert b"the corpus is 3 parts, 2 without words: 1 of the 2 workers has work" in done.stderr
+    note = b"the corpus is 3 parts, 2 without words: 1 of the 2 workers has work"
+    assert (note in done.stderr) if packed else (b"has work" not in done.stderr)
     assert b"48,000 words trained" in done.stderr
 
 

@@ -11,6 +11,7 @@ from hypothesis import strategies as st
 
 import w2v
 from w2v import rounds
+from w2v.cluster_training import groups_of
 from w2v.config import TrainConfig
 from w2v.counting import CountTable, count_table
 from w2v.parts import Part, even_bounds, holds_words, split_sources
@@ -67,6 +68,9 @@ def test_even_bounds_and_how_sources_are_cut(tmp_path):
     assert cut[-1] == Part(str(packed))  # a compressed file is read from its start: one part
     assert read_part(cut[-1], 100) == b"word " * 1000
     assert holds_words(cut[-1])
+    uneven = split_sources([str(big), str(small)], 2)  # no more parts than files, but one file is 3/4 of the bytes
+    assert uneven == [Part(str(big), 0, 7500), Part(str(big), 7500, 15000), Part(str(small))]
+    assert groups_of(uneven, 2) == [uneven[:1], uneven[1:]]  # 7,500 bytes and 12,500: a whole file by its size
     packed.write_bytes(gzip.compress(b" \n\t" * 1000))
     assert not holds_words(Part(str(packed)))
 

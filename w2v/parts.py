@@ -55,6 +55,14 @@ class Part:
             return self.source
         return f"{self.source} (bytes {self.start:,} to {self.end:,})"
 
+    @property
+    def size(self) -> int | None:
+        """Its bytes as stored: the range's, or a whole local file's (compressed, if it
+        is); None for a URL, whose size is not known here."""
+        if self.end is not None:
+            return self.end - self.start
+        return None if is_url(self.source) else os.path.getsize(self.source)
+
     def open_bytes(self):
         """A binary stream of the part's bytes (``PartReader``), or of the whole source."""
         stream = open_input(self.source)
@@ -153,13 +161,12 @@ def can_cut(source: str) -> bool:
 
 def split_sources(sources: list[str], parts: int, lines: bool = False) -> list[Part]:
     """``sources`` (files or URLs, as ``corpus.expand_sources`` lists them) as about
-    ``parts`` parts of even size, in corpus order: with more parts than sources, each
-    file that can be cut (``can_cut``) is cut into a number of evenly spaced parts in
-    proportion to its share of the cuttable bytes (at least one); every other source,
-    and every source when there are no more parts than sources, is one part.
+    ``parts`` parts of even size, in corpus order: every source that cannot be cut
+    (``can_cut``) is one part, and each file that can is cut into evenly spaced parts
+    in number proportional to its share of the cuttable bytes, out of the parts left
+    (at least one: a folder of many files of about one size is a part a file, and a
+    file much larger than the others is cut however many there are).
     ``lines``: cut at line ends (``Part.lines``)."""
-    if parts <= len(sources):
-        return [Part(source) for source in sources]
     sizes = {source: os.path.getsize(source) for source in sources if can_cut(source)}
     cuttable = sum(sizes.values())
     room = parts - (len(sources) - len(sizes))  # parts for the files that can be cut
