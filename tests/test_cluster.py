@@ -463,6 +463,15 @@ def test_a_checkpoint_whose_replicas_read_otherwise_is_refused(topics, tmp_path)
     state.save(checkpoint_path(folder))
     with pytest.raises(CorpusError, match=r"the corpus is not the one checkpointed: its part .* has changed"):
         w2v.train(str(topics), cluster="local:2", resume=folder, threads=1)
+    other, empty = tmp_path / "other.txt", tmp_path / "empty.txt"
+    other.write_text("new words\n")
+    empty.write_text(" \n")
+    with pytest.raises(CorpusError, match=rf"checkpointed \(it read {topics}, not given now\): resume needs the same"):
+        w2v.train(str(other), cluster="local:2", resume=folder, threads=1)
+    with pytest.raises(CorpusError, match=rf"the corpus is not the one checkpointed \({other} is new\)"):
+        w2v.train([str(topics), str(other)], cluster="local:2", resume=folder, threads=1)
+    with pytest.raises(CorpusError, match=r"its part .* has changed"):  # a file without words: no replica of its own
+        w2v.train([str(empty), str(topics)], cluster="local:2", resume=folder, threads=1)
 
 
 def test_phrases_on_two_workers_are_the_phrases_of_one_process(cli, tmp_path):

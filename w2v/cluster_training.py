@@ -19,6 +19,7 @@ first start stops the run with one line. An error of the training itself
 
 import contextlib
 import dataclasses
+import os
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -31,6 +32,7 @@ from w2v.cluster_counting import count_on_cluster, counting_parts
 from w2v.config import TrainConfig
 from w2v.counting import CountTable, check_not_empty
 from w2v.errors import ClusterLost, CorpusError, W2VError
+from w2v.files import is_url
 from w2v.parts import Part, split_sources
 from w2v.progress import progress_bar
 from w2v.rounds import Changes, Ledger, Replica, RoundLog, RoundResult
@@ -63,6 +65,19 @@ def groups_of(parts: list[Part], groups: int) -> list[list[Part]]:
     middle = np.cumsum(sizes) - sizes / 2
     owner = np.minimum((middle * groups / max(sizes.sum(), 1.0)).astype(np.int64), groups - 1)
     return [[part for part, k in zip(parts, owner.tolist(), strict=True) if k == group] for group in range(groups)]
+
+
+def check_same_sources(cluster: Cluster, state: TrainState, sources: list[str]) -> None:
+    """CorpusError unless ``sources`` (as ``worker_sources`` names them) are the files
+    the checkpoint ``state``'s replicas read, in any order, but for files without a
+    word (which have no replica): a resumed run goes on with the corpus it began with."""
+    checkpointed = {part[0] if is_url(part[0]) else os.path.abspath(part[0])  # a relative one: from here
+                    for replica in state.replicas for part in replica["parts"]}  # fmt: skip
+    missing = sorted(checkpointed.difference(sources))
+    added = parts_with_words(cluster, [Part(source) for source in sources if source not in checkpointed])
+    if missing or added:
+        change = f"it read {missing[0]}, not given now" if missing else f"{added[0]} is new"
+        raise CorpusError(f"the corpus is not the one checkpointed ({change}): resume needs the same corpus")
 
 
 def cluster_vocab(cluster: Cluster, sources: list[str], config: TrainConfig, choose, show: bool) -> tuple[Vocab, int]:
@@ -102,6 +117,7 @@ def train_on_cluster(cluster: Cluster, sources: list[str], config: TrainConfig, 
         run = ClusterRun(cluster, groups, vocab, config, plan.start(vocab), hooks)
         run.corpus_words, run.notes = corpus_words, plan.notes
     else:
+        check_same_sources(cluster, plan.resumed, sources)
         run = ClusterRun.resumed(cluster, plan.resumed, hooks)
     run.checkpoint = plan.checkpoint
     try:
