@@ -216,6 +216,30 @@ def test_a_worker_killed_mid_run_is_replaced(topics, monkeypatch):
     assert topic_margin(trained) > 0.3
 
 
+def test_a_worker_that_stops_answering_is_replaced(topics, monkeypatch):
+    """A worker stopped mid-run (SIGSTOP: a machine hung, not gone) keeps its connections
+    open; the scheduler drops it after ``worker-ttl`` without heartbeats, and its
+    replica starts again on the other worker."""
+    from w2v import cluster
+
+    stopped: list = []
+
+    def stop_one(done, _total, _alpha, _loss):
+        if not stopped and done > 0:
+            stopped.append(worker_processes()[0])
+            stopped[0].send_signal(signal.SIGSTOP)
+
+    monkeypatch.setitem(cluster.DASK_SETTINGS, "distributed.scheduler.worker-ttl", "2s")
+    try:
+        trained = w2v.train(str(topics), cluster="local:2", threads=1, on_progress=stop_one, **SETTINGS)
+    finally:
+        for process in stopped:
+            with contextlib.suppress(psutil.NoSuchProcess):  # the nanny may have ended it
+                process.send_signal(signal.SIGKILL)
+    assert stopped and trained.report.workers_lost == 1
+    assert trained.report.train_words == 4 * 4000 * 12 and topic_margin(trained) > 0.3
+
+
 def test_a_run_that_loses_more_workers_than_it_survives_keeps_its_checkpoint(topics, tmp_path, monkeypatch):
     """Past MAX_REPLACEMENTS lost workers (none here) the run stops with one line, saved as of its last round."""
     killed: list[int] = []
