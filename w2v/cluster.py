@@ -21,16 +21,18 @@ import threading
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
+from itertools import pairwise
 from typing import Any
 
 from w2v.corpus import is_stream
 from w2v.errors import ClusterLost, ConfigError, CorpusError, plural
 from w2v.files import is_url
-from w2v.parts import Part, holds_words
+from w2v.parts import Part, even_bounds, holds_words
 from w2v.progress import note
 
 LOCAL = re.compile(r"local:(\d+)")
 ADDRESS = re.compile(r"[a-z0-9+]+://\S+")
+CHECKS_PER_WORKER = 4  # tasks a worker, of parts_with_words
 CONNECT_SECONDS = 5  # to reach a scheduler, and for a worker to join it
 DASK_SETTINGS = {  # a lost worker is noticed within seconds, not after Dask's default 30 s
     "distributed.comm.timeouts.connect": f"{CONNECT_SECONDS}s",
@@ -337,10 +339,19 @@ def worker_sources(cluster: Cluster, sources: list[str]) -> list[str]:
 
 
 def parts_with_words(cluster: Cluster, parts: list[Part]) -> list[Part]:
-    """The ``parts`` that hold a word (``parts.holds_words``, asked of the workers): the
-    others (empty files, whitespace, the parts past a file's only line end) have no work."""
-    found = cluster.client.map(holds_words, parts, pure=False)
-    return [part for part, words in zip(parts, found, strict=True) if cluster.result(words)]
+    """The ``parts`` that hold a word (``parts.holds_words``, asked of the workers,
+    ``CHECKS_PER_WORKER`` runs of parts to each: a task a part would cost a round trip
+    a file in a folder of thousands): the others (empty files, whitespace, the parts
+    past a file's only line end) have no work."""
+    bounds = even_bounds(len(parts), max(min(len(parts), CHECKS_PER_WORKER * len(cluster.workers())), 1)).tolist()
+    found = [cluster.client.submit(words_in, parts[low:high], pure=False) for low, high in pairwise(bounds)]
+    held = [words for future in found for words in cluster.result(future)]
+    return [part for part, words in zip(parts, held, strict=True) if words]
+
+
+def words_in(parts: list[Part]) -> list[bool]:
+    """Whether each of ``parts`` holds a word (``parts.holds_words``): a task of ``parts_with_words``."""
+    return [holds_words(part) for part in parts]
 
 
 def note_idle_workers(parts: int, workers: int, show: bool, lines: bool = False, empty: int = 0) -> None:
