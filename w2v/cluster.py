@@ -18,6 +18,7 @@ import os
 import re
 import signal
 import threading
+import time
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
@@ -34,6 +35,7 @@ LOCAL = re.compile(r"local:(\d+)")
 ADDRESS = re.compile(r"[a-z0-9+]+://\S+")
 CHECKS_PER_WORKER = 4  # tasks a worker, of parts_with_words
 CONNECT_SECONDS = 5  # to reach a scheduler, and for a worker to join it
+WAKE_SECONDS = 0.1  # the longest a wait for futures can miss one that finished
 DASK_SETTINGS = {  # a lost worker is noticed within seconds, not after Dask's default 30 s
     "distributed.comm.timeouts.connect": f"{CONNECT_SECONDS}s",
     "distributed.scheduler.worker-ttl": "30s",
@@ -81,18 +83,20 @@ class Cluster:
         with none finished: ConfigError (``wait_for_workers``) if the cluster has no
         worker left, ConnectionError if it has lost the worker ``on``, the one the
         futures must run on."""
-        distributed = import_distributed()
-        pending = list(futures)
-        while pending:
-            try:
-                done, still = distributed.wait(pending, timeout=CONNECT_SECONDS, return_when="FIRST_COMPLETED")
-            except TimeoutError:
+        waiting = import_distributed().as_completed(futures)
+        spell = time.monotonic()
+        while not waiting.is_empty():
+            if waiting.has_ready():
+                yield from waiting.next_batch(block=False)
+                spell = time.monotonic()
+            elif time.monotonic() - spell >= CONNECT_SECONDS:
                 workers = self.wait_for_workers()
                 if on is not None and on not in workers:
-                    raise ConnectionError(f"the worker {on} left the cluster") from None
-                continue
-            pending = list(still)
-            yield from done
+                    raise ConnectionError(f"the worker {on} left the cluster")
+                spell = time.monotonic()
+            else:
+                with waiting.thread_condition:  # notified as each future finishes, as as_completed's own next
+                    waiting.thread_condition.wait(timeout=WAKE_SECONDS)
 
     def result(self, future: Any, on: str | None = None) -> Any:
         """``future.result()``, once it finishes (``completed``)."""
