@@ -43,7 +43,7 @@
 A run of N workers is simulated by N replicas (``w2v.rounds.Replica``) in one process,
 trained round by round in turn and combined by the same ``Ledger.record`` and
 ``rounds.combine`` that ``w2v train --cluster`` uses, each replica on its own contiguous
-parts of the corpus (``parts.split_sources``, ``cluster_training.groups_of``). Only the
+parts of the corpus (``parts.split_sources``, ``parts.groups_of``). Only the
 replicas' order in time differs from a cluster, where they train at once: every
 replica of a round starts from the same weights either way. ``--exact WEIGHTS`` does not
 combine those weights but passes them from replica to replica in turn, as one process'
@@ -71,13 +71,12 @@ from pathlib import Path
 import numpy as np
 from estimators import ROOT, SCORE_PAIRS, cut_at_space, split_corpus, study_parser, w2v_json
 
-from w2v.cluster_training import groups_of
 from w2v.config import COMBINE as RULES
 from w2v.config import TrainConfig
 from w2v.counting import count_table
 from w2v.errors import DivergedError
 from w2v.formats import decode_word
-from w2v.parts import split_sources
+from w2v.parts import groups_of, split_sources
 from w2v.rounds import Ledger, Replica, Rows, changes_nbytes
 from w2v.state import TrainState
 from w2v.vectors import Vectors

@@ -11,10 +11,9 @@ from hypothesis import strategies as st
 
 import w2v
 from w2v import rounds
-from w2v.cluster_training import groups_of
 from w2v.config import TrainConfig
 from w2v.counting import CountTable, count_table
-from w2v.parts import Part, even_bounds, holds_words, split_sources
+from w2v.parts import Part, even_bounds, groups_of, holds_words, split_sources
 from w2v.rounds import (
     Ledger,
     Replica,

@@ -22,18 +22,17 @@ import time
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
-from itertools import pairwise
 from typing import Any
 
 from w2v.corpus import is_stream
 from w2v.errors import ClusterLost, ConfigError, CorpusError, plural
 from w2v.files import is_url
-from w2v.parts import Part, even_bounds, holds_words
+from w2v.parts import Part, groups_of, holds_words
 from w2v.progress import note
 
 LOCAL = re.compile(r"local:(\d+)")
 ADDRESS = re.compile(r"[a-z0-9+]+://\S+")
-CHECKS_PER_WORKER = 4  # tasks a worker, of parts_with_words
+TASKS_PER_WORKER = 4  # runs of parts a worker is sent to count or check (runs_for)
 CONNECT_SECONDS = 5  # to reach a scheduler, and for a worker to join it
 WAKE_SECONDS = 0.1  # the longest a wait for futures can miss one that finished
 DASK_SETTINGS = {  # a lost worker is noticed within seconds, not after Dask's default 30 s
@@ -343,14 +342,21 @@ def worker_sources(cluster: Cluster, sources: list[str]) -> list[str]:
 
 
 def parts_with_words(cluster: Cluster, parts: list[Part]) -> list[Part]:
-    """The ``parts`` that hold a word (``parts.holds_words``, asked of the workers,
-    ``CHECKS_PER_WORKER`` runs of parts to each: a task a part would cost a round trip
-    a file in a folder of thousands): the others (empty files, whitespace, the parts
+    """The ``parts`` that hold a word (``parts.holds_words``, asked of the workers a
+    run of parts a task, ``runs_for``): the others (empty files, whitespace, the parts
     past a file's only line end) have no work."""
-    bounds = even_bounds(len(parts), max(min(len(parts), CHECKS_PER_WORKER * len(cluster.workers())), 1)).tolist()
-    found = [cluster.client.submit(words_in, parts[low:high], pure=False) for low, high in pairwise(bounds)]
+    found = [cluster.client.submit(words_in, run, pure=False) for run in runs_for(cluster, parts)]
     held = [words for future in found for words in cluster.result(future)]
     return [part for part, words in zip(parts, held, strict=True) if words]
+
+
+def runs_for(cluster: Cluster, parts: list[Part]) -> list[list[Part]]:
+    """``parts`` as contiguous runs of about equal bytes (``parts.groups_of``), up to
+    ``TASKS_PER_WORKER`` a worker of ``cluster``, to send a task a run: a task a part
+    would cost a round trip a file in a folder of thousands, and several a worker
+    keep a slow run from holding the others up."""
+    runs = groups_of(parts, max(min(len(parts), TASKS_PER_WORKER * len(cluster.workers())), 1))
+    return [run for run in runs if run]
 
 
 def words_in(parts: list[Part]) -> list[bool]:

@@ -2,14 +2,16 @@
 counts are merged in a tree.
 
 The corpus is cut into parts (``parts.split_sources``: about ``PARTS_PER_WORKER``
-a worker, so that a slow part does not hold the others up); each part is counted
-by the compiled counter on a worker (``counting.count_table``) and adjacent tables
-are merged pairwise, level by level, on the workers (``CountTable.merged``), so the
-client receives one table. Parts are merged in corpus order, so with no pruning
-the result is the single-machine count, word for word and in the same order.
+a worker, so that a slow part does not hold the others up), and the parts are
+sent a run a task (``cluster.runs_for``: a folder of thousands of files in a few
+tasks a worker). Each run is counted by the compiled counter on a worker
+(``counting.count_table``) and adjacent tables are merged pairwise, level by level,
+on the workers (``CountTable.merged``), so the client receives one table. Runs are
+merged in corpus order, so with no pruning the result is the single-machine count,
+word for word and in the same order.
 """
 
-from w2v.cluster import Cluster, worker_sources
+from w2v.cluster import Cluster, runs_for, worker_sources
 from w2v.counting import CountTable, count_table
 from w2v.parts import Part, split_sources
 from w2v.progress import progress_bar
@@ -30,15 +32,19 @@ def count_on_cluster(cluster: Cluster, parts: list[Part], prune_at: int, show: b
 
 
 def merged_on_cluster(cluster: Cluster, parts: list, count, arguments: tuple, prune_at: int, show: bool) -> CountTable:
-    """``count(part, *arguments)`` (a ``CountTable``) of each of ``parts`` on the workers,
-    merged pairwise in corpus order, level by level, on the workers; the client
-    receives the last table alone. A bar of the parts counted when ``show``."""
+    """``count(run, *arguments)`` (a ``CountTable``) of each run of ``parts`` (``runs_for``)
+    on the workers, merged pairwise in corpus order, level by level, on the workers; the
+    client receives the last table alone. A bar of the parts counted when ``show``."""
     client = cluster.client
-    level = [client.submit(count, part, *arguments, pure=False) for part in parts]
+    runs = runs_for(cluster, parts)
+    level = [client.submit(count, run, *arguments, pure=False) for run in runs]
+    run_parts = {future.key: len(run) for future, run in zip(level, runs, strict=True)}
     bar = progress_bar("counting", len(parts), "parts", show)
     try:
-        for done, _ in enumerate(cluster.completed(level), 1):
-            bar.update(done)
+        counted = 0
+        for future in cluster.completed(level):
+            counted += run_parts[future.key]
+            bar.update(counted)
         while len(level) > 1:
             pairs = [level[i : i + 2] for i in range(0, len(level), 2)]
             level = [client.submit(CountTable.merged, *pair, prune_at, pure=False) if len(pair) == 2 else pair[0]

@@ -3,8 +3,8 @@
 The corpus is cut into parts at line ends (``parts.split_sources(lines=True)``:
 phrases are counted and joined within lines, so every line stays whole and the
 counts, the phrases and the joined text are those of one process). Each pass
-counts words and pairs of each part on a worker with the joins of the passes
-before (``phrases.part_pairs``), merged in a tree as the vocabulary's counts are
+counts words and pairs of each run of parts on a worker with the joins of the
+passes before (``phrases.part_pairs``), merged in a tree as the vocabulary's counts are
 (``cluster_counting.merged_on_cluster``); the client scores the merged counts.
 Then each worker writes its parts with the phrases joined, one file per part
 (``part-00000.txt``, ...), into a folder beside the output that becomes the output
@@ -16,7 +16,7 @@ import os
 import shutil
 import tempfile
 
-from w2v.cluster import Cluster, worker_sources
+from w2v.cluster import Cluster, runs_for, worker_sources
 from w2v.cluster_counting import PARTS_PER_WORKER, merged_on_cluster
 from w2v.errors import ConfigError
 from w2v.parts import Part, split_sources
@@ -43,21 +43,29 @@ def check_new_folder(folder: str) -> None:
         raise ConfigError(f"{folder} exists: w2v phrases --cluster writes a new folder of parts")
 
 
+def write_parts(parts: list[Part], table: PhraseTable, paths: list[str]) -> list[WriteReport]:
+    """Write each of ``parts`` with ``table``'s phrases joined to its path of ``paths``: a
+    task of ``write_on_cluster``, a run of parts (``cluster.runs_for``)."""
+    return [write_phrased(part, table, path) for part, path in zip(parts, paths, strict=True)]
+
+
 def write_on_cluster(cluster: Cluster, parts: list[Part], table: PhraseTable, folder: str,
                      show: bool) -> WriteReport:  # fmt: skip
     """Write ``parts`` with ``table``'s phrases joined as the folder ``folder`` (which must
-    not exist), a file a part, each written by a worker; the totals of what they wrote."""
+    not exist), a file a part, written by the workers a run of parts a task (``write_parts``);
+    the totals of what they wrote."""
     check_new_folder(folder)
     parent = os.path.dirname(os.path.abspath(folder))
     partial = tempfile.mkdtemp(prefix=f".{os.path.basename(folder)}.partial-", dir=parent)
     try:
-        paths = [os.path.join(partial, f"part-{i:05d}.txt") for i in range(len(parts))]
-        written = cluster.client.map(write_phrased, parts, [table] * len(parts), paths, pure=False)
+        paths = iter(os.path.join(partial, f"part-{i:05d}.txt") for i in range(len(parts)))
+        runs = [(run, [next(paths) for _ in run]) for run in runs_for(cluster, parts)]
+        written = [cluster.client.submit(write_parts, run, table, names, pure=False) for run, names in runs]
         bar = progress_bar("writing", len(parts), "parts", show)
-        reports = []
-        for done, future in enumerate(written, 1):
-            reports.append(cluster.result(future))
-            bar.update(done)
+        reports: list[WriteReport] = []
+        for future in written:
+            reports.extend(cluster.result(future))
+            bar.update(len(reports))
         bar.close(True)
         os.rename(partial, folder)
     except BaseException:

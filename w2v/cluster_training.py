@@ -33,7 +33,7 @@ from w2v.config import TrainConfig
 from w2v.counting import CountTable, check_not_empty
 from w2v.errors import ClusterLost, CorpusError, W2VError
 from w2v.files import is_url
-from w2v.parts import Part, split_sources
+from w2v.parts import Part, groups_of, split_sources
 from w2v.progress import progress_bar
 from w2v.rounds import Changes, Ledger, Replica, RoundLog, RoundResult
 from w2v.state import TrainState, checkpoint_path
@@ -53,18 +53,6 @@ class ClusterResult:
     epoch_loss: list[float]  # mean per example
     rounds: list[RoundLog] = field(default_factory=list)
     replaced: int = 0  # replicas restarted after their worker was lost
-
-
-def groups_of(parts: list[Part], groups: int) -> list[list[Part]]:
-    """``parts`` (in corpus order) as ``groups`` contiguous runs of about equal bytes: a
-    part's own, a whole local file's size (compressed, if it is), and for a URL the
-    mean of the others (or 1)."""
-    sizes = np.array([-1 if part.size is None else part.size for part in parts], dtype=np.float64)
-    known = sizes[sizes >= 0]
-    sizes[sizes < 0] = known.mean() if len(known) else 1.0
-    middle = np.cumsum(sizes) - sizes / 2
-    owner = np.minimum((middle * groups / max(sizes.sum(), 1.0)).astype(np.int64), groups - 1)
-    return [[part for part, k in zip(parts, owner.tolist(), strict=True) if k == group] for group in range(groups)]
 
 
 def check_same_sources(cluster: Cluster, state: TrainState, sources: list[str]) -> None:

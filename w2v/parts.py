@@ -183,3 +183,15 @@ def split_sources(sources: list[str], parts: int, lines: bool = False) -> list[P
         bounds = even_bounds(size, count)
         result.extend(Part(source, int(bounds[i]), int(bounds[i + 1]), lines) for i in range(count))
     return result
+
+
+def groups_of(parts: list[Part], groups: int) -> list[list[Part]]:
+    """``parts`` (in corpus order) as ``groups`` contiguous runs of about equal bytes: a
+    part's own, a whole local file's size (compressed, if it is), and for a URL the
+    mean of the others (or 1)."""
+    sizes = np.array([-1 if part.size is None else part.size for part in parts], dtype=np.float64)
+    known = sizes[sizes >= 0]
+    sizes[sizes < 0] = known.mean() if len(known) else 1.0
+    middle = np.cumsum(sizes) - sizes / 2
+    owner = np.minimum((middle * groups / max(sizes.sum(), 1.0)).astype(np.int64), groups - 1)
+    return [[part for part, k in zip(parts, owner.tolist(), strict=True) if k == group] for group in range(groups)]

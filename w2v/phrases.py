@@ -54,8 +54,8 @@ DEFAULT_THRESHOLD = {"default": 100.0, "npmi": 0.5}
 COUNT_KEYS = 1 << 20  # words and pairs handed to the counter at once
 Piece = tuple[list[bytes], bool]  # tokens of a line (or part of one), and whether the line ends there
 Table = dict[tuple[bytes, bytes], float]
-# a path, URL or list of them; or tokenised sentences (lists of str)
-Corpus = str | os.PathLike[str] | Sequence[str | os.PathLike[str]] | Iterable[Sequence[str]]
+# a path, URL, source that opens itself (a corpus' part) or list of them; or tokenised sentences (lists of str)
+Corpus = Source | os.PathLike[str] | Sequence[Source | os.PathLike[str]] | Iterable[Sequence[str]]
 
 
 def score(pair: int, first: int, second: int, total: int, min_count: int, scoring: str = "default") -> float:
@@ -281,10 +281,10 @@ def pair_table(pieces: Iterable[Piece], prune_at: int = DEFAULT_PRUNE_AT) -> Cou
     return CountTable([counter.words[i] for i in live.tolist()], counter.counts[live], tokens, counter.min_reduce)
 
 
-def part_pairs(source: Source, table: "PhraseTable", prune_at: int) -> CountTable:
-    """``pair_table`` of one source (a part of a corpus) with ``table``'s phrases joined:
-    the count of one part for one pass (``learn_phrases``, ``cluster_phrases``)."""
-    return pair_table(phrased(pieces_of_sources([source]), table.joiners()), prune_at)
+def part_pairs(sources: list[Source], table: "PhraseTable", prune_at: int) -> CountTable:
+    """``pair_table`` of some sources (a run of a corpus' parts) with ``table``'s phrases
+    joined: their count for one pass (``cluster_phrases``). Each source ends a line."""
+    return pair_table(phrased(pieces_of_sources(sources), table.joiners()), prune_at)
 
 
 def score_table(counts: CountTable, min_count: int, threshold: float, scoring: str) -> Table:
