@@ -121,6 +121,23 @@ def run(capsys, argv: list[str]) -> tuple[int, str, str]:
     return code, out, err
 
 
+@pytest.mark.parametrize("command", ["vocab", "phrases", "classes"])
+def test_ctrl_c_is_one_line(ws, capsys, monkeypatch, command):
+    """Not click's empty line before it: every command stops as train does."""
+    import w2v.classes
+    import w2v.counting
+    import w2v.phrases
+
+    def interrupted(*_args, **_kwargs):
+        raise KeyboardInterrupt
+
+    for module, name in ((w2v.counting, "count_table"), (w2v.phrases, "pieces_of_sources"), (w2v.classes, "kmeans")):
+        monkeypatch.setattr(module, name, interrupted)
+    argv = {"vocab": ["vocab", "corpus.txt", "-o", "v.txt"], "phrases": ["phrases", "corpus.txt", "-o", "p.txt"],
+            "classes": ["classes", "-v", "vecs.txt", "-k", "2", "-o", "c.txt"]}[command]  # fmt: skip
+    assert run(capsys, argv)[::2] == (130, "w2v: error: interrupted\n")
+
+
 def assert_one_error_line(code, out, err, expected_code, culprit):
     assert "Traceback" not in err, err
     assert code == expected_code, err

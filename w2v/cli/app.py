@@ -47,7 +47,8 @@ def closed_pipe_raised() -> Iterator[None]:
 
 class Commands(click.Group):
     """The ``w2v`` group: ``closed_pipe_raised`` around what prints, the help and
-    version included."""
+    version included; a command's Ctrl-C is ``Stopped`` here, before click would
+    print an empty line for it (as every command stops: one line)."""
 
     def make_context(self, *args, **kwargs):
         with closed_pipe_raised():
@@ -55,7 +56,10 @@ class Commands(click.Group):
 
     def invoke(self, ctx):
         with closed_pipe_raised():
-            return super().invoke(ctx)
+            try:
+                return super().invoke(ctx)
+            except KeyboardInterrupt as interrupt:
+                raise Stopped(interrupt, None) from None
 
 
 def silence_stdout() -> None:
