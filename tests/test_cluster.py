@@ -240,6 +240,26 @@ def test_a_worker_that_stops_answering_is_replaced(topics, monkeypatch):
     assert trained.report.train_words == 4 * 4000 * 12 and topic_margin(trained) > 0.3
 
 
+def test_dasks_record_of_lost_workers_does_not_fail_a_finished_run(topics, monkeypatch):
+    """Dask's LocalCluster can look up a removed worker where it no longer lists it
+    (dask/distributed#5407, seen after a worker was lost): its KeyError, raised as the
+    cluster closes, leaves the run's result as it was."""
+    from distributed.deploy.spec import SpecCluster
+
+    removed: list[str] = []
+
+    def forgetting(cluster, op, message):
+        if op == "remove":
+            removed.append(message)
+            raise KeyError(message)
+        return listing(cluster, op, message)
+
+    listing = SpecCluster._update_worker_status
+    monkeypatch.setattr(SpecCluster, "_update_worker_status", forgetting)
+    trained = w2v.train(str(topics), cluster="local:2", threads=1, **SETTINGS)
+    assert removed and topic_margin(trained) > 0.3
+
+
 def test_a_run_that_loses_more_workers_than_it_survives_keeps_its_checkpoint(topics, tmp_path, monkeypatch):
     """Past MAX_REPLACEMENTS lost workers (none here) the run stops with one line, saved as of its last round."""
     killed: list[int] = []

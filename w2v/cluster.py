@@ -20,7 +20,7 @@ import signal
 import threading
 import time
 from collections.abc import Callable, Iterator
-from contextlib import contextmanager
+from contextlib import contextmanager, suppress
 from dataclasses import dataclass
 from typing import Any
 
@@ -136,7 +136,7 @@ def connect(address: str, threads: int | None) -> Iterator[Cluster]:
             assert isinstance(where, int)
             per_worker = threads or max((os.cpu_count() or 1) // where, 1)
             with (
-                local_cluster(distributed, where) as local,
+                closed_after(local_cluster(distributed, where)) as local,
                 distributed.Client(local, direct_to_workers=True) as client,
             ):
                 cluster = Cluster(client, address, True, per_worker)
@@ -165,6 +165,20 @@ def scheduler_kept(client: Any, address: str) -> Iterator[None]:
         if client.status not in ("connecting", "closed"):
             raise
         raise ClusterLost(f"lost the connection to the Dask scheduler at {address}") from None
+
+
+@contextmanager
+def closed_after(local: Any) -> Iterator[Any]:
+    """``local`` (a ``LocalCluster``) for the block, closed after it. Dask's own record
+    of the cluster's workers can fall out of step with the scheduler's once a worker
+    is lost (dask/distributed#5407: a worker's removal looked up where it is no longer
+    listed); the KeyError then comes out of closing, after the workers and the
+    scheduler have stopped, and would fail a run that had finished."""
+    try:
+        yield local
+    finally:
+        with suppress(KeyError):
+            local.close()
 
 
 def local_cluster(distributed: Any, workers: int) -> Any:
