@@ -10,6 +10,7 @@ import signal
 import socket
 import subprocess
 import sys
+import time
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -156,11 +157,12 @@ def test_a_script_without_the_main_guard_is_told_of_it(topics, tmp_path):
     assert b"""call w2v under 'if __name__ == "__main__":'""" in done.stderr
 
 
-def test_ctrl_c_stops_the_run_with_one_line(topics, tmp_path):
-    """Ctrl-C reaches every process of the terminal's foreground group: the workers
-    leave it to the client, which checkpoints and stops them."""
-    folder = tmp_path / "ck"
-    command = [sys.executable, "-m", "w2v", "train", topics, "-o", tmp_path / "v.bin", "--cluster", "local:2",
+@contextlib.contextmanager
+def training_in_a_terminal(topics, folder: Path) -> Iterator[subprocess.Popen]:
+    """``w2v train --cluster local:2`` as from a terminal (a process group of its
+    own, Ctrl-C not ignored), checkpointing into ``folder``, once it trains; its
+    processes are killed after the block if it has not ended."""
+    command = [sys.executable, "-m", "w2v", "train", topics, "-o", folder.parent / "v.bin", "--cluster", "local:2",
                "--checkpoint", folder, "--dim", "8", "--epochs", "5000", "--sync-words", "10000"]  # fmt: skip
     child = subprocess.Popen(list(map(str, command)), stderr=subprocess.PIPE, start_new_session=True,
                              preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))  # fmt: skip
@@ -168,14 +170,60 @@ def test_ctrl_c_stops_the_run_with_one_line(topics, tmp_path):
     for line in child.stderr:  # progress lines, stderr not being a terminal
         if line.startswith(b"w2v: training: ") and b"lr=" in line:
             break
-    os.killpg(child.pid, signal.SIGINT)  # as the terminal's Ctrl-C
+    try:
+        yield child
+    finally:
+        if child.poll() is None:
+            os.killpg(child.pid, signal.SIGKILL)
+            child.wait()
+
+
+def ctrl_c_ends_it_with_one_line(child: subprocess.Popen, folder: Path) -> None:
+    """Ctrl-C at the terminal (SIGINT to the whole group) ends ``child`` with one line,
+    its checkpoint saved and no vectors written."""
+    os.killpg(child.pid, signal.SIGINT)
+    assert child.stderr is not None
     err = child.stderr.read()
     assert child.wait(60) == 130, err.decode()[-3000:]
     assert b"Traceback" not in err and b"KeyboardInterrupt" not in err, err.decode()[-3000:]
     last = err.decode().strip().splitlines()[-1]
     assert last.startswith(f"w2v: error: interrupted; checkpoint saved in {folder}")
     assert last.endswith(f"continue with 'w2v train --resume {folder} --cluster local:2'")
-    assert not (tmp_path / "v.bin").exists()
+    assert not (folder.parent / "v.bin").exists()
+
+
+def test_ctrl_c_stops_the_run_with_one_line(topics, tmp_path):
+    """Ctrl-C reaches every process of the terminal's foreground group: the workers
+    leave it to the client, which checkpoints and stops them."""
+    folder = tmp_path / "ck"
+    with training_in_a_terminal(topics, folder) as child:
+        ctrl_c_ends_it_with_one_line(child, folder)
+
+
+def ignores_sigint(process) -> bool:
+    """Whether ``process`` ignores SIGINT (its ``SigIgn`` mask in /proc)."""
+    with contextlib.suppress(FileNotFoundError):
+        for line in Path(f"/proc/{process.pid}/status").read_text().splitlines():
+            if line.startswith("SigIgn:"):
+                return bool(int(line.split()[1], 16) >> (signal.SIGINT - 1) & 1)
+    return False
+
+
+@pytest.mark.skipif(not Path("/proc/self/status").exists(), reason="reads signal masks from /proc")
+def test_ctrl_c_after_a_worker_is_started_again_stops_the_run_with_one_line(topics, tmp_path):
+    """A worker process that its nanny starts again after a loss leaves Ctrl-C to the
+    client too, as the first ones do."""
+    folder = tmp_path / "ck"
+    with training_in_a_terminal(topics, folder) as child:
+        assert child.stderr is not None
+        first = worker_processes()
+        assert len(first) == 2 and all(ignores_sigint(process) for process in first)
+        first[0].kill()
+        started_again, deadline = [], time.monotonic() + 60
+        while not started_again:  # paced by the progress lines, at least one every 10 s
+            assert child.stderr.readline() and time.monotonic() < deadline, "no worker started again ignores SIGINT"
+            started_again = [p for p in worker_processes() if p.pid not in {q.pid for q in first} and ignores_sigint(p)]
+        ctrl_c_ends_it_with_one_line(child, folder)
 
 
 def worker_processes() -> list:

@@ -197,6 +197,7 @@ def local_cluster(distributed: Any, workers: int) -> Any:
                 threads_per_worker=1,
                 processes=True,
                 memory_limit=0,
+                preload=["w2v.cluster"],  # dask_setup, in each worker process as it starts
                 dashboard_address="127.0.0.1:0",  # the HTTP server Dask always starts: a free local port
                 silence_logs=logging.CRITICAL,  # its workers' log lines too (a heartbeat lost as it closes)
             )
@@ -240,6 +241,16 @@ def interrupts_for_this_process_alone() -> Iterator[None]:
         yield
     finally:
         signal.signal(signal.SIGINT, previous)
+
+
+def dask_setup(worker: Any) -> None:
+    """Run by Dask in each worker process of ``local:N`` as it starts (``preload``),
+    one that its nanny starts again after a loss too: ignore SIGINT there, as
+    ``interrupts_for_this_process_alone`` makes the first workers do, so that a
+    Ctrl-C at the terminal stops this process alone. A worker started again
+    outside that block would otherwise stop at a Ctrl-C with its traceback."""
+    if threading.current_thread() is threading.main_thread():
+        signal.signal(signal.SIGINT, signal.SIG_IGN)
 
 
 def reaches_workers(client: Any, workers: list[str]) -> bool:
