@@ -102,6 +102,22 @@ def test_signals_held_delivers_after_the_block_to_the_main_thread(bystander):
     assert signal.SIGTERM not in signal.pthread_sigmask(signal.SIG_BLOCK, [])
 
 
+@pytest.fixture
+def ctrl_c_handled():
+    """SIGINT raising KeyboardInterrupt for the test, as Python sets it up at start,
+    whatever this process inherited: a test run started as a background job (``&``
+    in a script) has SIGINT ignored, and Python keeps it so."""
+    previous = signal.signal(signal.SIGINT, signal.default_int_handler)
+    yield
+    signal.signal(signal.SIGINT, previous)
+
+
+def ctrl_c_by_default() -> None:
+    """In a child before it starts: SIGINT to its default, whatever this process
+    inherited (see ``ctrl_c_handled``)."""
+    signal.signal(signal.SIGINT, signal.SIG_DFL)
+
+
 def signal_in_a_callback(signum: int) -> None:
     """Raise ``signum`` from inside a ctypes callback, as LLVM calls back into Python
     while Numba loads the kernels: what the handler raises there (KeyboardInterrupt)
@@ -109,7 +125,7 @@ def signal_in_a_callback(signum: int) -> None:
     ctypes.CFUNCTYPE(None)(lambda: signal.raise_signal(signum))()
 
 
-def test_ctypes_callbacks_drop_what_a_signal_handler_raises(monkeypatch):
+def test_ctypes_callbacks_drop_what_a_signal_handler_raises(monkeypatch, ctrl_c_handled):
     """What the tests below provoke: unguarded, the signal is lost."""
     dropped = []
     monkeypatch.setattr(sys, "unraisablehook", dropped.append)
@@ -118,7 +134,7 @@ def test_ctypes_callbacks_drop_what_a_signal_handler_raises(monkeypatch):
 
 
 @pytest.mark.skipif(threading.current_thread() is not threading.main_thread(), reason="signals: main thread only")
-def test_a_signal_while_the_kernel_loads_stops_the_run(tiny_corpus, monkeypatch):
+def test_a_signal_while_the_kernel_loads_stops_the_run(tiny_corpus, monkeypatch, ctrl_c_handled):
     """Ctrl-C while Numba loads (or compiles) the training kernel ends the run, instead
     of being dropped in a callback and the run training to its end."""
     kernel, loads = kernels.train_batch_kernel, []
@@ -135,7 +151,7 @@ def test_a_signal_while_the_kernel_loads_stops_the_run(tiny_corpus, monkeypatch)
 
 
 @pytest.mark.skipif(threading.current_thread() is not threading.main_thread(), reason="signals: main thread only")
-def test_a_signal_while_the_counter_loads_stops_counting(tiny_corpus, monkeypatch):
+def test_a_signal_while_the_counter_loads_stops_counting(tiny_corpus, monkeypatch, ctrl_c_handled):
     """The same while Numba loads the word counter (the first chunk counted)."""
     scan, scans = chunkcounter.scan_chunk, []
 
@@ -190,7 +206,8 @@ def test_cli_signal_while_numba_loads_ends_the_run(tiny_corpus, tmp_path, module
     script = LOADING_SIGNAL.format(module=module, function=function, signal=signum)
     out = tmp_path / "v.bin"
     args = ["train", tiny_corpus, "-o", out, "--dim", "8", "--epochs", "1", "--threads", "1", "-q"]
-    result = subprocess.run([sys.executable, "-c", script, *map(str, args)], capture_output=True, timeout=300)
+    result = subprocess.run([sys.executable, "-c", script, *map(str, args)], capture_output=True, timeout=300,
+                            preexec_fn=ctrl_c_by_default)  # fmt: skip
     assert result.returncode == code, result.stderr.decode()[-2000:]
     assert result.stderr.decode().strip().splitlines()[-1] == f"w2v: error: {word}"
     assert list(tmp_path.iterdir()) == []
