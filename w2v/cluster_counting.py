@@ -11,7 +11,7 @@ merged in corpus order, so with no pruning the result is the single-machine coun
 word for word and in the same order.
 """
 
-from w2v.cluster import Cluster, runs_for, worker_sources
+from w2v.cluster import Cluster, runs_for
 from w2v.counting import CountTable, count_table
 from w2v.parts import Part, split_sources
 from w2v.progress import progress_bar
@@ -20,8 +20,8 @@ PARTS_PER_WORKER = 4
 
 
 def counting_parts(cluster: Cluster, sources: list[str]) -> list[Part]:
-    """The parts the workers count ``sources`` in (CorpusError for a source they cannot read)."""
-    return split_sources(worker_sources(cluster, sources), PARTS_PER_WORKER * len(cluster.workers()))
+    """The parts the workers count ``sources`` in: ``sources`` as ``worker_sources`` names them."""
+    return split_sources(sources, PARTS_PER_WORKER * len(cluster.workers()))
 
 
 def count_on_cluster(cluster: Cluster, parts: list[Part], prune_at: int, show: bool = False) -> CountTable:

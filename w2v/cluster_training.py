@@ -69,7 +69,8 @@ def check_same_sources(cluster: Cluster, state: TrainState, sources: list[str]) 
 
 
 def cluster_vocab(cluster: Cluster, sources: list[str], config: TrainConfig, choose, show: bool) -> tuple[Vocab, int]:
-    """The vocabulary (``choose(words, counts)``) of ``sources`` counted on the cluster, and the corpus' tokens."""
+    """The vocabulary (``choose(words, counts)``) of ``sources`` (as ``worker_sources`` names
+    them) counted on the cluster, and the corpus' tokens."""
     table: CountTable = count_on_cluster(cluster, counting_parts(cluster, sources), config.prune_at, show)
     check_not_empty(table.tokens, len(table.words), config.prune_at)
     return choose(table.words, table.counts), table.tokens

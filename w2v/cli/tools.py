@@ -193,11 +193,11 @@ def count_here_or_there(sources: list[str], prune_at: int, cluster: str | None, 
 
         with compiling_noted(show), Steps(show) as steps:
             return count_table(sources, prune_at, on_read=reading(steps))
-    from w2v.cluster import connect, note_idle_workers
+    from w2v.cluster import connect, note_idle_workers, worker_sources
     from w2v.cluster_counting import count_on_cluster, counting_parts
 
     with connect(cluster, None) as joined:
-        parts = counting_parts(joined, sources)
+        parts = counting_parts(joined, worker_sources(joined, sources))
         note_idle_workers(len(parts), len(joined.workers()), show)
         return count_on_cluster(joined, parts, prune_at, show)
 
