@@ -2,6 +2,7 @@
 
 import os
 import re
+import signal
 import stat
 import subprocess
 import sys
@@ -26,6 +27,13 @@ TINY_LINES = [
 
 # The progress lines of ``progress.LineBar`` (stderr is not a terminal in tests)
 PROGRESS_LINE = re.compile(r"w2v: (reading|training|writing|k-means|k-means\+\+ seeding|phrases, pass \d+/\d+): ")
+
+
+def ctrl_c_by_default() -> None:
+    """In a child before it starts (``preexec_fn``): SIGINT to its default, whatever
+    this process inherited. A test run started as a background job (``&`` in a
+    script) has SIGINT ignored, Python keeps it so, and so would its children."""
+    signal.signal(signal.SIGINT, signal.SIG_DFL)
 
 
 def without_progress(err: str) -> str:

@@ -16,6 +16,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from conftest import ctrl_c_by_default
 
 import w2v
 from w2v import cluster_training
@@ -165,7 +166,7 @@ def training_in_a_terminal(topics, folder: Path) -> Iterator[subprocess.Popen]:
     command = [sys.executable, "-m", "w2v", "train", topics, "-o", folder.parent / "v.bin", "--cluster", "local:2",
                "--checkpoint", folder, "--dim", "8", "--epochs", "5000", "--sync-words", "10000"]  # fmt: skip
     child = subprocess.Popen(list(map(str, command)), stderr=subprocess.PIPE, start_new_session=True,
-                             preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))  # fmt: skip
+                             preexec_fn=ctrl_c_by_default)  # fmt: skip
     assert child.stderr is not None
     for line in child.stderr:  # progress lines, stderr not being a terminal
         if line.startswith(b"w2v: training: ") and b"lr=" in line:
@@ -219,10 +220,10 @@ def test_ctrl_c_after_a_worker_is_started_again_stops_the_run_with_one_line(topi
         first = worker_processes()
         assert len(first) == 2 and all(ignores_sigint(process) for process in first)
         first[0].kill()
-        started_again, deadline = [], time.monotonic() + 60
+        first_pids, started_again, deadline = {process.pid for process in first}, [], time.monotonic() + 60
         while not started_again:  # paced by the progress lines, at least one every 10 s
             assert child.stderr.readline() and time.monotonic() < deadline, "no worker started again ignores SIGINT"
-            started_again = [p for p in worker_processes() if p.pid not in {q.pid for q in first} and ignores_sigint(p)]
+            started_again = [p for p in worker_processes() if p.pid not in first_pids and ignores_sigint(p)]
         ctrl_c_ends_it_with_one_line(child, folder)
 
 

@@ -12,7 +12,7 @@ import threading
 import numba
 import numpy as np
 import pytest
-from conftest import TINY_LINES
+from conftest import TINY_LINES, ctrl_c_by_default
 from reference import read_word2vec
 
 import w2v
@@ -105,17 +105,10 @@ def test_signals_held_delivers_after_the_block_to_the_main_thread(bystander):
 @pytest.fixture
 def ctrl_c_handled():
     """SIGINT raising KeyboardInterrupt for the test, as Python sets it up at start,
-    whatever this process inherited: a test run started as a background job (``&``
-    in a script) has SIGINT ignored, and Python keeps it so."""
+    whatever this process inherited (see ``conftest.ctrl_c_by_default``)."""
     previous = signal.signal(signal.SIGINT, signal.default_int_handler)
     yield
     signal.signal(signal.SIGINT, previous)
-
-
-def ctrl_c_by_default() -> None:
-    """In a child before it starts: SIGINT to its default, whatever this process
-    inherited (see ``ctrl_c_handled``)."""
-    signal.signal(signal.SIGINT, signal.SIG_DFL)
 
 
 def signal_in_a_callback(signum: int) -> None:
