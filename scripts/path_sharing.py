@@ -18,8 +18,8 @@ from pathlib import Path
 
 import numpy as np
 
-from w2v.counting import count_table
-from w2v.vocab import Vocab
+from w2v.corpus.counting import count_table
+from w2v.corpus.vocab import Vocab
 
 CORPUS = Path(__file__).resolve().parents[2] / "shared/data/wiki-en-100m.txt"
 GROUPS = 50_000  # groups of B centre words counted per B

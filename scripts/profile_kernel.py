@@ -12,7 +12,7 @@ are attributed to its innermost loops (the ranges of its backward jumps), and ea
 of the hottest loops is listed with its share of the kernel's samples, its size and
 what it is made of: FMAs, vector loads and stores, horizontal reductions (lane
 extracts and shuffles), scalar float instructions, gathers, divisions. That is
-usually enough to tell which part of ``w2v/kernels.py`` a loop is (the three passes
+usually enough to tell which part of ``w2v/engine/kernels.py`` a loop is (the three passes
 of ``logistic_units``: dot products ending in horizontal reductions, the vectorised
 logistic steps with their gathers and divisions, the row updates of FMAs and
 stores). ``--annotate`` writes the whole disassembly with each instruction's samples.
@@ -76,7 +76,7 @@ def traced_run(args: argparse.Namespace) -> None:
     checkout, whatever is installed."""
     sys.path.insert(0, str(ROOT))
     import w2v
-    from w2v import kernels
+    from w2v.engine import kernels
 
     sentences = [["the", "quick", "brown", "fox", "jumps"]] * 20
     w2v.train(sentences, min_count=1, epochs=1, **settings(args))  # loads (or compiles) the batch kernel

@@ -40,7 +40,7 @@
     python scripts/simulate_cluster.py --run --text-bytes 1000000000 --models skipgram,cbow --workers 1 \
         --batch-words 5000 --results docs/distributed-simulation-whole.json
 
-A run of N workers is simulated by N replicas (``w2v.rounds.Replica``) in one process,
+A run of N workers is simulated by N replicas (``w2v.cluster.rounds.Replica``) in one process,
 trained round by round in turn and combined by the same ``Ledger.record`` and
 ``rounds.combine`` that ``w2v train --cluster`` uses, each replica on its own contiguous
 parts of the corpus (``parts.split_sources``, ``parts.groups_of``). Only the
@@ -71,17 +71,16 @@ from pathlib import Path
 import numpy as np
 from estimators import ROOT, SCORE_PAIRS, cut_at_space, split_corpus, study_parser, w2v_json
 
+from w2v.cluster.rounds import Ledger, Replica, Rows, changes_nbytes
 from w2v.config import COMBINE as RULES
 from w2v.config import TrainConfig
-from w2v.counting import count_table
+from w2v.corpus.counting import count_table
+from w2v.corpus.parts import groups_of, split_sources
+from w2v.corpus.vocab import Vocab, decode_word
+from w2v.engine.state import TrainState
+from w2v.engine.weights import Model
 from w2v.errors import DivergedError
-from w2v.formats import decode_word
-from w2v.parts import groups_of, split_sources
-from w2v.rounds import Ledger, Replica, Rows, changes_nbytes
-from w2v.state import TrainState
-from w2v.vectors import Vectors
-from w2v.vocab import Vocab
-from w2v.weights import Model
+from w2v.vectors.wordvectors import Vectors
 
 RESULTS = ROOT / "docs/distributed-simulation.json"
 SIM_BYTES = 24_000_000

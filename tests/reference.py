@@ -1,4 +1,4 @@
-"""A plain-numpy re-implementation of ``w2v.kernels.make_train_batch`` (no Numba),
+"""A plain-numpy re-implementation of ``w2v.engine.kernels.make_train_batch`` (no Numba),
 and of the Python reading of a corpus that ``chunkcounter.ChunkCounter`` matches.
 
 It follows the kernel's batch semantics step by step and consumes the random
@@ -35,7 +35,7 @@ from collections.abc import Iterable, Iterator
 
 import numpy as np
 
-from w2v.corpus import BLOCK_BYTES, MAX_WORD_BYTES, SentenceCutter, TokenBlock, line_words, read_chunks
+from w2v.corpus.sources import BLOCK_BYTES, MAX_WORD_BYTES, SentenceCutter, TokenBlock, line_words, read_chunks
 
 MASK64 = (1 << 64) - 1
 LCG_MUL = 25214903917

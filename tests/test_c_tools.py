@@ -25,12 +25,12 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from w2v.c_tools import accuracy_report, word2vec_run
 from w2v.cli import main
+from w2v.cli.c_tools import accuracy_report, word2vec_run
 from w2v.config import TrainConfig
 from w2v.errors import ConfigError
-from w2v.evaluate import parse_analogies, score_analogies
-from w2v.vectors import Vectors
+from w2v.vectors.evaluate import parse_analogies, score_analogies
+from w2v.vectors.wordvectors import Vectors
 
 SAMPLE = Path(__file__).resolve().parents[1] / "data" / "sample.txt.gz"
 TOKENS = 60_000

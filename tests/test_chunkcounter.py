@@ -4,12 +4,12 @@ read_chunks, SentenceCutter, WordCounter and block_ids give the same ids, counts
 import numpy as np
 import pytest
 
-from w2v.chunkcounter import FIRST_TABLE, ChunkCounter
 from w2v.config import TrainConfig
-from w2v.corpus import BLOCK_BYTES, MAX_WORD_BYTES, SentenceCutter, line_words, read_chunks
-from w2v.counting import WordCounter, block_ids
+from w2v.corpus.chunkcounter import FIRST_TABLE, ChunkCounter
+from w2v.corpus.counting import WordCounter, block_ids
+from w2v.corpus.idstream import encode_corpus
+from w2v.corpus.sources import BLOCK_BYTES, MAX_WORD_BYTES, SentenceCutter, line_words, read_chunks
 from w2v.errors import CorpusError
-from w2v.idstream import encode_corpus
 
 WHITESPACE = [b" ", b"\t", b"\n", b"\r", b"\x0b", b"\x0c", b"  ", b"\n\n", b" \n "]
 
@@ -142,7 +142,7 @@ def test_pruning_bounds_the_store_by_the_words_held(tmp_path):
 
 
 def test_refuses_more_provisional_ids_than_int32_holds(monkeypatch):
-    monkeypatch.setattr("w2v.counting.MAX_PROVISIONAL_IDS", 10)
+    monkeypatch.setattr("w2v.corpus.provisional.MAX_PROVISIONAL_IDS", 10)
     counter = ChunkCounter(prune_at=2)
     counter.add_chunk(b"a b c ")
     with pytest.raises(CorpusError, match="more than 10 word ids"):

@@ -4,10 +4,10 @@ import numpy as np
 import pytest
 from click.testing import CliRunner
 
-from w2v.classes import kmeans, write_classes
 from w2v.cli import cli as w2v_cli
 from w2v.errors import ConfigError
-from w2v.vectors import Vectors
+from w2v.vectors.classes import kmeans, write_classes
+from w2v.vectors.wordvectors import Vectors
 
 # three directions (animals, numbers, colours), words interleaved, lengths very different
 WORDS = ["dog", "cat", "one", "red", "two", "mouse", "blue", "three", "green"]

@@ -24,8 +24,8 @@ import pytest
 from conftest import without_progress
 
 from w2v.cli import main
-from w2v.phrases import PhraseTable
-from w2v.vectors import Vectors
+from w2v.corpus.phrases import PhraseTable
+from w2v.vectors.wordvectors import Vectors
 
 pytestmark = pytest.mark.filterwarnings("error")  # a warning on stderr is a second line
 
@@ -124,14 +124,18 @@ def run(capsys, argv: list[str]) -> tuple[int, str, str]:
 @pytest.mark.parametrize("command", ["vocab", "phrases", "classes"])
 def test_ctrl_c_is_one_line(ws, capsys, monkeypatch, command):
     """Not click's empty line before it: every command stops as train does."""
-    import w2v.classes
-    import w2v.counting
-    import w2v.phrases
+    import w2v.corpus.counting
+    import w2v.corpus.phrases
+    import w2v.vectors.classes
 
     def interrupted(*_args, **_kwargs):
         raise KeyboardInterrupt
 
-    for module, name in ((w2v.counting, "count_table"), (w2v.phrases, "pieces_of_sources"), (w2v.classes, "kmeans")):
+    for module, name in (
+        (w2v.corpus.counting, "count_table"),
+        (w2v.corpus.phrases, "pieces_of_sources"),
+        (w2v.vectors.classes, "kmeans"),
+    ):
         monkeypatch.setattr(module, name, interrupted)
     argv = {"vocab": ["vocab", "corpus.txt", "-o", "v.txt"], "phrases": ["phrases", "corpus.txt", "-o", "p.txt"],
             "classes": ["classes", "-v", "vecs.txt", "-k", "2", "-o", "c.txt"]}[command]  # fmt: skip

@@ -12,7 +12,7 @@ import numpy as np
 import pytest
 
 from w2v.cli import main
-from w2v.vectors import Vectors
+from w2v.vectors.wordvectors import Vectors
 
 FIXTURES = Path(__file__).parent / "fixtures"
 ROYAL = Vectors(
@@ -194,7 +194,7 @@ def test_eval_text_and_json(tmp_path, capsys):
 
 
 def test_eval_without_sets_scores_the_shipped_ones(in_tmp, capsys):
-    from w2v.evaluate import DEFAULT_ANALOGIES, DEFAULT_SIMILARITY
+    from w2v.vectors.evaluate import DEFAULT_ANALOGIES, DEFAULT_SIMILARITY
 
     code, out, err = run(capsys, "eval", "--json")
     assert (code, err) == (0, "")

@@ -19,10 +19,10 @@ import pytest
 from conftest import ctrl_c_by_default
 
 import w2v
-from w2v import cluster_training
-from w2v.cluster_training import ClusterRun
+from w2v.cluster import training as cluster_training
+from w2v.cluster.training import ClusterRun
+from w2v.engine.state import TrainState, checkpoint_path
 from w2v.errors import ClusterLost, ConfigError, CorpusError, W2VError
-from w2v.state import TrainState, checkpoint_path
 
 distributed = pytest.importorskip("distributed")
 psutil = pytest.importorskip("psutil")  # a dependency of distributed
@@ -269,7 +269,7 @@ def test_a_worker_that_stops_answering_is_replaced(topics, monkeypatch):
     """A worker stopped mid-run (SIGSTOP: a machine hung, not gone) keeps its connections
     open; the scheduler drops it after ``worker-ttl`` without heartbeats, and its
     replica starts again on the other worker."""
-    from w2v import cluster
+    from w2v.cluster import connect as cluster
 
     stopped: list = []
 
@@ -336,7 +336,7 @@ def test_a_worker_gone_as_the_replicas_start_is_one_error(topics, monkeypatch):
 def test_a_task_bound_to_a_gone_worker_is_a_lost_connection():
     """Dask holds a task bound to a worker that has left until the worker comes
     back; the client takes it for a lost connection after a spell."""
-    from w2v.cluster import connect
+    from w2v.cluster.connect import connect
 
     gone = "tcp://127.0.0.1:9"
     with connect("local:1", None) as cluster:
@@ -446,7 +446,7 @@ def test_a_worker_without_w2v_is_one_line(cli, topics, tmp_path):
 
 def test_a_cluster_left_without_workers_is_one_error(tmp_path):
     """Dask waits for a worker to join; w2v stops with its error once none has for a spell."""
-    from w2v.cluster import connect
+    from w2v.cluster.connect import connect
 
     with started_apart(tmp_path / "scheduler.json", 1, "--no-nanny") as file, connect(str(file), None) as cluster:
         gone = cluster.client.submit(os._exit, 1, pure=False)  # the one worker's process ends: none is left
@@ -455,7 +455,7 @@ def test_a_cluster_left_without_workers_is_one_error(tmp_path):
 
 
 def test_the_client_reaches_workers_started_apart_directly(scheduler):
-    from w2v.cluster import connect, reaches_workers
+    from w2v.cluster.connect import connect, reaches_workers
 
     with connect(str(scheduler), None) as cluster:
         assert cluster.client.direct_to_workers and cluster.threads == 1

@@ -9,7 +9,7 @@ from w2v.cli import main as cli_main
 from w2v.cli import training as cli_training
 from w2v.config import TRAIN_FIELDS, TrainConfig, load_preset
 from w2v.errors import ConfigError
-from w2v.vectors import Vectors
+from w2v.vectors.wordvectors import Vectors
 
 
 def test_defaults_are_word2vec_c():

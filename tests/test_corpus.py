@@ -16,7 +16,10 @@ from hypothesis import given
 from hypothesis import strategies as st
 from reference import token_blocks
 
-from w2v.corpus import (
+from w2v.corpus.counting import block_ids
+from w2v.corpus.idstream import IdStreamWriter, cut_at_batch_ends, evenly_spaced
+from w2v.corpus.phrases import learn_phrases
+from w2v.corpus.sources import (
     MAX_SENTENCE_TOKENS,
     MAX_WORD_BYTES,
     SENTENCE_END,
@@ -30,10 +33,7 @@ from w2v.corpus import (
     sentence_bytes,
     without_outputs,
 )
-from w2v.counting import block_ids
 from w2v.errors import CorpusError
-from w2v.idstream import IdStreamWriter, cut_at_batch_ends, evenly_spaced
-from w2v.phrases import learn_phrases
 
 
 def to_sentences(blocks) -> list[list[bytes]]:
@@ -235,7 +235,7 @@ def test_local_compressed_files_are_read_without_smart_open(tmp_path):
     packed = write(tmp_path, "c.txt.gz", gzip.compress(CONTENT))
     script = (
         "import sys\n"
-        "from w2v.corpus import read_chunks\n"
+        "from w2v.corpus.sources import read_chunks\n"
         "assert b''.join(read_chunks(sys.argv[1])) == sys.stdin.buffer.read()\n"
         "assert 'smart_open' not in sys.modules\n"
     )
@@ -261,7 +261,7 @@ def test_stdin_reads_the_same_tokens(tmp_path):
     path = write(tmp_path, "c.txt", CONTENT)
     script = (
         "import sys\n"
-        "from w2v.corpus import read_chunks\n"
+        "from w2v.corpus.sources import read_chunks\n"
         "for chunk in read_chunks('-', 64):\n"
         "    sys.stdout.buffer.write(chunk)\n"
     )

@@ -7,10 +7,10 @@ import numpy as np
 import pytest
 
 from w2v.config import TrainConfig
-from w2v.counting import WordCounter
+from w2v.corpus.counting import WordCounter
+from w2v.corpus.idstream import encode_corpus
+from w2v.corpus.vocab import Vocab
 from w2v.errors import CorpusError
-from w2v.idstream import encode_corpus
-from w2v.vocab import Vocab
 
 
 def live_counts(counter: WordCounter) -> dict[bytes, int]:
@@ -178,7 +178,7 @@ def test_counter_grows_past_its_first_capacity():
 
 
 def test_counter_refuses_more_provisional_ids_than_int32_holds(monkeypatch):
-    monkeypatch.setattr("w2v.counting.MAX_PROVISIONAL_IDS", 4)
+    monkeypatch.setattr("w2v.corpus.provisional.MAX_PROVISIONAL_IDS", 4)
     counter = WordCounter(prune_at=2)
     counter.add(b"a b c".split())  # 3 ids, all pruned at once
     with pytest.raises(CorpusError, match="more than 4 word ids"):

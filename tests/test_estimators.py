@@ -13,13 +13,13 @@ import pytest
 from reference import numeric_gradient
 
 import w2v
-from w2v import kernels
 from w2v.config import TrainConfig
+from w2v.corpus.vocab import Vocab, balanced_codes
+from w2v.engine import kernels
+from w2v.engine.scoring import path_log_probs, score_model
+from w2v.engine.state import VERSION, TrainState
+from w2v.engine.weights import Tables, path_tables
 from w2v.errors import ConfigError
-from w2v.scoring import path_log_probs, score_model
-from w2v.state import VERSION, TrainState
-from w2v.vocab import Vocab, balanced_codes
-from w2v.weights import Tables, path_tables
 
 V, D = 9, 6
 COUNTS = np.array([40, 30, 22, 17, 12, 9, 6, 4, 3], dtype=np.int64)

@@ -7,7 +7,7 @@ import numpy as np
 import pytest
 
 from w2v.errors import FormatError, W2VError
-from w2v.evaluate import (
+from w2v.vectors.evaluate import (
     DEFAULT_ANALOGIES,
     DEFAULT_SIMILARITY,
     correlation_pvalue,
@@ -20,7 +20,7 @@ from w2v.evaluate import (
     regularized_beta,
     spearman,
 )
-from w2v.vectors import Vectors
+from w2v.vectors.wordvectors import Vectors
 
 FIXTURES = Path(__file__).parent / "fixtures"
 ANALOGIES = FIXTURES / "analogies.txt"

@@ -16,7 +16,7 @@ import pytest
 from w2v.cli import main
 from w2v.errors import W2VError
 from w2v.files import atomic_output, check_writable, write_atomic
-from w2v.vectors import Vectors
+from w2v.vectors.wordvectors import Vectors
 
 FAST = ["--epochs", "1", "--dim", "8", "--min-count", "1", "--threads", "1", "-q"]
 

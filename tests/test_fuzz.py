@@ -33,12 +33,13 @@ from hypothesis import event, given, settings
 from hypothesis import strategies as st
 from reference import token_blocks
 
-import w2v.formats as formats
-from w2v.corpus import MAX_SENTENCE_TOKENS, MAX_WORD_BYTES, expand_sources
+import w2v.vectorio.word2vec as formats
+from w2v.corpus.sources import MAX_SENTENCE_TOKENS, MAX_WORD_BYTES, expand_sources
+from w2v.corpus.vocab import decode_word
 from w2v.errors import CorpusError, FormatError
-from w2v.formats import decode_word, detect_format
-from w2v.vectorfiles import file_kind
-from w2v.vectors import Vectors
+from w2v.vectorio.detect import file_kind
+from w2v.vectorio.word2vec import detect_format
+from w2v.vectors.wordvectors import Vectors
 
 try:
     from compression import zstd  # Python 3.14

@@ -10,7 +10,7 @@ import pytest
 from conftest import DATA, REPO
 
 import w2v
-from w2v.vectors import UnknownWordError, Vectors
+from w2v.vectors.wordvectors import UnknownWordError, Vectors
 
 gensim_models = pytest.importorskip("gensim.models")
 KeyedVectors = gensim_models.KeyedVectors

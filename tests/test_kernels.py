@@ -6,10 +6,10 @@ import pytest
 from reference import alias_probabilities, draw_noise, example_loss, lcg, numeric_gradient
 from reference import train_batch as reference_batch
 
-from w2v import kernels
 from w2v.config import TrainConfig
-from w2v.vocab import MAX_CODE_LENGTH, Vocab
-from w2v.weights import Tables, path_tables
+from w2v.corpus.vocab import MAX_CODE_LENGTH, Vocab
+from w2v.engine import kernels
+from w2v.engine.weights import Tables, path_tables
 
 V, D = 12, 8
 COUNTS = np.array([30, 20, 15, 12, 10, 8, 6, 5, 4, 3, 2, 1], dtype=np.int64)

@@ -4,12 +4,12 @@ import numpy as np
 import pytest
 from conftest import without_progress
 
-from w2v.classes import kmeans
 from w2v.cli import main
+from w2v.corpus.vocab import Vocab
+from w2v.engine.state import describe_progress
 from w2v.errors import ConfigError, CorpusError, FormatError, plural
-from w2v.state import describe_progress
-from w2v.vectors import Vectors
-from w2v.vocab import Vocab
+from w2v.vectors.classes import kmeans
+from w2v.vectors.wordvectors import Vectors
 
 
 def run(capsys, *argv):

@@ -10,11 +10,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import w2v
-from w2v import rounds
-from w2v.config import TrainConfig
-from w2v.counting import CountTable, count_table
-from w2v.parts import Part, even_bounds, groups_of, holds_words, split_sources
-from w2v.rounds import (
+from w2v.cluster import rounds
+from w2v.cluster.rounds import (
     Ledger,
     Replica,
     Rows,
@@ -24,8 +21,11 @@ from w2v.rounds import (
     replica_config,
     round_words,
 )
-from w2v.vocab import Vocab
-from w2v.weights import Model
+from w2v.config import TrainConfig
+from w2v.corpus.counting import CountTable, count_table
+from w2v.corpus.parts import Part, even_bounds, groups_of, holds_words, split_sources
+from w2v.corpus.vocab import Vocab
+from w2v.engine.weights import Model
 
 WORDS = st.sampled_from([b"a", b"bb", b"ccc", b"\xc3\xa9t\xc3\xa9", b"x" * 40])
 SPACES = st.sampled_from([b" ", b"\n", b"\t", b"  ", b" \n"])

@@ -8,10 +8,9 @@ import math
 import pytest
 from click.testing import CliRunner
 
-import w2v.phrases
+import w2v.corpus.phrases
 from w2v.cli import cli as w2v_cli
-from w2v.errors import ConfigError, CorpusError, FormatError
-from w2v.phrases import (
+from w2v.corpus.phrases import (
     PhraseTable,
     count_pairs,
     learn_phrases,
@@ -22,6 +21,7 @@ from w2v.phrases import (
     score,
     write_phrased,
 )
+from w2v.errors import ConfigError, CorpusError, FormatError
 
 # 21 tokens: n(new) 5, n(york) 5, n(new york) 4, n(city) 2, n(york city) 2
 CORPUS = "new york is big\nin new york city\nnew york city\nnew cars\nthe big apple is new york\n\nold york\n"
@@ -146,7 +146,7 @@ def test_sentences_api():
 
 
 def test_doctests():
-    assert doctest.testmod(w2v.phrases).failed == 0
+    assert doctest.testmod(w2v.corpus.phrases).failed == 0
 
 
 def invoke(*args):
@@ -189,8 +189,8 @@ def test_cli_errors_are_one_line(cli, corpus, tmp_path):
 
 
 def test_train_with_phrases_trains_on_joined_words(corpus, tmp_path):
-    from w2v.phrases import phrased_lines
-    from w2v.vectors import Vectors
+    from w2v.corpus.phrases import phrased_lines
+    from w2v.vectors.wordvectors import Vectors
 
     table = learn_phrases(str(corpus), min_count=1, threshold=1)
     assert [b" ".join(line).decode() for line in phrased_lines(str(corpus), table)] == [

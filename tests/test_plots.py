@@ -10,8 +10,8 @@ from conftest import without_progress
 
 from w2v.cli import main
 from w2v.errors import W2VError
-from w2v.plots import check_method, overlap_area, pca_2d, project
-from w2v.vectors import Vectors
+from w2v.vectors.plots import check_method, overlap_area, pca_2d, project
+from w2v.vectors.wordvectors import Vectors
 
 PNG_SIGNATURE = b"\x89PNG\r\n\x1a\n"
 MISSING_MATPLOTLIB = "w2v: error: plotting needs matplotlib: pip install 'w2v[plot]'\n"
@@ -160,7 +160,7 @@ def test_plot_without_matplotlib_is_one_line(no_matplotlib, vectors_file, tmp_pa
 def test_labels_avoid_each_other():
     """Labels of points too close for the first spot take another; spread points keep it."""
     pytest.importorskip("matplotlib")
-    from w2v.plots import new_figure, place_labels
+    from w2v.vectors.plots import new_figure, place_labels
 
     figure = new_figure((4, 3))
     ax = figure.subplots()
@@ -201,7 +201,7 @@ def test_loss_plot_without_matplotlib_is_refused_before_training(no_matplotlib, 
 
 def test_loss_plot_of_many_epochs_and_of_one(tmp_path):
     pytest.importorskip("matplotlib")
-    from w2v.plots import plot_loss
+    from w2v.vectors.plots import plot_loss
 
     plot_loss(str(tmp_path / "one.png"), [0.7])
     plot_loss(str(tmp_path / "many.pdf"), list(np.linspace(3, 2, 60)))

@@ -5,7 +5,7 @@ import dataclasses
 
 import pytest
 
-import w2v.weights
+import w2v.engine.weights
 from w2v.cli import main
 from w2v.config import PRESETS, TrainConfig, load_preset, preset_names, preset_path
 from w2v.errors import ConfigError
@@ -109,13 +109,13 @@ def test_no_false_divergence_alarm_on_real_text(preset, wiki6, monkeypatch):
     else:
         settings = {"model": preset.removeprefix("default-")}
     norms = []
-    measure = w2v.weights.largest_row_norm
+    measure = w2v.engine.weights.largest_row_norm
 
     def measured(weights):
         norms.append(measure(weights))
         return norms[-1]
 
-    monkeypatch.setattr(w2v.weights, "largest_row_norm", measured)
+    monkeypatch.setattr(w2v.engine.weights, "largest_row_norm", measured)
     train(str(wiki6), **{**settings, "epochs": 1, "threads": 1})
     assert len(norms) == 3  # syn0, syn1 and syn1neg, checked once
-    assert 1 < max(norms) < w2v.weights.MAX_ROW_NORM / 10
+    assert 1 < max(norms) < w2v.engine.weights.MAX_ROW_NORM / 10

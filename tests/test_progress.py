@@ -14,12 +14,13 @@ import termios
 import numpy as np
 
 import w2v
-from w2v import kernels, progress, workers
-from w2v.chunkcounter import ChunkCounter
-from w2v.classes import kmeans
-from w2v.counting import ReadStatus, count_words
+from w2v import progress
+from w2v.corpus.chunkcounter import ChunkCounter
+from w2v.corpus.counting import ReadStatus, count_words
+from w2v.engine import kernels, workers
+from w2v.engine.state import TrainState, checkpoint_path
 from w2v.progress import LINE_GAP, LINE_SECONDS, LineBar, Steps, progress_bar, reading
-from w2v.state import TrainState, checkpoint_path
+from w2v.vectors.classes import kmeans
 
 FAST = ("--dim", "8", "--min-count", "1", "--epochs", "2", "--threads", "1")
 
@@ -150,7 +151,7 @@ def test_chunk_counter_reports_bytes_as_stored(tmp_path):
 def test_chunk_counter_reads_a_pipe_in_content_bytes(tmp_path):
     data = b"one two three\n" * 100
     script = (
-        "import sys; from w2v.counting import count_words; s = []; count_words(['-'], on_read=s.append); "
+        "import sys; from w2v.corpus.counting import count_words; s = []; count_words(['-'], on_read=s.append); "
         "print(s[0], s[-1])"
     )
     done = subprocess.run([sys.executable, "-c", script], input=data, capture_output=True, check=True)
@@ -287,7 +288,7 @@ def test_compiling_is_announced_and_kept_out_of_the_training_time(tiny_corpus, t
 def test_watch_compiles_times_compilations_not_cache_loads():
     from numba import njit
 
-    from w2v.jit import watch_compiles
+    from w2v.engine.jit import watch_compiles
 
     announced = []
     with watch_compiles(announced.append) as watch:

@@ -5,9 +5,9 @@ import math
 import numpy as np
 import pytest
 
-import w2v.query as query
+import w2v.vectors.search as query
 from w2v.errors import W2VError
-from w2v.vectors import UnknownWordError, Vectors
+from w2v.vectors.wordvectors import UnknownWordError, Vectors
 
 PLANE = Vectors(
     ["a", "b", "c", "d", "e", "f"],

@@ -8,9 +8,9 @@ import pytest
 
 import w2v
 from w2v.cli import main
+from w2v.engine.scoring import score_model
+from w2v.engine.state import TrainState
 from w2v.errors import CorpusError
-from w2v.scoring import score_model
-from w2v.state import TrainState
 
 SENTENCES = [["a", "b", "c", "d", "a", "c"], ["b", "d", "e"], ["c", "a", "b", "e", "d"]] * 30
 HELD_OUT = [["a", "c", "b", "zz"], ["d", "e", "a"], ["q"]]
@@ -83,7 +83,7 @@ def test_score_agrees_with_a_direct_computation(model, tmp_path):
 def test_hierarchical_softmax_sums_to_one_over_the_vocabulary(model):
     rng = np.random.default_rng(0)
     state = TrainState(**{**model.__dict__, "syn1": rng.standard_normal(model.syn1.shape).astype(np.float32)})
-    from w2v.scoring import path_log_probs
+    from w2v.engine.scoring import path_log_probs
 
     hidden = rng.standard_normal((3, model.config.dim)).astype(np.float32)
     size = len(model.vocab)

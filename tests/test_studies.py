@@ -33,8 +33,8 @@ def simulated(corpus: Path, workers: int, combine: str, exact: tuple[str, ...] =
     import simulate_cluster
 
     from w2v.config import TrainConfig
-    from w2v.counting import count_table
-    from w2v.vocab import Vocab
+    from w2v.corpus.counting import count_table
+    from w2v.corpus.vocab import Vocab
 
     config = TrainConfig(threads=1, dim=16, epochs=1, seed=1, sync_words=5_000, combine=combine).resolved()
     table = count_table([str(corpus)])
@@ -175,7 +175,7 @@ def test_the_measured_table_prices_a_free_exchange(scripts) -> None:
 def test_path_sharing_counts_the_node_rows_paths_share(scripts):
     import path_sharing
 
-    from w2v.vocab import Vocab
+    from w2v.corpus.vocab import Vocab
 
     vocab = Vocab([b"a", b"b", b"c", b"d"], np.array([40, 30, 20, 10]))
     _codes, points, offsets = vocab.huffman()  # inner nodes: root, (b, (c, d)), (c, d)

@@ -16,16 +16,14 @@ from conftest import TINY_LINES, ctrl_c_by_default
 from reference import read_word2vec
 
 import w2v
-from w2v import chunkcounter, kernels
 from w2v.config import TrainConfig
-from w2v.counting import count_words
-from w2v.errors import ConfigError, CorpusError, W2VError
-from w2v.idstream import encode_corpus
-from w2v.interrupts import signals_held
-from w2v.vectors import Vectors
-from w2v.vocab import Vocab
-from w2v.weights import Model, init_input_vectors
-from w2v.workers import (
+from w2v.corpus import chunkcounter
+from w2v.corpus.counting import count_words
+from w2v.corpus.idstream import encode_corpus
+from w2v.corpus.vocab import Vocab
+from w2v.engine import kernels
+from w2v.engine.weights import Model, init_input_vectors
+from w2v.engine.workers import (
     THREAD_STACK_SPARE,
     Hooks,
     Progress,
@@ -35,6 +33,9 @@ from w2v.workers import (
     stream_offsets,
     thread_stack,
 )
+from w2v.errors import ConfigError, CorpusError, W2VError
+from w2v.interrupts import signals_held
+from w2v.vectors.wordvectors import Vectors
 
 DIM = 16  # one kernel for all the small runs here
 
@@ -174,14 +175,15 @@ def test_counting_compiles_nothing_after_the_counter_loads(wiki6):
 
 LOADING_SIGNAL = """
 import ctypes, signal, sys
-from w2v import {module}
-loader = {module}.{function}
+import importlib
+module = importlib.import_module("w2v.{module}")
+loader = module.{function}
 
 def loading(*args):
     ctypes.CFUNCTYPE(None)(lambda: signal.raise_signal(signal.{signal}))()
     return loader(*args)
 
-{module}.{function} = loading
+module.{function} = loading
 from w2v.cli import main
 main(sys.argv[1:])
 """
@@ -190,9 +192,9 @@ main(sys.argv[1:])
 @pytest.mark.parametrize(
     ("module", "function", "signum", "code", "word"),
     [
-        ("kernels", "train_batch_kernel", "SIGTERM", 143, "terminated"),
-        ("kernels", "train_batch_kernel", "SIGINT", 130, "interrupted"),
-        ("chunkcounter", "scan_chunk", "SIGTERM", 143, "terminated"),
+        ("engine.kernels", "train_batch_kernel", "SIGTERM", 143, "terminated"),
+        ("engine.kernels", "train_batch_kernel", "SIGINT", 130, "interrupted"),
+        ("corpus.chunkcounter", "scan_chunk", "SIGTERM", 143, "terminated"),
     ],
 )
 def test_cli_signal_while_numba_loads_ends_the_run(tiny_corpus, tmp_path, module, function, signum, code, word):

@@ -15,7 +15,7 @@ import pytest
 
 import w2v
 from w2v.errors import FormatError
-from w2v.vectors import Vectors
+from w2v.vectors.wordvectors import Vectors
 
 SENTENCES = [["the", "cat", "sat", "on", "the", "mat"], ["a", "dog", "sat", "on", "a", "log"]] * 50
 

@@ -7,8 +7,8 @@ import pytest
 from conftest import written_through_fifo
 from reference import alias_probabilities, draw_noise
 
+from w2v.corpus.vocab import ALIAS_ONE, MAX_CODE_LENGTH, Vocab, build_alias, huffman_codes
 from w2v.errors import CorpusError, FormatError
-from w2v.vocab import ALIAS_ONE, MAX_CODE_LENGTH, Vocab, build_alias, huffman_codes
 
 
 def test_select_min_count_max_vocab_and_order():

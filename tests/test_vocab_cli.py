@@ -52,7 +52,7 @@ def test_vocab_prune_at_follows_reduce_vocab(tmp_path):
 
 
 def test_vocab_is_read_back_by_train(tmp_path):
-    from w2v.vocab import Vocab
+    from w2v.corpus.vocab import Vocab
 
     _, out = run_vocab(tmp_path, "--min-count", "1")
     words, counts = Vocab.read_counts(str(out))

@@ -29,7 +29,7 @@ vocab, phrases, classes; parity.md: word2vec.c detail by detail).
 from w2v.config import TrainConfig
 from w2v.errors import W2VError
 from w2v.train import train
-from w2v.vectors import Vectors
+from w2v.vectors.wordvectors import Vectors
+from w2v.version import __version__
 
-__all__ = ["TrainConfig", "Vectors", "W2VError", "train"]
-__version__ = "0.1.0"
+__all__ = ["TrainConfig", "Vectors", "W2VError", "__version__", "train"]

@@ -15,15 +15,13 @@ what is shown is chosen here.
 
 import sys
 import time
-from collections.abc import Callable, Iterator
-from contextlib import contextmanager
+from collections.abc import Callable
 from typing import Protocol, TextIO
 
 LINE_SECONDS = 10.0  # a progress line at least this often when stderr is not a terminal
 LINE_PARTS = 10  # and one at each tenth of the total,
 LINE_GAP = 1.0  # unless the last one is more recent than this (a step of a second prints only its end)
 SHORT_UNITS = {"words": "w", "tokens": "tok", "bytes": "B"}  # tqdm's unit names (scaled: kw, MB); others as given
-KERNEL_FAMILIES = {"w2v.chunkcounter": "counting", "w2v.kernels": "training"}  # by the module of the jitted function
 
 
 class Bar(Protocol):
@@ -162,26 +160,6 @@ def note(message: str, show: bool = True) -> None:
     """Print ``w2v: message`` on stderr (when ``show``)."""
     if show:
         print(f"w2v: {message}", file=sys.stderr, flush=True)
-
-
-@contextmanager
-def compiling_noted(show: bool) -> Iterator:
-    """A ``jit.CompileWatch`` over the block (its ``seconds``: time spent compiling),
-    which says on stderr, when ``show``, that the counting or training kernels are
-    being compiled, once each, as a compilation starts: a first run's silent wait."""
-    from w2v.jit import watch_compiles  # Numba: imported where it is about to be used anyway
-
-    announced: set[str] = set()
-
-    def announce(dispatcher) -> None:
-        function = dispatcher.py_func
-        family = KERNEL_FAMILIES.get(function.__module__, function.__name__)
-        if family not in announced:
-            announced.add(family)
-            note(f"compiling the {family} kernels (first run only; cached in {dispatcher.stats.cache_path})", show)
-
-    with watch_compiles(announce) as watch:
-        yield watch
 
 
 class Steps:

@@ -17,18 +17,19 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from w2v.cluster.connect import connect
 from w2v.config import TRAIN_FIELDS, TrainConfig, check_setting_names
-from w2v.corpus import source_list
+from w2v.corpus.idstream import Encoded, IdStream, VocabChooser, encode_corpus, evenly_spaced
+from w2v.corpus.sources import source_list
+from w2v.corpus.vocab import Vocab, decode_word
+from w2v.engine.scoring import score_encoded
+from w2v.engine.state import TrainState, checkpoint_lock, checkpoint_path
+from w2v.engine.weights import Model, carry_weights
+from w2v.engine.workers import Hooks, Progress, run_epochs, stream_offsets
 from w2v.errors import ConfigError, CorpusError, plural
-from w2v.formats import decode_word
-from w2v.idstream import Encoded, IdStream, VocabChooser, encode_corpus, evenly_spaced
-from w2v.progress import Steps, compiling_noted, reading
+from w2v.progress import Steps, reading
 from w2v.report import TrainReport
-from w2v.state import TrainState, checkpoint_lock, checkpoint_path
-from w2v.vectors import Vectors
-from w2v.vocab import Vocab
-from w2v.weights import Model, carry_weights
-from w2v.workers import Hooks, Progress, run_epochs, stream_offsets
+from w2v.vectors.wordvectors import Vectors
 
 
 def return_free_memory() -> None:
@@ -97,7 +98,7 @@ def train(
     loss of the current epoch so far (nats, nan before any example). The result's
     ``report`` holds the per-epoch loss and timings.
 
-    Long runs (see ``w2v.state`` for the file format):
+    Long runs (see ``w2v.engine.state`` for the file format):
     ``checkpoint``: a folder where the whole training state is saved after each
     epoch, every ``checkpoint_every`` minutes and when interrupted (KeyboardInterrupt
     or another exception in the calling thread), replacing the previous one only
@@ -110,13 +111,13 @@ def train(
     from a model file's weights and vocabulary (its ``STRUCTURE`` settings apply)
     and train on ``corpus``; ``update_vocab`` adds the corpus' words seen at least
     ``min_count`` times. ``notes``: a JSON-able dict stored in checkpoints.
-    ``heldout``: a corpus (as ``corpus``) to score after each epoch (``w2v.scoring``:
+    ``heldout``: a corpus (as ``corpus``) to score after each epoch (``w2v.engine.scoring``:
     bits per predicted word of the model's first loss, on a sample of
     ``heldout_pairs`` predictions, all if None), in ``report.epoch_heldout`` and
     given to ``on_epoch_end`` as a third argument when it takes one.
     ``cluster``: train on a Dask cluster (``local:N``, a scheduler's address or file;
-    ``w2v.cluster``), whose workers read ``corpus`` (files or URLs) themselves
-    (``w2v.cluster_training``); ``threads`` is then the threads of each worker.
+    ``w2v.cluster.connect``), whose workers read ``corpus`` (files or URLs) themselves
+    (``w2v.cluster.training``); ``threads`` is then the threads of each worker.
     """
     start = time.perf_counter()
     check_setting_names(settings)
@@ -135,11 +136,13 @@ def train(
             else f"{resume} was checkpointed in one process: resume it without a cluster"
         )
     if cluster is not None:
-        from w2v.cluster_training import ClusterPlan
+        from w2v.cluster.training import ClusterPlan
 
         resumed = base if resume is not None else None
         plan = ClusterPlan(choose, lambda vocab: build_model(vocab, config, base), resumed, notes=notes or {})
         return train_on(cluster, corpus, config, plan, hooks, outputs, settings.get("threads"), start)
+    from w2v.engine.jit import compiling_noted  # Numba: imported by the first run, not by ``import w2v``
+
     with (
         compiling_noted(progress) as compiling,
         checkpoint_folder(checkpoint),
@@ -175,8 +178,7 @@ def train_on(address: str, corpus, config: TrainConfig, plan, hooks: Hooks, outp
     """``train`` on the cluster at ``address`` (``cluster_training.train_on_cluster``
     with ``plan``, a ``ClusterPlan``), each worker training with ``threads`` threads
     (None: the cluster's default)."""
-    from w2v.cluster import connect
-    from w2v.cluster_training import train_on_cluster
+    from w2v.cluster.training import train_on_cluster
 
     listed = source_list(corpus)
     sources = [source for source in listed or [] if isinstance(source, str)]
@@ -277,8 +279,6 @@ class Run:
         """A function giving the held-out bits per word of the weights as they are
         (``scoring.score_encoded``) on ``corpus``, encoded once into ``workdir``, and
         the stream it reads, for the caller to close."""
-        from w2v.scoring import score_encoded
-
         os.makedirs(workdir)
         encoded = encode_corpus(corpus, self.config, workdir, lambda _words, _counts: self.encoded.vocab)
         scorer = lambda: score_encoded(self.state(), encoded, None, pairs, self.config.seed).scores[0].bits_per_word  # noqa: E731

@@ -15,9 +15,10 @@ from contextlib import contextmanager
 
 import click
 
+from w2v.cli.c_tools import c_style_flags
+from w2v.corpus.vocab import display_word
+from w2v.engine.state import checkpoint_path, describe_progress, read_meta
 from w2v.errors import W2VError
-from w2v.state import checkpoint_path
-from w2v.vectors import display_word
 
 CONTEXT = {"help_option_names": ["-h", "--help"], "max_content_width": 100}
 
@@ -95,8 +96,6 @@ class Stopped(Exception):
         self.code = {Terminated: 143, KeyboardInterrupt: 130}.get(type(cause), 1)
         message = {143: "terminated", 130: "interrupted"}.get(self.code, str(cause))
         if checkpoint and os.path.isfile(checkpoint_path(checkpoint)):
-            from w2v.state import describe_progress, read_meta
-
             meta = read_meta(checkpoint)  # not the weights: gigabytes for a big model
             where = describe_progress(meta["jobs_done"], meta["batches"], meta["config"]["epochs"])
             again = f"w2v train --resume {checkpoint}" + (f" --cluster {cluster}" if cluster else "")
@@ -138,8 +137,6 @@ def main(argv: list[str] | None = None) -> None:
 
 def c_flags_hint(argv: list[str]) -> str:
     """For ``w2v train`` given word2vec.c's flags (``-train x``, ``--cbow 1``): where they are taken."""
-    from w2v.c_tools import c_style_flags
-
     if not argv or argv[0] != "train":
         return ""
     found = c_style_flags(argv[1:], {opt for param in cli.commands["train"].params for opt in param.opts})

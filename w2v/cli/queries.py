@@ -7,9 +7,12 @@ from collections.abc import Callable
 import click
 
 from w2v.cli.app import CONTEXT, cli
+from w2v.corpus.vocab import display_word, encode_word
 from w2v.errors import W2VError, plural
 from w2v.files import binary_name, check_writable
-from w2v.vectors import display_word
+from w2v.vectorio.word2vec import text_records
+from w2v.vectors.evaluate import DEFAULT_ANALOGIES, DEFAULT_SIMILARITY, evaluate_analogies, evaluate_similarity
+from w2v.vectors.wordvectors import UnknownWordError, Vectors
 
 
 def vectors_options(command):
@@ -41,8 +44,6 @@ VECTOR_FORMATS = ["auto", "binary", "text", "glove"]
 
 def load_vectors_as(path: str, fmt: str, limit: int | None):
     """``Vectors.load`` of ``path`` in the ``--format``/``--from`` ``fmt`` (one of ``VECTOR_FORMATS``)."""
-    from w2v.vectors import Vectors
-
     binary = None if fmt in ("auto", "glove") else fmt == "binary"
     return Vectors.load(path, binary=binary, limit=limit, no_header=fmt == "glove")
 
@@ -57,8 +58,6 @@ def load_for_query(path: str, fmt: str, limit: int | None):
 def limit_noted(search: Callable, limit: int | None) -> Callable:
     """``search``, its unknown-word errors saying that only the ``--limit N`` most
     frequent words were read."""
-    from w2v.vectors import UnknownWordError
-
     if limit is None:
         return search
 
@@ -186,7 +185,6 @@ def vector(words, vectors_path, fmt, limit):
     vectors. A line (or the arguments) with an unknown word prints nothing for it and
     is reported on stderr.
     """
-    from w2v.formats import encode_word, text_records
 
     vectors = load_for_query(vectors_path, fmt, limit)
 
@@ -211,8 +209,6 @@ def similarity(words, vectors_path, fmt, limit):
     With no words, reads 'A B' lines from stdin and prints 'A<tab>B<tab>cosine'
     for each (a prompt loop on a terminal, EXIT or end of input to stop).
     """
-    from w2v.vectors import display_word
-
     if words and len(words) != 2:
         raise click.UsageError(f"give two words A B, not {len(words)}; or none to read stdin")
     vectors = load_for_query(vectors_path, fmt, limit)
@@ -261,8 +257,6 @@ def evaluate(vectors_path, fmt, limit, analogies, similarity, restrict, case_sen
     WordSim-353, which ship with w2v.
     """
     import json
-
-    from w2v.evaluate import DEFAULT_ANALOGIES, DEFAULT_SIMILARITY, evaluate_analogies, evaluate_similarity
 
     if not analogies and not similarity:
         analogies, similarity = (DEFAULT_ANALOGIES,), (DEFAULT_SIMILARITY,)

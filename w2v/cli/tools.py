@@ -7,11 +7,28 @@ import click
 from w2v.cli.app import CONTEXT, cli
 from w2v.cli.queries import load_for_query, vectors_options
 from w2v.cli.training import corpus_sources, reject_unused
+from w2v.cluster.connect import connect, note_idle_workers, parts_with_words, worker_sources
+from w2v.cluster.counting import count_on_cluster, counting_parts
+from w2v.cluster.phrases import check_new_folder, learn_on_cluster, phrase_parts, write_on_cluster
 from w2v.config import DEFAULT_PRUNE_AT
+from w2v.corpus.counting import check_not_empty, count_table
+from w2v.corpus.phrases import (
+    PhraseTable,
+    check_npmi_threshold,
+    learn_phrases,
+    new_table,
+    spooled_streams,
+    write_phrased,
+)
+from w2v.corpus.vocab import Vocab, coverage_table, decode_word, display_word
+from w2v.engine.scoring import score_model
+from w2v.engine.state import TrainState
 from w2v.errors import ConfigError, W2VError, plural
 from w2v.files import check_writable
-from w2v.plots import METHODS as PLOT_METHODS
-from w2v.vectors import display_word
+from w2v.progress import Steps, reading
+from w2v.vectors.classes import kmeans, write_classes
+from w2v.vectors.plots import METHODS as PLOT_METHODS
+from w2v.vectors.plots import check_method, picture_format, plot_words, project
 
 CLUSTER_HELP = "Count on a Dask cluster: local:N (N processes here), tcp://HOST:PORT or a scheduler file."
 
@@ -37,9 +54,6 @@ def score(model, corpus, window, max_pairs, seed, as_json, per_line):
     each word, CBOW each word from its whole window; no subsampling.
     """
     import tempfile
-
-    from w2v.scoring import score_model
-    from w2v.state import TrainState
 
     state = TrainState.load(model)
     with tempfile.TemporaryDirectory(prefix="w2v-") as workdir:
@@ -94,8 +108,6 @@ def plot(words, vectors_path, fmt, limit, words_file, output, method, seed, quie
     (--method pca): words used alike land close together. Words not in the
     vocabulary are left out, with a note. Needs matplotlib: pip install 'w2v[plot]'.
     """
-    from w2v.plots import check_method, picture_format, plot_words, project
-
     chosen = list(dict.fromkeys([*words, *(read_word_list(words_file) if words_file else [])]))
     if not chosen:
         raise click.UsageError("give the WORDS to plot, or --words-file FILE")
@@ -121,8 +133,6 @@ def plot(words, vectors_path, fmt, limit, words_file, output, method, seed, quie
 
 def read_word_list(path: str) -> list[str]:
     """The first field of each non-blank line of ``path``, as the vocabulary spells words."""
-    from w2v.formats import decode_word
-
     try:
         with open(path, "rb") as handle:
             return [decode_word(line.split()[0]) for line in handle if line.strip()]
@@ -157,8 +167,6 @@ def vocab(corpus, output, min_count, max_vocab, prune_at, cluster, quiet):
     Prints the vocabulary's size, the tokens it covers, and the coverage at each
     --min-count from 1 to 10, to help choose one.
     """
-    from w2v.counting import check_not_empty
-    from w2v.vocab import Vocab, coverage_table
 
     check_writable(output)
     sources = corpus_sources(list(corpus), [output])
@@ -186,15 +194,11 @@ def vocab(corpus, output, min_count, max_vocab, prune_at, cluster, quiet):
 
 def count_here_or_there(sources: list[str], prune_at: int, cluster: str | None, show: bool):
     """The ``counting.CountTable`` of ``sources``, counted here or on the Dask ``cluster``."""
-    from w2v.progress import Steps, compiling_noted, reading
-
     if cluster is None:
-        from w2v.counting import count_table
+        from w2v.engine.jit import compiling_noted  # Numba: imported by a count, not by ``w2v --help``
 
         with compiling_noted(show), Steps(show) as steps:
             return count_table(sources, prune_at, on_read=reading(steps))
-    from w2v.cluster import connect, note_idle_workers, worker_sources
-    from w2v.cluster_counting import count_on_cluster, counting_parts
 
     with connect(cluster, None) as joined:
         parts = counting_parts(joined, worker_sources(joined, sources))
@@ -206,9 +210,6 @@ def phrases_on_cluster(address: str, corpus: list[str], output: str, settings: d
                        apply_phrases: str | None, quiet: bool):  # fmt: skip
     """``w2v phrases --cluster``: learn (or load) the table and write the folder ``output``
     on the cluster at ``address``; the table and what was written."""
-    from w2v.cluster import connect, note_idle_workers, parts_with_words
-    from w2v.cluster_phrases import check_new_folder, learn_on_cluster, phrase_parts, write_on_cluster
-    from w2v.phrases import PhraseTable, new_table
 
     if output == "-":
         raise W2VError("w2v phrases --cluster writes a folder of parts: give -o FOLDER, not -")
@@ -254,8 +255,6 @@ def phrases_on_cluster(address: str, corpus: list[str], output: str, settings: d
 @click.option("-q", "--quiet", is_flag=True, default=False, help="No progress bar, no summary line.")
 def classes(vectors_path, fmt, limit, k, output, init, iterations, seed, order, quiet):
     """Cluster the words into K classes: k-means on the unit vectors (word2vec.c -classes)."""
-    from w2v.classes import kmeans, write_classes
-    from w2v.progress import Steps
 
     check_writable(output)
     vectors = load_for_query(vectors_path, fmt, limit)
@@ -342,8 +341,6 @@ def phrases(
     Each line of the corpus gives one line of output, its words separated by one
     space; 'new york' becomes 'new_york'. --passes 2 builds longer phrases.
     """
-    from w2v.phrases import PhraseTable, check_npmi_threshold, learn_phrases, spooled_streams, write_phrased
-    from w2v.progress import Steps, reading
 
     if output != "-" and cluster is None:
         check_writable(output)

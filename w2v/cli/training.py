@@ -9,10 +9,17 @@ import click
 
 from w2v.cli.app import CONTEXT, Stopped, Terminated, cli
 from w2v.config import COMBINE, DEFAULT_PRUNE_AT, load_preset, preset_names
+from w2v.corpus.phrases import learn_phrases, phrased_lines
+from w2v.corpus.sources import check_text, expand_sources, is_stream, without_outputs
+from w2v.corpus.vocab import display_word
+from w2v.engine.state import read_meta
 from w2v.errors import ClusterLost, W2VError, plural
-from w2v.files import binary_name, check_writable, is_special, is_url
+from w2v.files import atomic_output, binary_name, check_writable, is_special, is_url
+from w2v.progress import Steps, reading
 from w2v.train import train as train_vectors
-from w2v.vectors import display_word
+from w2v.vectorio.word2vec import write_vectors
+from w2v.vectors.classes import kmeans, write_classes
+from w2v.vectors.plots import picture_format, plot_loss
 
 
 def apply_preset(ctx: click.Context, _param, preset: str | None) -> str | None:
@@ -52,8 +59,6 @@ def corpus_sources(corpus: list[str], outputs: list[str | None]) -> list[str]:
     command writes (``outputs``: files, or folders such as a checkpoint's; None and ``-``
     ignored), each left out with a note, and with a warning for each file that is
     clearly not text (``corpus.check_text``)."""
-    from w2v.corpus import check_text, expand_sources, without_outputs
-
     written = [path for path in outputs if path and path != "-"]
     sources, skipped = without_outputs(expand_sources(corpus), written)
     for source in skipped:
@@ -98,7 +103,6 @@ def apply_checkpoint(ctx: click.Context, _param, folder: str | None) -> str | No
     """``--resume FOLDER``: the checkpointed command's options become the defaults."""
     if folder is None:
         return None
-    from w2v.state import read_meta
 
     try:
         command = read_meta(folder).get("notes", {}).get("command", {})
@@ -420,8 +424,6 @@ def check_train_options(ctx, corpus, output, save_vocab, read_vocab, long_run, e
         | ({"--classes-output": extras["classes_output"]} if extras["classes"] else {})
     )
     if extras["plot"]:
-        from w2v.plots import picture_format
-
         picture_format(extras["plot"])  # matplotlib and the picture's format, before training
     if cbow_sum and settings["model"] != "cbow" and not long_run["init_model"]:
         reject_unused(("cbow_sum",), "with --model skipgram")
@@ -475,9 +477,6 @@ def phrased_corpus(corpus: list[str], extras: dict, settings: dict, quiet: bool)
     (never written); else the corpus as given."""
     if not extras["phrases"]:
         return corpus
-    from w2v.corpus import is_stream
-    from w2v.phrases import learn_phrases, phrased_lines
-    from w2v.progress import Steps, reading
 
     streams = [source for source in corpus if is_stream(source)]
     if streams:
@@ -506,15 +505,10 @@ def write_trained(vectors, output: str, fmt: str, extras: dict, seed: int, quiet
     write the classes too, then with ``--plot FILE`` draw the loss per epoch; return the
     lines that say what else was written, for after the training summary. The vectors file is renamed into place last: when clustering
     or writing the classes fails, an old one is not replaced."""
-    from w2v.files import atomic_output
-    from w2v.formats import write_vectors
-    from w2v.progress import Steps
 
     k, classes_output = extras["classes"], extras["classes_output"]
     written = []
     if k:
-        from w2v.classes import kmeans, write_classes
-
         with Steps(not quiet) as steps:
             labels = kmeans(vectors.vectors, k, seed=seed, on_step=steps).labels
     with atomic_output(output, compress=True) as out:
@@ -526,8 +520,6 @@ def write_trained(vectors, output: str, fmt: str, extras: dict, seed: int, quiet
                 f"w2v: {plural(len(vectors), 'word')} in {plural(k, 'class', 'classes')}; wrote {classes_output}"
             )
     if extras["plot"]:  # after the vectors are in place: a picture is not worth losing them for
-        from w2v.plots import plot_loss
-
         plot_loss(extras["plot"], vectors.report.epoch_loss, vectors.report.epoch_heldout)
         written.append(f"w2v: loss of {plural(len(vectors.report.epoch_loss), 'epoch')} drawn; wrote {extras['plot']}")
     return written

@@ -9,11 +9,25 @@ from typing import TypeVar
 import click
 
 from w2v.cli.app import CONTEXT, cli
+from w2v.cli.c_tools import (
+    WORD2PHRASE_FLAGS,
+    WORD2VEC_FLAGS,
+    accuracy_report,
+    count_vocab,
+    distance_session,
+    flags_help,
+    word2phrase_settings,
+    word2vec_run,
+    word_analogy_session,
+)
 from w2v.cli.tools import phrases
 from w2v.cli.training import check_distinct_outputs, echo_summary
 from w2v.errors import ConfigError, W2VError
 from w2v.files import check_writable
 from w2v.train import train as train_vectors
+from w2v.vectors.classes import kmeans, write_classes
+from w2v.vectors.evaluate import parse_analogies, score_analogies
+from w2v.vectors.wordvectors import Vectors
 
 # the raw arguments reach the command: click must not read -hs as -h -s, nor -h as its help
 C_TOOL = {**CONTEXT, "help_option_names": ["--help"], "ignore_unknown_options": True}
@@ -35,14 +49,10 @@ def c_arguments(args: tuple[str, ...], parse: Callable[[tuple[str, ...]], Parsed
 
 
 def c_help(summary: str, flags) -> str:
-    from w2v.c_tools import flags_help
-
     return f"{summary}\n\n{flags_help(flags)}"
 
 
 def word2vec_help() -> str:
-    from w2v.c_tools import WORD2VEC_FLAGS
-
     return c_help(
         "word2vec.c's command line: train vectors with its flags and defaults.\n\n"
         "'w2v word2vec -train text8 -output vectors.bin -cbow 1 -size 200 -window 8 -negative 25 -hs 0 "
@@ -60,8 +70,6 @@ def word2vec_help() -> str:
 @cli.command("word2vec", context_settings=C_TOOL, help=word2vec_help(), options_metavar="")
 @click.argument("args", nargs=-1, type=click.UNPROCESSED, metavar="-train FILE [-output FILE] [-flag VALUE]...")
 def word2vec(args):
-    from w2v.c_tools import count_vocab, word2vec_run
-
     run = c_arguments(args, word2vec_run)
     check_distinct_outputs({"-output": run.output, "-save-vocab": run.save_vocab})
     for path in (run.output, run.save_vocab):
@@ -82,8 +90,6 @@ def word2vec(args):
     )
     write_start = time.perf_counter()
     if run.classes:
-        from w2v.classes import kmeans, write_classes
-
         found = kmeans(vectors.vectors, run.classes, iterations=10, init="word2vec")
         write_classes(run.output, vectors.words, found.labels, order="vocab")
     else:
@@ -93,8 +99,6 @@ def word2vec(args):
 
 
 def word2phrase_help() -> str:
-    from w2v.c_tools import WORD2PHRASE_FLAGS
-
     return c_help(
         "word2phrase's command line: join frequent pairs of words with '_' (as 'w2v phrases').\n\n"
         "'w2v word2phrase -train text.txt -output phrases.txt -threshold 100 -debug 2' runs as ./word2phrase "
@@ -106,8 +110,6 @@ def word2phrase_help() -> str:
 @cli.command("word2phrase", context_settings=C_TOOL, help=word2phrase_help(), options_metavar="")
 @click.argument("args", nargs=-1, type=click.UNPROCESSED, metavar="-train FILE -output FILE [-flag VALUE]...")
 def word2phrase(args):
-    from w2v.c_tools import word2phrase_settings
-
     settings = c_arguments(args, word2phrase_settings)
     click.get_current_context().invoke(
         phrases,
@@ -139,8 +141,6 @@ def distance(file):
     and prints distance.c's table of words and cosines for each. FILE: vectors in
     any word2vec format.
     """
-    from w2v.c_tools import distance_session
-    from w2v.vectors import Vectors
 
     echo_session(distance_session(Vectors.load(file), read_stdin_lines()))
 
@@ -154,8 +154,6 @@ def word_analogy(file):
     woman'). Reads lines from stdin ('Enter three words (EXIT to break): ') and
     prints word-analogy.c's table for each.
     """
-    from w2v.c_tools import word_analogy_session
-    from w2v.vectors import Vectors
 
     echo_session(word_analogy_session(Vectors.load(file), read_stdin_lines()))
 
@@ -174,9 +172,6 @@ def compute_accuracy(file, threshold):
     accuracy, then the questions seen, in compute-accuracy.c's format ('w2v eval'
     grades as gensim does).
     """
-    from w2v.c_tools import accuracy_report
-    from w2v.evaluate import parse_analogies, score_analogies
-    from w2v.vectors import Vectors
 
     vectors = Vectors.load(file, limit=threshold or None)
     questions = parse_analogies(read_stdin_lines(), "standard input")

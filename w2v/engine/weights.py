@@ -16,8 +16,8 @@ from typing import NamedTuple
 import numpy as np
 
 from w2v.config import TrainConfig
+from w2v.corpus.vocab import Vocab
 from w2v.errors import DivergedError
-from w2v.vocab import Vocab
 
 # Training has diverged once a row of a weight matrix is longer than this. Rows of
 # trained word2vec models have norms of order 1 to 10 (the largest in runs of the

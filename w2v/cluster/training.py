@@ -27,19 +27,19 @@ from typing import Any
 
 import numpy as np
 
-from w2v.cluster import Cluster, note_idle_workers, parts_with_words, worker_sources
-from w2v.cluster_counting import count_on_cluster, counting_parts
+from w2v.cluster.connect import Cluster, note_idle_workers, parts_with_words, worker_sources
+from w2v.cluster.counting import count_on_cluster, counting_parts
+from w2v.cluster.rounds import Changes, Ledger, Replica, RoundLog, RoundResult
 from w2v.config import TrainConfig
-from w2v.counting import CountTable, check_not_empty
+from w2v.corpus.counting import CountTable, check_not_empty
+from w2v.corpus.parts import Part, groups_of, split_sources
+from w2v.corpus.vocab import Vocab
+from w2v.engine.state import TrainState, checkpoint_path
+from w2v.engine.weights import Model
+from w2v.engine.workers import Hooks, call_epoch_end, learning_rate
 from w2v.errors import ClusterLost, CorpusError, W2VError
 from w2v.files import is_url
-from w2v.parts import Part, groups_of, split_sources
 from w2v.progress import progress_bar
-from w2v.rounds import Changes, Ledger, Replica, RoundLog, RoundResult
-from w2v.state import TrainState, checkpoint_path
-from w2v.vocab import Vocab
-from w2v.weights import Model
-from w2v.workers import Hooks, call_epoch_end, learning_rate
 
 MAX_REPLACEMENTS = 8  # lost workers a run survives, in all
 LOST_WORKER = (OSError, TimeoutError)  # what a call to a lost worker raises (Dask's CommClosedError is an OSError)

@@ -21,10 +21,11 @@ from dataclasses import dataclass
 import numpy as np
 
 from w2v.config import TrainConfig
+from w2v.corpus.counting import count_words
+from w2v.corpus.vocab import Vocab, display_word
 from w2v.errors import ConfigError
-from w2v.evaluate import NO_SECTION, AnalogyResult
-from w2v.vectors import Vectors, display_word
-from w2v.vocab import Vocab
+from w2v.vectors.evaluate import NO_SECTION, AnalogyResult
+from w2v.vectors.wordvectors import Vectors
 
 
 @dataclass(frozen=True)
@@ -224,7 +225,6 @@ def count_vocab(run: Word2VecRun) -> Vocab:
     min_count = int(run.settings["min_count"])
     if run.read_vocab is not None:
         return Vocab.choose(*Vocab.read_counts(run.read_vocab), min_count, None)
-    from w2v.counting import count_words
 
     counter = count_words([run.train])
     live = counter.live_ids()

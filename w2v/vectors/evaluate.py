@@ -20,20 +20,33 @@ import os
 from collections.abc import Iterable
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
-from typing import NamedTuple, cast
+from typing import NamedTuple, Protocol, cast
 
 import numpy as np
 
 from w2v.errors import FormatError, W2VError
-from w2v.query import analogy_method, cosmul_scores
-from w2v.vectors import Vectors
+from w2v.vectors.search import analogy_method, cosmul_scores
 
 QUESTION_BATCH = 256
 GENSIM_TOPN = 5  # gensim looks at the 5 best answers for one that is not a question word
 RULES = ("gensim", "word2vec")  # how an answer is picked: see the module docstring
 NO_SECTION = "(none)"  # the section of questions before any ': section' header
 SCORE_COLUMNS = ("simlex999", "score", "similarity", "sim", "human (mean)", "relatedness", "mean")
-DATA = Path(__file__).parent / "data"
+DATA = Path(__file__).parents[1] / "data"
+
+
+class UnitVectors(Protocol):
+    """What evaluation reads of a ``Vectors``: its words (most frequent first) and its
+    rows at unit length, (V, D) float32."""
+
+    words: list[str]
+
+    @property
+    def unit(self) -> np.ndarray: ...
+
+    def __len__(self) -> int: ...
+
+
 DEFAULT_ANALOGIES = str(DATA / "questions-words.txt")  # Mikolov et al. 2013: 19,544 questions, 14 sections
 DEFAULT_SIMILARITY = str(DATA / "wordsim353.tsv")  # Finkelstein et al. 2002: 353 pairs
 
@@ -223,7 +236,7 @@ def read_pairs(
     return pairs, invalid
 
 
-def restricted_index(vectors: Vectors, restrict: int | None, case_insensitive: bool) -> dict[str, int]:
+def restricted_index(vectors: UnitVectors, restrict: int | None, case_insensitive: bool) -> dict[str, int]:
     """Key to row over the first ``restrict`` words; upper-cased keys when case-insensitive,
     the first (most frequent) variant winning, as gensim's ``ok_vocab``."""
     words = vectors.words[: len(vectors) if restrict is None else restrict]
@@ -234,7 +247,7 @@ def restricted_index(vectors: Vectors, restrict: int | None, case_insensitive: b
 
 
 def evaluate_analogies(
-    vectors: Vectors,
+    vectors: UnitVectors,
     path: str | os.PathLike,
     restrict: int | None = 30_000,
     case_insensitive: bool = True,
@@ -249,7 +262,7 @@ def evaluate_analogies(
 
 
 def score_analogies(
-    vectors: Vectors,
+    vectors: UnitVectors,
     questions: Questions,
     path: str,
     restrict: int | None = 30_000,
@@ -330,7 +343,7 @@ def _unit_cols(m: np.ndarray) -> np.ndarray:
 
 
 def evaluate_similarity(
-    vectors: Vectors,
+    vectors: UnitVectors,
     path: str | os.PathLike,
     restrict: int | None = None,
     case_insensitive: bool = True,

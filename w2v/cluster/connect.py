@@ -24,11 +24,12 @@ from contextlib import contextmanager, suppress
 from dataclasses import dataclass
 from typing import Any
 
-from w2v.corpus import is_stream
+from w2v.corpus.parts import Part, groups_of, holds_words
+from w2v.corpus.sources import is_stream
 from w2v.errors import ClusterLost, ConfigError, CorpusError, plural
 from w2v.files import is_url
-from w2v.parts import Part, groups_of, holds_words
 from w2v.progress import note
+from w2v.version import __version__
 
 LOCAL = re.compile(r"local:(\d+)")
 ADDRESS = re.compile(r"[a-z0-9+]+://\S+")
@@ -197,7 +198,7 @@ def local_cluster(distributed: Any, workers: int) -> Any:
                 threads_per_worker=1,
                 processes=True,
                 memory_limit=0,
-                preload=["w2v.cluster"],  # dask_setup, in each worker process as it starts
+                preload=["w2v.cluster.connect"],  # dask_setup, in each worker process as it starts
                 dashboard_address="127.0.0.1:0",  # the HTTP server Dask always starts: a free local port
                 silence_logs=logging.CRITICAL,  # its workers' log lines too (a heartbeat lost as it closes)
             )
@@ -212,8 +213,6 @@ def check_same_w2v(client: Any, workers: list[str]) -> None:
     """ConfigError unless each of ``workers`` has this w2v installed (its version, as
     Dask reads it from the installed package): a worker without it cannot unpickle
     w2v's tasks, and leaves the cluster as it tries."""
-    from w2v import __version__
-
     found = client.get_versions(packages=["w2v"])["workers"]
     for worker in workers:
         theirs = ((found.get(worker) or {}).get("packages") or {}).get("w2v")

@@ -24,11 +24,11 @@ from typing import Any
 import numpy as np
 
 from w2v.config import TrainConfig
+from w2v.corpus.idstream import IdStream
+from w2v.engine.weights import Model
 from w2v.errors import DivergedError, W2VError
-from w2v.idstream import IdStream
 from w2v.interrupts import signals_held
 from w2v.progress import Bar, NoBar, progress_bar
-from w2v.weights import Model
 
 MASK64 = (1 << 64) - 1
 POLL_SECONDS = 0.2
@@ -234,7 +234,7 @@ class EpochRunner:
         left from counting, not from a worker's new one. The call is skipped when the
         kernel's stack buffers need a thread of their own (``thread_stack``): the
         first worker compiles it, in a thread where no signal handler runs."""
-        from w2v.kernels import LOSS_KINDS, stack_bytes, train_batch_kernel
+        from w2v.engine.kernels import LOSS_KINDS, stack_bytes, train_batch_kernel
 
         self.kernel = train_batch_kernel(self.config.dim)
         self.loss = (LOSS_KINDS[self.config.output_loss], self.config.self_norm)
@@ -309,7 +309,7 @@ class EpochRunner:
 
     def run_segment(self, queue: JobQueue) -> None:
         """Start the workers on ``queue``, report until they stop, and raise what stopped them."""
-        from w2v.kernels import stack_bytes
+        from w2v.engine.kernels import stack_bytes
 
         stop = threading.Event()
         workers = []  # (thread, its ended event)

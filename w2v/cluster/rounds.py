@@ -59,12 +59,12 @@ from dataclasses import dataclass, replace
 import numpy as np
 
 from w2v.config import TrainConfig
-from w2v.idstream import encode_corpus, evenly_spaced
-from w2v.jit import jit_kernel
-from w2v.parts import Part
-from w2v.vocab import Vocab
-from w2v.weights import Model
-from w2v.workers import EpochRunner, Hooks, JobQueue, Progress, batch_seed, stream_offsets
+from w2v.corpus.idstream import encode_corpus, evenly_spaced
+from w2v.corpus.parts import Part
+from w2v.corpus.vocab import Vocab
+from w2v.engine.jit import jit_kernel
+from w2v.engine.weights import Model
+from w2v.engine.workers import EpochRunner, Hooks, JobQueue, Progress, batch_seed, stream_offsets
 
 COMBINE_ROWS = 1 << 12  # rows combined at a time: their float64 sums stay in the cache
 

@@ -23,8 +23,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from w2v.corpus.vocab import decode_word
 from w2v.errors import FormatError
-from w2v.formats import decode_word
 
 MAGIC = 793712314
 VERSIONS = (11, 12)

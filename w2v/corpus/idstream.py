@@ -19,11 +19,11 @@ from dataclasses import dataclass
 import numpy as np
 
 from w2v.config import TrainConfig
-from w2v.corpus import SENTENCE_END
-from w2v.counting import OnRead, check_not_empty, count_corpus
+from w2v.corpus.counting import OnRead, check_not_empty, count_corpus
+from w2v.corpus.parts import even_bounds
+from w2v.corpus.sources import SENTENCE_END
+from w2v.corpus.vocab import Vocab
 from w2v.errors import CorpusError
-from w2v.parts import even_bounds
-from w2v.vocab import Vocab
 
 ENCODE_IDS = 1 << 20  # provisional ids remapped per step
 

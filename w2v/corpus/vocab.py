@@ -3,6 +3,7 @@
 No Numba here: everything runs once per training run, in numpy or plain Python.
 """
 
+import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 
@@ -13,6 +14,27 @@ from w2v.files import write_atomic
 
 MAX_CODE_LENGTH = 40  # word2vec.c's MAX_CODE_LENGTH
 ALIAS_ONE = 1 << 24  # alias thresholds are fractions of 2**24 (see kernels.draw_noise)
+
+
+def encode_word(word: str) -> bytes:
+    """A word's bytes as they appear in the corpus and in vector files."""
+    return word.encode("utf-8", "surrogateescape")
+
+
+def decode_word(raw: bytes) -> str:
+    """The inverse of ``encode_word``: any bytes give a str that encodes back to them."""
+    return raw.decode("utf-8", "surrogateescape")
+
+
+CONTROL_CHARACTERS = re.compile("[\x00-\x1f\x7f-\x9f]")  # C0, DEL and C1
+
+
+def display_word(word: str) -> str:
+    """``word`` (or any text from a file) safe to print on a terminal: bytes that are not
+    UTF-8 become U+FFFD, and control characters, which could move the cursor, set the
+    window's title or start a terminal's escape sequence, become ``\\xHH``."""
+    shown = encode_word(word).decode("utf-8", "replace")
+    return CONTROL_CHARACTERS.sub(lambda control: f"\\x{ord(control.group()):02x}", shown)
 
 
 @dataclass

@@ -16,11 +16,11 @@ import os
 import shutil
 import tempfile
 
-from w2v.cluster import Cluster, runs_for, worker_sources
-from w2v.cluster_counting import PARTS_PER_WORKER, merged_on_cluster
+from w2v.cluster.connect import Cluster, runs_for, worker_sources
+from w2v.cluster.counting import PARTS_PER_WORKER, merged_on_cluster
+from w2v.corpus.parts import Part, split_sources
+from w2v.corpus.phrases import PhraseTable, WriteReport, part_pairs, write_phrased
 from w2v.errors import ConfigError
-from w2v.parts import Part, split_sources
-from w2v.phrases import PhraseTable, WriteReport, part_pairs, write_phrased
 from w2v.progress import progress_bar
 
 

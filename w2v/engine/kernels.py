@@ -58,8 +58,17 @@ from typing import Any
 
 import numpy as np
 
-from w2v.jit import LINE_FLOATS, jit_inline, jit_kernel, keep_alive, prefetch_row, scratch, stack_matrix, unmanaged
-from w2v.vocab import MAX_CODE_LENGTH  # the longest Huffman path: sizes the buffer of (unit, input) pairs
+from w2v.corpus.vocab import MAX_CODE_LENGTH  # the longest Huffman path: sizes the buffer of (unit, input) pairs
+from w2v.engine.jit import (
+    LINE_FLOATS,
+    jit_inline,
+    jit_kernel,
+    keep_alive,
+    prefetch_row,
+    scratch,
+    stack_matrix,
+    unmanaged,
+)
 
 LCG_MUL = np.uint64(25214903917)
 LCG_ADD = np.uint64(11)

@@ -19,7 +19,8 @@ import numpy as np
 from numba import njit
 
 from w2v.config import DEFAULT_PRUNE_AT
-from w2v.corpus import (
+from w2v.corpus.provisional import OnRead, ProvisionalCounts, ReadStatus, grown
+from w2v.corpus.sources import (
     BLOCK_BYTES,
     MAX_SENTENCE_TOKENS,
     MAX_WORD_BYTES,
@@ -28,7 +29,6 @@ from w2v.corpus import (
     chunks_and_offsets,
     corpus_bytes,
 )
-from w2v.counting import OnRead, ProvisionalCounts, ReadStatus, grown
 
 FNV_OFFSET = np.uint64(0xCBF29CE484222325)  # 64-bit FNV-1a
 FNV_PRIME = np.uint64(0x100000001B3)

@@ -21,12 +21,12 @@ import shlex
 
 import numpy as np
 
-from w2v.corpus import stream_errors
+from w2v.corpus.sources import stream_errors
+from w2v.engine.state import CHECKPOINT_FILE, load_word_vectors
 from w2v.errors import FormatError, W2VError
-from w2v.fasttextbin import is_fasttext, load_fasttext
 from w2v.files import COMPRESSED, is_url, open_input
-from w2v.formats import is_number, load_headerless, load_vectors
-from w2v.state import CHECKPOINT_FILE, load_word_vectors
+from w2v.vectorio.fasttext import is_fasttext, load_fasttext
+from w2v.vectorio.word2vec import is_number, load_headerless, load_vectors
 
 HEAD_BYTES = 1 << 16  # bytes read to recognise a file
 ZIP_MAGIC = b"PK\x03\x04"

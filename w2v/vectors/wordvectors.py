@@ -1,8 +1,8 @@
 """Word vectors to query: the words, a float32 matrix, nearest neighbours and analogies.
 
 ``Vectors`` holds the words, most frequent first, and their (V, D) float32 matrix;
-it reads and writes them through ``w2v.formats`` and searches the matrix's unit rows
-through ``w2v.query``. A query word outside the vocabulary raises
+it reads and writes them through ``w2v.vectorio.word2vec`` and searches the matrix's unit rows
+through ``w2v.vectors.search``. A query word outside the vocabulary raises
 ``UnknownWordError`` (a ``KeyError`` too) with close spellings.
 
 It answers gensim's ``KeyedVectors`` calls where the names mean the same thing
@@ -16,7 +16,6 @@ converts to and from gensim's class (``to_gensim``, ``from_gensim``).
 
 import difflib
 import os
-import re
 import warnings
 from collections.abc import Sequence
 from dataclasses import dataclass, field
@@ -24,11 +23,13 @@ from typing import overload
 
 import numpy as np
 
+from w2v.corpus.vocab import display_word, encode_word
 from w2v.errors import FormatError, W2VError, plural
-from w2v.formats import encode_word, save_npy, save_projector, save_vectors
-from w2v.query import analogy_method, cosmul_of, nearest, unit_rows
 from w2v.report import TrainReport
-from w2v.vectorfiles import load_any
+from w2v.vectorio.detect import load_any
+from w2v.vectorio.word2vec import save_npy, save_projector, save_vectors
+from w2v.vectors.evaluate import Correlation, evaluate_analogies, evaluate_similarity
+from w2v.vectors.search import analogy_method, cosmul_of, nearest, unit_rows
 
 SUGGEST_CANDIDATES = 50_000  # spelling suggestions look among this many most frequent words
 Key = str | int | np.integer  # a word, or a row number
@@ -158,9 +159,7 @@ class Vectors:
         ``dummy4unknown``: questions with a word outside the first ``restrict_vocab``
         count as incorrect instead of being left out. ``similarity_function``:
         ``"most_similar"`` (3CosAdd) or ``"most_similar_cosmul"`` (3CosMul).
-        ``w2v.evaluate.evaluate_analogies`` gives the same with counts."""
-        from w2v.evaluate import evaluate_analogies
-
+        ``w2v.vectors.evaluate.evaluate_analogies`` gives the same with counts."""
         methods = {"most_similar": "add", "most_similar_cosmul": "cosmul"}
         if similarity_function not in methods:
             raise W2VError(f"similarity_function must be one of {', '.join(methods)}, not {similarity_function!r}")
@@ -187,11 +186,9 @@ class Vectors:
     ):
         """gensim's ``evaluate_word_pairs``: ``((pearson, p-value), (spearman, p-value),
         oov_ratio)``, the correlations between the file's human scores and the cosines
-        (``w2v.evaluate.Correlation`` pairs, also ``.statistic`` and ``.pvalue``) and
+        (``w2v.vectors.evaluate.Correlation`` pairs, also ``.statistic`` and ``.pvalue``) and
         the percentage of pairs with a word outside the first ``restrict_vocab`` (left
         out, or scored 0 with ``dummy4unknown``)."""
-        from w2v.evaluate import Correlation, evaluate_similarity
-
         found = evaluate_similarity(self, pairs, restrict_vocab, case_insensitive, dummy4unknown, delimiter, encoding)
         oov_ratio = 100 * found.missing / (found.pairs + found.missing)
         return Correlation(found.pearson, found.pearson_p), Correlation(found.spearman, found.spearman_p), oov_ratio
@@ -451,14 +448,3 @@ class UnknownWordError(W2VError, KeyError):
 
     def __str__(self) -> str:
         return str(self.args[0])  # the message itself, not KeyError's repr of it
-
-
-CONTROL_CHARACTERS = re.compile("[\x00-\x1f\x7f-\x9f]")  # C0, DEL and C1
-
-
-def display_word(word: str) -> str:
-    """``word`` (or any text from a file) safe to print on a terminal: bytes that are not
-    UTF-8 become U+FFFD, and control characters, which could move the cursor, set the
-    window's title or start a terminal's escape sequence, become ``\\xHH``."""
-    shown = encode_word(word).decode("utf-8", "replace")
-    return CONTROL_CHARACTERS.sub(lambda control: f"\\x{ord(control.group()):02x}", shown)

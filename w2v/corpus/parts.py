@@ -26,7 +26,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from w2v.corpus import FIRST_SPACE, read_chunks
+from w2v.corpus.sources import FIRST_SPACE, read_chunks
 from w2v.files import compression_of, is_url, open_input
 
 READ_BYTES = 1 << 20

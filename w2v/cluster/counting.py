@@ -11,9 +11,9 @@ merged in corpus order, so with no pruning the result is the single-machine coun
 word for word and in the same order.
 """
 
-from w2v.cluster import Cluster, runs_for
-from w2v.counting import CountTable, count_table
-from w2v.parts import Part, split_sources
+from w2v.cluster.connect import Cluster, runs_for
+from w2v.corpus.counting import CountTable, count_table
+from w2v.corpus.parts import Part, split_sources
 from w2v.progress import progress_bar
 
 PARTS_PER_WORKER = 4

@@ -53,11 +53,10 @@ except ImportError:  # Windows: checkpoint folders are not locked
     fcntl = None  # type: ignore[assignment]
 
 from w2v.config import TrainConfig
+from w2v.corpus.vocab import Vocab, decode_word
+from w2v.engine.weights import all_finite, weight_shapes
 from w2v.errors import ConfigError, FormatError
 from w2v.files import atomic_output
-from w2v.formats import decode_word
-from w2v.vocab import Vocab
-from w2v.weights import all_finite, weight_shapes
 
 FORMAT = "w2v-model"
 VERSION = 4  # 2: the losses' settings (tree, nce, ...) in ``config``; 3: sync_words, combine, ``replicas``; 4: momentum

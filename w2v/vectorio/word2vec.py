@@ -24,7 +24,8 @@ from collections.abc import Sequence
 
 import numpy as np
 
-from w2v.corpus import stream_errors
+from w2v.corpus.sources import stream_errors
+from w2v.corpus.vocab import decode_word, encode_word
 from w2v.errors import FormatError, W2VError, plural
 from w2v.files import COMPRESSED, atomic_output, binary_name, is_url, open_input
 
@@ -39,16 +40,6 @@ DETECT_BYTES = 1 << 16  # of values read to detect the format, after the first w
 _NOT_IN_WORD = re.compile(rb"[\t\n\r\x0b\x0c]")  # ASCII whitespace but the space that ends a binary word
 _NEWLINES = re.compile(rb"\n*")
 _PRINTABLE = bytes(range(0x20, 0x7F)) + b"\t\r"
-
-
-def encode_word(word: str) -> bytes:
-    """A word's bytes as they appear in the corpus and in vector files."""
-    return word.encode("utf-8", "surrogateescape")
-
-
-def decode_word(raw: bytes) -> str:
-    """The inverse of ``encode_word``: any bytes give a str that encodes back to them."""
-    return raw.decode("utf-8", "surrogateescape")
 
 
 # --- writing -----------------------------------------------------------------------------

@@ -19,6 +19,8 @@ from numba import njit, types
 from numba.core import cgutils, event
 from numba.extending import intrinsic
 
+from w2v.progress import note
+
 FASTMATH = {"reassoc", "contract"}  # not fastmath=True: that makes isnan() always false
 # Division as in numpy (no ZeroDivisionError check): the check is a branch to an
 # exception around every division, which keeps the compiler from vectorising the
@@ -197,4 +199,28 @@ def watch_compiles(announce: Callable[[Any], None] | None = None) -> Iterator[Co
     ``numba:compile`` events, which a load from the cache does not send)."""
     watch = CompileWatch(announce)
     with event.install_listener("numba:compile", watch):
+        yield watch
+
+
+KERNEL_FAMILIES = {
+    "w2v.corpus.chunkcounter": "counting",
+    "w2v.engine.kernels": "training",
+}  # by the module of the jitted function
+
+
+@contextmanager
+def compiling_noted(show: bool) -> Iterator:
+    """A ``CompileWatch`` over the block (its ``seconds``: time spent compiling),
+    which says on stderr, when ``show``, that the counting or training kernels are
+    being compiled, once each, as a compilation starts: a first run's silent wait."""
+    announced: set[str] = set()
+
+    def announce(dispatcher) -> None:
+        function = dispatcher.py_func
+        family = KERNEL_FAMILIES.get(function.__module__, function.__name__)
+        if family not in announced:
+            announced.add(family)
+            note(f"compiling the {family} kernels (first run only; cached in {dispatcher.stats.cache_path})", show)
+
+    with watch_compiles(announce) as watch:
         yield watch

@@ -33,9 +33,10 @@ from dataclasses import asdict, dataclass
 
 import numpy as np
 
+from w2v.corpus.idstream import Encoded, IdStream, encode_corpus
+from w2v.engine.state import TrainState
+from w2v.engine.weights import path_tables
 from w2v.errors import CorpusError, FormatError
-from w2v.idstream import Encoded, IdStream, encode_corpus
-from w2v.state import TrainState
 
 BLOCK_VALUES = 1 << 22  # scores held at once (float64: 32 MiB) when scoring against the whole vocabulary
 LOG2E = 1.0 / math.log(2.0)
@@ -128,8 +129,7 @@ def cbow_predictions(ids, syn0, window, cbow_mean, keep, first_sentence) -> Pred
 def path_log_probs(hidden: np.ndarray, targets: np.ndarray, state: TrainState, threads: int = 2) -> np.ndarray:
     """``log p(target | hidden)`` (nats, float64 (B,)) under hierarchical softmax
     (``kernels.path_log_probs``), the rows split between ``threads`` threads."""
-    from w2v.kernels import path_log_probs as kernel  # Numba: imported when a model is scored
-    from w2v.weights import path_tables
+    from w2v.engine.kernels import path_log_probs as kernel  # Numba: imported when a model is scored
 
     nodes, labels, offsets = path_tables(state.vocab, state.config)
     out = np.empty(len(targets))

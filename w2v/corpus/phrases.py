@@ -34,7 +34,8 @@ from typing import cast
 import numpy as np
 
 from w2v.config import DEFAULT_PRUNE_AT
-from w2v.corpus import (
+from w2v.corpus.counting import CountTable, OnRead, ReadStatus, WordCounter
+from w2v.corpus.sources import (
     BLOCK_BYTES,
     MAX_SENTENCE_TOKENS,
     Source,
@@ -45,7 +46,6 @@ from w2v.corpus import (
     sentence_bytes,
     source_list,
 )
-from w2v.counting import CountTable, OnRead, ReadStatus, WordCounter
 from w2v.errors import ConfigError, CorpusError, FormatError
 from w2v.files import atomic_output, compression_of, write_atomic
 

@@ -1,0 +1,1 @@
+"""Training, counting and phrases on a Dask cluster (``--cluster``)."""

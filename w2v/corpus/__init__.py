@@ -1,0 +1,1 @@
+"""The corpus: reading sources, counting words, the vocabulary, encoding to ids, parts, phrases."""

@@ -1,0 +1,1 @@
+"""Using vectors: the ``Vectors`` class, nearest neighbours, evaluation, word classes, plots."""
