@@ -5,8 +5,8 @@
 
 For a change that alters multi-threaded results (``--threads 1`` staying
 byte-identical): does it cost quality? Each run trains one combination with one
-seed and one checkout, as a run of ``scripts/streams.py``'s study (the benchmark
-corpus less its last 2 MB; 2 threads, dim 100, window 5, sample 1e-4, 5 epochs)
+seed and one checkout, as ``scripts/quality.py`` trains it (the benchmark corpus less
+its last 2 MB; 2 threads, dim 100, window 5, sample 1e-4, 5 epochs)
 and is scored on every evaluation there is: analogies, WordSim-353 and held-out
 bits per word on those 2 MB. Each run is a child process started from inside its
 checkout, so that it imports that checkout's ``w2v``. Seeds are the outer loop and
@@ -24,21 +24,20 @@ import sys
 from pathlib import Path
 
 from ab_kernels import imported_from, run_python
-from estimators import ROOT, split_corpus, study_parser
-from streams import COMBOS, paired_table
+from quality import COMBOS, ROOT, paired_table, split_corpus, study_parser
 
 CHILD = """
 import json, sys
 from pathlib import Path
 sys.path.append(sys.argv[1])
-from estimators import train_and_score
+from quality import train_and_score
 corpus, heldout, model, settings, work = sys.argv[2:]
 print(json.dumps(train_and_score(Path(corpus), Path(heldout), model, json.loads(settings), None, Path(work))))
 """
 
 
 def train_in(checkout: Path, paths: dict[str, Path], model: str, settings: dict, work: Path) -> dict:
-    """One run of ``estimators.train_and_score`` (this checkout's script) with
+    """One run of ``quality.train_and_score`` (this checkout's script) with
     ``checkout``'s w2v (``ab_kernels.run_python``); its record."""
     arguments = [str(paths["train"]), str(paths["heldout"]), model, json.dumps(settings), str(work)]
     done = run_python(checkout, ["-c", CHILD, str(ROOT / "scripts"), *arguments])

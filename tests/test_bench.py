@@ -1,6 +1,8 @@
-"""Smoke tests of the benchmark scripts: ``scripts/bench.py`` (w2v alone, one model, one
-epoch, on a 300 KB slice) and ``scripts/ab_kernels.py`` (this checkout against itself on the sample corpus)."""
+"""The measuring tools in scripts/: ``bench.py`` (w2v alone, one model, one epoch, on a
+300 KB slice), ``ab_kernels.py`` (this checkout against itself on the sample corpus),
+``ab_quality.py``'s table and ``profile_kernel.py``'s loop attribution."""
 
+import gzip
 import json
 import os
 import shutil
@@ -11,39 +13,40 @@ from pathlib import Path
 import pytest
 
 ROOT = Path(__file__).resolve().parents[1]
-DATA = ROOT / "../shared/data"
 SLICE_BYTES = 300_000
 
 
 @pytest.fixture
 def corpus(tmp_path: Path) -> Path:
-    """The first 300 KB of the 6 MB slice, cut at a word boundary."""
-    source = DATA / "wiki-en-6mb.txt"
-    if not source.is_file():
-        pytest.skip("../shared/data is absent")
-    head = source.read_bytes()[:SLICE_BYTES]
+    """The first 300 KB of the sample corpus, cut at a word boundary."""
+    with gzip.open(ROOT / "data/sample.txt.gz", "rb") as stream:
+        head = stream.read(SLICE_BYTES)
     path = tmp_path / "slice.txt"
     path.write_bytes(head[: head.rfind(b" ")])
     return path
 
 
 def test_bench_w2v_smoke(corpus: Path, tmp_path: Path) -> None:
-    """The script runs w2v, and writes JSON with a measured run, a Markdown table and,
-    where matplotlib is installed, a plot in img/ beside the table (not into docs/)."""
-    out, raw, plot = tmp_path / "bench.md", tmp_path / "bench.json", tmp_path / "img/bench.png"
+    """The script runs w2v and writes, into bench-results/ under the folder it runs in by
+    default (never docs/), a Markdown report, the JSON of its runs beside it and, where
+    matplotlib is installed, a plot in img/; the report's commands name no folder of
+    this machine."""
     command = [sys.executable, str(ROOT / "scripts/bench.py"), "--systems", "w2v", "--combos", "sg-ns",
-               "--epochs", "1", "--corpus", str(corpus), "--out", str(out), "--json", str(raw),
-               "--workdir", str(tmp_path / "work")]  # fmt: skip
-    done = subprocess.run(command, capture_output=True, text=True, timeout=120, cwd=tmp_path)
+               "--epochs", "1", "--corpus", str(corpus), "--workdir", str(tmp_path / "work")]  # fmt: skip
+    done = subprocess.run(command, capture_output=True, text=True, timeout=300, cwd=tmp_path)
     assert done.returncode == 0, done.stderr
-    runs = json.loads(raw.read_text())["runs"]
+    out = tmp_path / "bench-results"
+    runs = json.loads((out / "benchmarks.json").read_text())["runs"]
     assert [(r["system"], r["combo"]) for r in runs] == [("w2v", "sg-ns")]
     assert runs[0]["words_per_s"] > 0 and runs[0]["peak_rss_mib"] > 0
     assert runs[0]["analogy_pct"] is not None
-    report = out.read_text()
+    report = (out / "benchmarks.md").read_text()
     assert "| system | runs | wall s | kw/s |" in report and "| w2v | 1 |" in report
     assert "- Corpus: `slice.txt`, " in report  # (a corpus of unknown origin gets no note)
-    assert plot.is_file() == ("matplotlib is not installed" not in report)
+    assert (out / "img/benchmarks.png").is_file() == ("matplotlib is not installed" not in report)
+    commands = report[report.index("## Commands") : report.index("## Notes")]
+    assert " train slice.txt -o w2v-sg-ns-t2-r0.bin " in commands
+    assert str(tmp_path) not in report and "/" not in commands.split("```")[1].split()[0]
 
 
 def run_ab(*args: str, cwd: Path) -> subprocess.CompletedProcess:
@@ -110,45 +113,50 @@ def test_the_gensim_copy_never_writes_through_a_planted_link(tmp_path: Path, mon
     assert not copy.is_symlink()
 
 
-def run_equal_time(*args: str, cwd: Path) -> subprocess.CompletedProcess:
-    command = [sys.executable, str(ROOT / "scripts/equal_time.py"), *args]
-    return subprocess.run(command, capture_output=True, text=True, timeout=300, cwd=cwd)
-
-
-def test_equal_time_sweeps_resumes_and_ends_the_report(corpus: Path, tmp_path: Path, monkeypatch) -> None:
-    """scripts/equal_time.py: a run per epoch count, saved as it goes; a second --run finds
-    nothing left to do, a third runs again the one marked failed; the section replaces its
-    earlier self at the end of the report, under what bench.py wrote, and bench.py keeps it
-    when it rewrites the report."""
-    raw, out = tmp_path / "sweep.json", tmp_path / "bench.md"
-    out.write_text("# Benchmarks\n\nbench.py's tables\n")
-    common = ["--systems", "w2v", "--combos", "cbow-ns", "--epoch-counts", "2,1", "--dim", "16",
-              "--corpus", str(corpus), "--json", str(raw), "--out", str(out),
-              "--plot", str(tmp_path / "img/sweep.png"), "--workdir", str(tmp_path / "work")]  # fmt: skip
-    for _ in range(2):
-        done = run_equal_time("--run", *common, cwd=tmp_path)
-        assert done.returncode == 0, done.stderr
-    runs = json.loads(raw.read_text())["runs"]
-    assert [(r["system"], r["combo"], r["epochs"]) for r in runs] == [("w2v", "cbow-ns", 1), ("w2v", "cbow-ns", 2)]
-    assert runs[1]["words_per_s"] > 0 and runs[1]["analogy_pct"] is not None
-    sweep = json.loads(raw.read_text())  # a failed run is run again, its record replaced
-    sweep["runs"][0].update(error="ModuleNotFoundError", analogy_pct=None)
-    raw.write_text(json.dumps(sweep))
-    assert run_equal_time("--run", *common, cwd=tmp_path).returncode == 0
-    runs = json.loads(raw.read_text())["runs"]
-    assert [(r["epochs"], r["error"]) for r in runs] == [(2, None), (1, None)] and runs[1]["analogy_pct"] is not None
-    report = out.read_text()
-    assert report.startswith("# Benchmarks\n\nbench.py's tables\n") and report.count("## Accuracy at equal time") == 1
-    assert "| epochs | w2v |" in report and "| 2 | " in report
+def test_ab_quality_pairs_its_sides_by_seed(monkeypatch) -> None:
+    """Means ± sd per side; the difference row is over the seeds both sides have."""
     monkeypatch.syspath_prepend(str(ROOT / "scripts"))
-    import bench
+    import ab_quality
 
-    assert bench.kept_sections(out) == "\n" + report[report.index(bench.LATER_SECTIONS) :]
+    def record(analogy: float, ws: float, bits: float) -> dict:
+        return {"analogy": analogy, "ws353": ws, "score": {"bits_per_word": bits}}
+
+    results = {
+        "CBOW HS/base/seed 1": record(0.30, 0.60, 10.0),
+        "CBOW HS/variant/seed 1": record(0.31, 0.62, 9.9),
+        "CBOW HS/base/seed 2": record(0.32, 0.64, 10.2),
+        "CBOW HS/variant/seed 2": record(0.35, 0.64, 10.0),
+        "CBOW HS/variant/seed 3": record(0.50, 0.70, 9.0),
+    }
+    rows = ab_quality.render(results).splitlines()[2:]
+    assert rows[0] == "| CBOW HS | base | 2 | 31.00 ± 1.41 | 0.6200 ± 0.0283 | 10.1000 ± 0.1414 |"
+    assert rows[1].startswith("| CBOW HS | variant | 3 | 38.67 ± ")
+    assert rows[2] == "| CBOW HS | variant − base | 2 | +2.00 ± 1.41 | +0.0100 ± 0.0141 | -0.1500 ± 0.0707 |"
 
 
-def test_equal_time_refuses_runs_of_other_settings(corpus: Path, tmp_path: Path) -> None:
-    raw = tmp_path / "sweep.json"
-    raw.write_text(json.dumps({"settings": {"dim": 7}, "runs": [], "commands": []}))
-    done = run_equal_time("--run", "--systems", "w2v", "--corpus", str(corpus), "--json", str(raw),
-                          "--workdir", str(tmp_path / "w"), "--out", str(tmp_path / "r.md"), cwd=tmp_path)  # fmt: skip
-    assert done.returncode == 1 and done.stderr.strip().startswith(f"equal_time: {raw} holds runs with other settings")
+def test_kernel_profile_attributes_samples_to_innermost_loops(monkeypatch) -> None:
+    import collections
+
+    monkeypatch.syspath_prepend(str(ROOT / "scripts"))
+    import profile_kernel
+
+    instructions = [  # an outer loop 0x0-0x20 around an inner one 0x8-0x18
+        (0x0, "mov", "%rax,%rbx"),
+        (0x8, "vfmadd231ps", "%zmm1,%zmm2,%zmm3"),
+        (0x10, "vmovups", "%zmm3,(%rdi)"),
+        (0x18, "jne", "0x8"),
+        (0x1A, "vaddss", "%xmm1,%xmm2,%xmm2"),
+        (0x20, "jmp", "0x0"),
+        (0x22, "ret", ""),
+        (0x24, "jmp", "0x30"),  # a jump forward is no loop
+    ]
+    assert profile_kernel.loops(instructions) == [(0x0, 0x20), (0x8, 0x18)]
+    assert profile_kernel.innermost(0x10, [(0x0, 0x20), (0x8, 0x18)]) == (0x8, 0x18)
+    assert profile_kernel.innermost(0x1A, [(0x0, 0x20), (0x8, 0x18)]) == (0x0, 0x20)
+    assert profile_kernel.innermost(0x22, [(0x0, 0x20)]) is None
+    samples = collections.Counter({0x8: 5, 0x10: 1, 0x1A: 3, 0x22: 1})
+    header, _rule, inner, outer, outside = profile_kernel.loop_table(instructions, samples, top=3)
+    assert header.startswith("| loop (offsets) | share | instructions | fma | vector loads/stores |")
+    assert inner == "| 8-18 | 60.0% | 3 | 1 | 1 | 0 | 0 | 0 | 0 |"
+    assert outer.startswith("| 0-20 | 30.0% | 6 | 1 | 1 | 0 | 1 |")  # counts the inner loop's body too
+    assert outside.startswith("| outside loops | 10.0% |")

@@ -1,20 +1,28 @@
-"""The study scripts behind docs/parity.md's streams table and docs/distributed.md: the
-simulation of a cluster trains and combines like ``--cluster``, and each renders its
-table from results as documented."""
+"""The one-off studies in studies/: each still runs as its report says, and renders its
+tables from results as documented. A study's folder is not a package: each is loaded by
+its path and only its documented functions are called."""
 
 import gzip
-import importlib
+import importlib.util
+import json
+import subprocess
+import sys
 from pathlib import Path
 
 import numpy as np
 import pytest
 
 ROOT = Path(__file__).resolve().parents[1]
+STUDIES = ("streams", "estimators", "equal_time", "simulate_cluster", "cluster_bench", "path_sharing")
 
 
-@pytest.fixture
-def scripts(monkeypatch):
-    monkeypatch.syspath_prepend(str(ROOT / "scripts"))
+def study(name: str):
+    """The module of ``studies/NAME/NAME.py``, loaded by its path."""
+    spec = importlib.util.spec_from_file_location(f"study_{name}", ROOT / "studies" / name / f"{name}.py")
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
 
 
 @pytest.fixture
@@ -27,22 +35,23 @@ def corpus(tmp_path: Path) -> Path:
     return path
 
 
+@pytest.mark.parametrize("name", STUDIES)
+def test_each_study_starts(name: str) -> None:
+    """``python studies/NAME/NAME.py --help`` answers with its usage, from any folder."""
+    done = subprocess.run([sys.executable, str(ROOT / "studies" / name / f"{name}.py"), "--help"],
+                          capture_output=True, text=True, timeout=120, cwd=ROOT / "studies")  # fmt: skip
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.startswith(f"usage: {name}.py ")
+
+
 def simulated(corpus: Path, workers: int, combine: str, exact: tuple[str, ...] = ()):
     """The weights and ledger of a simulated run of ``workers`` replicas on ``corpus``,
     the weights ``exact`` passed from replica to replica instead of combined."""
-    import simulate_cluster
-
-    from w2v.config import TrainConfig
-    from w2v.corpus.counting import count_table
-    from w2v.corpus.vocab import Vocab
-
-    config = TrainConfig(threads=1, dim=16, epochs=1, seed=1, sync_words=5_000, combine=combine).resolved()
-    table = count_table([str(corpus)])
-    vocab = Vocab.choose(table.words, table.counts, config.min_count, None)
-    return simulate_cluster.simulate(corpus, config, workers, vocab, exact)
+    settings = {"threads": 1, "dim": 16, "epochs": 1, "seed": 1, "sync_words": 5_000, "combine": combine}
+    return study("simulate_cluster").simulated_run(corpus, settings, workers, exact)
 
 
-def test_one_simulated_worker_trains_as_one_process(scripts, corpus: Path) -> None:
+def test_one_simulated_worker_trains_as_one_process(corpus: Path) -> None:
     """N = 1: the rounds change nothing, so the weights are a plain one-thread run's."""
     import w2v
 
@@ -52,7 +61,7 @@ def test_one_simulated_worker_trains_as_one_process(scripts, corpus: Path) -> No
     assert np.array_equal(weights["syn0"], plain.vectors)
 
 
-def test_simulated_workers_each_train_their_share_and_are_combined(scripts, corpus: Path) -> None:
+def test_simulated_workers_each_train_their_share_and_are_combined(corpus: Path) -> None:
     """N = 2: every round holds both replicas' words; the combined weights differ from
     either rule's and are finite."""
     summed, ledger = simulated(corpus, 2, "sum")
@@ -66,7 +75,7 @@ def test_simulated_workers_each_train_their_share_and_are_combined(scripts, corp
     assert np.isfinite(summed["syn0"]).all() and not np.array_equal(summed["syn0"], averaged["syn0"])
 
 
-def test_weights_passed_on_exactly_are_not_combined(scripts, corpus: Path) -> None:
+def test_weights_passed_on_exactly_are_not_combined(corpus: Path) -> None:
     """Every weight passed from replica to replica: no rows come back and the rule
     combines nothing, so ``sum`` and ``mean`` train the same weights. The output
     vectors alone: only the input vectors' rows come back, and the rule combines them."""
@@ -84,11 +93,10 @@ def test_weights_passed_on_exactly_are_not_combined(scripts, corpus: Path) -> No
     assert np.isfinite(inputs_summed["syn1neg"]).all() and inputs_summed["syn1neg"].any()
 
 
-def test_the_simulation_grid_and_table(scripts) -> None:
+def test_the_simulation_grid_and_table() -> None:
     """N = 1 once per model, whatever the round sizes; rows by model, N, sync words, rule,
     then the other settings."""
-    import simulate_cluster
-
+    simulate_cluster = study("simulate_cluster")
     assert simulate_cluster.grid(["skipgram"], [1, 2], [20_000, 50_000], ["sum"]) == [
         ("skipgram", 1, 50_000, "mean"), ("skipgram", 2, 20_000, "sum"), ("skipgram", 2, 50_000, "sum"),
     ]  # fmt: skip
@@ -111,40 +119,26 @@ def test_the_simulation_grid_and_table(scripts) -> None:
     assert rows[0].endswith("| 3 | 1.0 | 10.5000 | 7.1 | 0.450 |") and "diverged" in rows[4]
 
 
-def run(analogy: float, ws: float, bits: float) -> dict:
-    """A study's record of one run, as the tables read it."""
-    return {"analogy": analogy, "ws353": ws, "score": {"bits_per_word": bits}}
-
-
-# Each paired study: (combination, the two sides' keys, their labels in the table, the difference's label).
-PAIRED_STUDIES = {
-    "streams": ("CBOW NS", "streams 1", "streams 16", "1", "16", "16 − 1"),
-    "ab_quality": ("CBOW HS", "base", "variant", "base", "variant", "variant − base"),
-}
-
-
-@pytest.mark.parametrize("study", list(PAIRED_STUDIES))
-def test_a_paired_study_pairs_its_sides_by_seed(scripts, study) -> None:
-    """Means ± sd per side; the difference row is over the seeds both sides have."""
-    combo, first, second, first_label, second_label, difference = PAIRED_STUDIES[study]
+def test_the_streams_table_pairs_its_settings_by_seed() -> None:
+    """Means ± sd per setting; the difference row is over the seeds both settings have."""
+    record = {"analogy": 0.30, "ws353": 0.60, "score": {"bits_per_word": 10.0}}
     results = {
-        f"{combo}/{first}/seed 1": run(0.30, 0.60, 10.0),
-        f"{combo}/{second}/seed 1": run(0.31, 0.62, 9.9),
-        f"{combo}/{first}/seed 2": run(0.32, 0.64, 10.2),
-        f"{combo}/{second}/seed 2": run(0.35, 0.64, 10.0),
-        f"{combo}/{second}/seed 3": run(0.50, 0.70, 9.0),
+        "CBOW NS/streams 1/seed 1": record,
+        "CBOW NS/streams 16/seed 1": {"analogy": 0.31, "ws353": 0.62, "score": {"bits_per_word": 9.9}},
+        "CBOW NS/streams 1/seed 2": {"analogy": 0.32, "ws353": 0.64, "score": {"bits_per_word": 10.2}},
+        "CBOW NS/streams 16/seed 2": {"analogy": 0.35, "ws353": 0.64, "score": {"bits_per_word": 10.0}},
+        "CBOW NS/streams 16/seed 3": {"analogy": 0.50, "ws353": 0.70, "score": {"bits_per_word": 9.0}},
     }
-    rows = importlib.import_module(study).render(results).splitlines()[2:]
-    assert rows[0] == f"| {combo} | {first_label} | 2 | 31.00 ± 1.41 | 0.6200 ± 0.0283 | 10.1000 ± 0.1414 |"
-    assert rows[1].startswith(f"| {combo} | {second_label} | 3 | 38.67 ± ")
-    assert rows[2] == f"| {combo} | {difference} | 2 | +2.00 ± 1.41 | +0.0100 ± 0.0141 | -0.1500 ± 0.0707 |"
+    rows = study("streams").render(results).splitlines()[2:]
+    assert rows[0] == "| CBOW NS | 1 | 2 | 31.00 ± 1.41 | 0.6200 ± 0.0283 | 10.1000 ± 0.1414 |"
+    assert rows[1].startswith("| CBOW NS | 16 | 3 | 38.67 ± ")
+    assert rows[2] == "| CBOW NS | 16 − 1 | 2 | +2.00 ± 1.41 | +0.0100 ± 0.0141 | -0.1500 ± 0.0707 |"
 
 
-def test_the_cost_model_from_measured_figures(scripts) -> None:
+def test_the_cost_model_from_measured_figures() -> None:
     """Compute from one-thread words/s x 16 cores; transfers of 2 V d 4 bytes per copy,
     2 N copies through the client, 2 ceil(log2 N) through a tree, at 10 Gbit/s."""
-    import cluster_bench
-
+    cluster_bench = study("cluster_bench")
     results = {
         "skipgram/one process/seed 1": {"vocab": 100_000},
         "speed/skipgram/local:2/0": {"words_per_s": 500_000, "compute_share": 0.25},  # 1M words/s a thread
@@ -158,10 +152,9 @@ def test_the_cost_model_from_measured_figures(scripts) -> None:
     assert rows[1].split(" | ")[5] == f"{10 * copy:.2f}"  # 32 machines: 5 levels
 
 
-def test_the_measured_table_prices_a_free_exchange(scripts) -> None:
+def test_the_measured_table_prices_a_free_exchange() -> None:
     """With a free exchange: the median of words/s over the computing share, against one process'."""
-    import cluster_bench
-
+    cluster_bench = study("cluster_bench")
     results = {
         "speed/cbow/one process/0": {"words_per_s": 2e6, "bytes_per_round": 0, "compute_share": 1.0},
         "speed/cbow/local:2/0": {"words_per_s": 0.4e6, "bytes_per_round": 2**20, "compute_share": 0.25},
@@ -172,41 +165,52 @@ def test_the_measured_table_prices_a_free_exchange(scripts) -> None:
     assert rows["one process"].endswith("| 1.00x | 0 | 100% | 1.00x |")
 
 
-def test_path_sharing_counts_the_node_rows_paths_share(scripts):
-    import path_sharing
-
-    from w2v.corpus.vocab import Vocab
-
-    vocab = Vocab([b"a", b"b", b"c", b"d"], np.array([40, 30, 20, 10]))
-    _codes, points, offsets = vocab.huffman()  # inner nodes: root, (b, (c, d)), (c, d)
-    assert np.diff(offsets).tolist() == [1, 2, 3, 3]
+def test_path_sharing_counts_the_node_rows_paths_share() -> None:
+    """Four words a, b, c, d whose paths run through inner nodes 0 (the root), 1 and 2:
+    a [0], b [0, 1], c and d [0, 1, 2]."""
+    points = np.array([0, 0, 1, 0, 1, 2, 0, 1, 2])
+    offsets = np.array([0, 1, 3, 6, 9])
     ids = np.array([2, 3, 2, 2, 0, 1, 0])  # the last word makes no group of 2
-    visited, distinct = path_sharing.node_rows(ids, points, offsets, 2)
+    visited, distinct = study("path_sharing").node_rows(ids, points, offsets, 2)
     assert (visited, distinct) == (3 + 3 + 3 + 3 + 1 + 2, 3 + 3 + 2)  # (c, d) and (c, c) share 3 nodes, (a, b) 1
 
 
-def test_kernel_profile_attributes_samples_to_innermost_loops(scripts):
-    import collections
+def run_equal_time(*args: str, cwd: Path) -> subprocess.CompletedProcess:
+    command = [sys.executable, str(ROOT / "studies/equal_time/equal_time.py"), *args]
+    return subprocess.run(command, capture_output=True, text=True, timeout=300, cwd=cwd)
 
-    import profile_kernel
 
-    instructions = [  # an outer loop 0x0-0x20 around an inner one 0x8-0x18
-        (0x0, "mov", "%rax,%rbx"),
-        (0x8, "vfmadd231ps", "%zmm1,%zmm2,%zmm3"),
-        (0x10, "vmovups", "%zmm3,(%rdi)"),
-        (0x18, "jne", "0x8"),
-        (0x1A, "vaddss", "%xmm1,%xmm2,%xmm2"),
-        (0x20, "jmp", "0x0"),
-        (0x22, "ret", ""),
-        (0x24, "jmp", "0x30"),  # a jump forward is no loop
-    ]
-    assert profile_kernel.loops(instructions) == [(0x0, 0x20), (0x8, 0x18)]
-    assert profile_kernel.innermost(0x10, [(0x0, 0x20), (0x8, 0x18)]) == (0x8, 0x18)
-    assert profile_kernel.innermost(0x1A, [(0x0, 0x20), (0x8, 0x18)]) == (0x0, 0x20)
-    assert profile_kernel.innermost(0x22, [(0x0, 0x20)]) is None
-    samples = collections.Counter({0x8: 5, 0x10: 1, 0x1A: 3, 0x22: 1})
-    header, _rule, inner, outer, outside = profile_kernel.loop_table(instructions, samples, top=3)
-    assert header.startswith("| loop (offsets) | share | instructions | fma | vector loads/stores |")
-    assert inner == "| 8-18 | 60.0% | 3 | 1 | 1 | 0 | 0 | 0 | 0 |"
-    assert outer.startswith("| 0-20 | 30.0% | 6 | 1 | 1 | 0 | 1 |")  # counts the inner loop's body too
-    assert outside.startswith("| outside loops | 10.0% |")
+def test_equal_time_sweeps_resumes_and_ends_the_report(corpus: Path, tmp_path: Path) -> None:
+    """A run per epoch count, saved as it goes; a second --run finds nothing left to do, a
+    third runs again the one marked failed; the section replaces its earlier self at the
+    end of the report, under the report's own text."""
+    raw, out = tmp_path / "sweep.json", tmp_path / "bench.md"
+    out.write_text("# Equal time\n\nwhat was asked\n")
+    common = ["--systems", "w2v", "--combos", "cbow-ns", "--epoch-counts", "2,1", "--dim", "16",
+              "--corpus", str(corpus), "--json", str(raw), "--out", str(out),
+              "--plot", str(tmp_path / "img/sweep.png"), "--workdir", str(tmp_path / "work")]  # fmt: skip
+    for _ in range(2):
+        done = run_equal_time("--run", *common, cwd=tmp_path)
+        assert done.returncode == 0, done.stderr
+    runs = json.loads(raw.read_text())["runs"]
+    assert [(r["system"], r["combo"], r["epochs"]) for r in runs] == [("w2v", "cbow-ns", 1), ("w2v", "cbow-ns", 2)]
+    assert runs[1]["words_per_s"] > 0 and runs[1]["analogy_pct"] is not None
+    sweep = json.loads(raw.read_text())  # a failed run is run again, its record replaced
+    sweep["runs"][0].update(error="ModuleNotFoundError", analogy_pct=None)
+    raw.write_text(json.dumps(sweep))
+    assert run_equal_time("--run", *common, cwd=tmp_path).returncode == 0
+    runs = json.loads(raw.read_text())["runs"]
+    assert [(r["epochs"], r["error"]) for r in runs] == [(2, None), (1, None)] and runs[1]["analogy_pct"] is not None
+    report = out.read_text()
+    assert report.startswith("# Equal time\n\nwhat was asked\n") and report.count("## Accuracy at equal time") == 1
+    assert "| epochs | w2v |" in report and "| 2 | " in report
+    assert run_equal_time("--render", *common[:-2], cwd=tmp_path).returncode == 0  # renders again in place
+    assert out.read_text() == report
+
+
+def test_equal_time_refuses_runs_of_other_settings(corpus: Path, tmp_path: Path) -> None:
+    raw = tmp_path / "sweep.json"
+    raw.write_text(json.dumps({"settings": {"dim": 7}, "runs": [], "commands": []}))
+    done = run_equal_time("--run", "--systems", "w2v", "--corpus", str(corpus), "--json", str(raw),
+                          "--workdir", str(tmp_path / "w"), "--out", str(tmp_path / "r.md"), cwd=tmp_path)  # fmt: skip
+    assert done.returncode == 1 and done.stderr.strip().startswith(f"equal_time: {raw} holds runs with other settings")

@@ -1,44 +1,45 @@
-"""Quality as a cluster grows, simulated on one machine: docs/distributed.md's simulation table.
+"""Quality as a cluster grows, simulated on one machine: the table of studies/simulate_cluster/README.md.
 
-    python scripts/simulate_cluster.py --run       # skip-gram: the grid below (about 15 min on 2 cores)
-    python scripts/simulate_cluster.py --run --workers 2 --sync-words 50000,100000 --combine sum
-    python scripts/simulate_cluster.py --run --models cbow --sync-words 50000 --combine auto
-    python scripts/simulate_cluster.py --run --models skipgram,cbow --workers 2 --sync-words 50000,100000,200000 \
+    S=studies/simulate_cluster/simulate_cluster.py WHOLE=studies/simulate_cluster/distributed-simulation-whole.json
+    python $S --run       # skip-gram: the grid below (about 15 min on 2 cores)
+    python $S --run --workers 2 --sync-words 50000,100000 --combine sum
+    python $S --run --models cbow --sync-words 50000 --combine auto
+    python $S --run --models skipgram,cbow --workers 2 --sync-words 50000,100000,200000 \
         --combine sum,momentum
-    python scripts/simulate_cluster.py --run --workers 4,16 --sync-words 5000 --combine sum,momentum,mixed
-    python scripts/simulate_cluster.py --run --models skipgram,cbow --workers 4,8,16 --sync-words 50000 \
+    python $S --run --workers 4,16 --sync-words 5000 --combine sum,momentum,mixed
+    python $S --run --models skipgram,cbow --workers 4,8,16 --sync-words 50000 \
         --combine momentum,auto
-    python scripts/simulate_cluster.py --run --models skipgram,cbow --workers 2 --sync-words 50000,100000,200000 \
+    python $S --run --models skipgram,cbow --workers 2 --sync-words 50000,100000,200000 \
         --combine mixed
-    python scripts/simulate_cluster.py --render    # the markdown table from the JSON
-    python scripts/simulate_cluster.py --run --text-bytes 1000000000 --workers 1,16 --sync-words 20000 \
-        --combine mean,adaptive,momentum --results docs/distributed-simulation-whole.json   # the whole text
-    python scripts/simulate_cluster.py --run --text-bytes 1000000000 --models cbow --workers 1,16 \
-        --sync-words 20000 --combine mean,momentum --results docs/distributed-simulation-whole.json
-    python scripts/simulate_cluster.py --run --text-bytes 1000000000 --models skipgram,cbow --workers 16 \
-        --sync-words 5000,20000 --combine momentum,mixed --results docs/distributed-simulation-whole.json
-    python scripts/simulate_cluster.py --run --text-bytes 1000000000 --models skipgram,cbow --workers 16 \
-        --sync-words 50000 --combine momentum,auto --results docs/distributed-simulation-whole.json
-    python scripts/simulate_cluster.py --run --workers 8 --sync-words 5000 --combine mixed
-    python scripts/simulate_cluster.py --run --models skipgram,cbow --workers 4 --sync-words 16666 --combine auto
-    python scripts/simulate_cluster.py --run --models skipgram,cbow --workers 8 --sync-words 7142 --combine auto
-    python scripts/simulate_cluster.py --run --models skipgram,cbow --workers 16 --sync-words 3333 --combine auto
-    python scripts/simulate_cluster.py --run --models skipgram,cbow --workers 16 --sync-words 1666,6666 \
+    python $S --render    # the markdown table from the JSON
+    python $S --run --text-bytes 1000000000 --workers 1,16 --sync-words 20000 \
+        --combine mean,adaptive,momentum --results $WHOLE   # the whole text
+    python $S --run --text-bytes 1000000000 --models cbow --workers 1,16 \
+        --sync-words 20000 --combine mean,momentum --results $WHOLE
+    python $S --run --text-bytes 1000000000 --models skipgram,cbow --workers 16 \
+        --sync-words 5000,20000 --combine momentum,mixed --results $WHOLE
+    python $S --run --text-bytes 1000000000 --models skipgram,cbow --workers 16 \
+        --sync-words 50000 --combine momentum,auto --results $WHOLE
+    python $S --run --workers 8 --sync-words 5000 --combine mixed
+    python $S --run --models skipgram,cbow --workers 4 --sync-words 16666 --combine auto
+    python $S --run --models skipgram,cbow --workers 8 --sync-words 7142 --combine auto
+    python $S --run --models skipgram,cbow --workers 16 --sync-words 3333 --combine auto
+    python $S --run --models skipgram,cbow --workers 16 --sync-words 1666,6666 \
         --combine auto --results stale.json    # and --workers 8 with 3571,14285, --workers 4 with 8333,33333
-    python scripts/simulate_cluster.py --run --text-bytes 1000000000 --models skipgram,cbow --workers 16 \
-        --sync-words 3333 --combine auto --results docs/distributed-simulation-whole.json
-    python scripts/simulate_cluster.py --run --text-bytes 1000000000 --models skipgram,cbow --workers 8 \
-        --sync-words 7142 --combine auto --results docs/distributed-simulation-whole.json  # and 4 at 16666
-    python scripts/simulate_cluster.py --run --text-bytes 1000000000 --models skipgram,cbow --workers 1,16 \
+    python $S --run --text-bytes 1000000000 --models skipgram,cbow --workers 16 \
+        --sync-words 3333 --combine auto --results $WHOLE
+    python $S --run --text-bytes 1000000000 --models skipgram,cbow --workers 8 \
+        --sync-words 7142 --combine auto --results $WHOLE  # and 4 at 16666
+    python $S --run --text-bytes 1000000000 --models skipgram,cbow --workers 1,16 \
         --sync-words 3333 --combine auto --seed 2 --results seeds.json    # and --seed 3
-    python scripts/simulate_cluster.py --run --models cbow --workers 4,8,16 --sync-words 5000,20000 --combine mixed
-    python scripts/simulate_cluster.py --run --models skipgram,cbow --workers 16 --sync-words 50000 \
+    python $S --run --models cbow --workers 4,8,16 --sync-words 5000,20000 --combine mixed
+    python $S --run --models skipgram,cbow --workers 16 --sync-words 50000 \
         --combine auto --exact syn1neg     # and --exact syn0, --exact syn0,syn1neg
-    python scripts/simulate_cluster.py --run --text-bytes 1000000000 --models skipgram,cbow --workers 16 \
-        --sync-words 50000 --combine auto --exact syn1neg --results docs/distributed-simulation-whole.json  # and syn0
-    python scripts/simulate_cluster.py --run --models skipgram,cbow --workers 1 --batch-words 5000
-    python scripts/simulate_cluster.py --run --text-bytes 1000000000 --models skipgram,cbow --workers 1 \
-        --batch-words 5000 --results docs/distributed-simulation-whole.json
+    python $S --run --text-bytes 1000000000 --models skipgram,cbow --workers 16 \
+        --sync-words 50000 --combine auto --exact syn1neg --results $WHOLE  # and syn0
+    python $S --run --models skipgram,cbow --workers 1 --batch-words 5000
+    python $S --run --text-bytes 1000000000 --models skipgram,cbow --workers 1 \
+        --batch-words 5000 --results $WHOLE
 
 A run of N workers is simulated by N replicas (``w2v.cluster.rounds.Replica``) in one process,
 trained round by round in turn and combined by the same ``Ledger.record`` and
@@ -52,13 +53,14 @@ batches (a replica in rounds shorter than that trains batches of exactly its rou
 words, ``rounds.Replica``).
 
 The training text is the first ``SIM_BYTES`` (``--text-bytes``) of the benchmark corpus'
-training split (``scripts/estimators.py`` splits it: its last 2 MB are the held-out text),
+training split (``scripts/quality.py`` splits it: its last 2 MB are the held-out text),
 so that the grid fits in under an hour. Each run: skip-gram or CBOW with negative sampling, 2
 threads, dim 100, window 5, sample 1e-4, ``EPOCHS`` epochs; scored by ``w2v score``
 (held-out bits per word) and ``w2v eval`` (analogies, WordSim-353). The grid: N = 1
 (the single-process run: rounds change nothing), and the N > 1 of ``WORKERS`` x ``SYNC_WORDS``
-x ``COMBINE``. Results go to ``docs/distributed-simulation.json``, run by run; a run
-already there is not redone. Not a test and not run in CI.
+x ``COMBINE``. Results go to ``distributed-simulation.json`` beside this script, run by
+run (those of the whole text in ``distributed-simulation-whole.json``); a run already there
+is not redone. Not a test and not run in CI.
 """
 
 import argparse
@@ -69,12 +71,11 @@ import time
 from pathlib import Path
 
 import numpy as np
-from estimators import ROOT, SCORE_PAIRS, cut_at_space, split_corpus, study_parser, w2v_json
 
 from w2v.cluster.rounds import Ledger, Replica, Rows, changes_nbytes
 from w2v.config import COMBINE as RULES
 from w2v.config import TrainConfig
-from w2v.corpus.counting import count_table
+from w2v.corpus.counting import CountTable, count_table
 from w2v.corpus.parts import groups_of, split_sources
 from w2v.corpus.vocab import Vocab, decode_word
 from w2v.engine.state import TrainState
@@ -82,7 +83,12 @@ from w2v.engine.weights import Model
 from w2v.errors import DivergedError
 from w2v.vectors.wordvectors import Vectors
 
-RESULTS = ROOT / "docs/distributed-simulation.json"
+HERE = Path(__file__).resolve().parent
+sys.path.insert(0, str(HERE.parents[1] / "scripts"))  # the shared helpers: scripts/quality.py
+
+from quality import SCORE_PAIRS, cut_at_space, split_corpus, study_parser, w2v_json  # noqa: E402
+
+RESULTS = HERE / "distributed-simulation.json"
 SIM_BYTES = 24_000_000
 EPOCHS = 3
 WORKERS = (1, 2, 4, 8, 16)
@@ -124,6 +130,18 @@ def simulate(
     for replica in replicas:
         replica.close()
     return weights, ledger
+
+
+def simulated_run(corpus: Path, settings: dict, workers: int, exact: tuple[str, ...] = ()) -> tuple[dict, Ledger]:
+    """``simulate`` of ``workers`` replicas with ``settings`` (``w2v.train``'s keywords) on
+    ``corpus``, counted and its vocabulary chosen as ``w2v train`` does."""
+    config = TrainConfig(**settings).resolved()
+    return simulate(corpus, config, workers, vocabulary(count_table([str(corpus)]), config), exact)
+
+
+def vocabulary(table: CountTable, config: TrainConfig) -> Vocab:
+    """The vocabulary ``config`` keeps of the counts in ``table``."""
+    return Vocab.choose(table.words, table.counts, config.min_count, None)
 
 
 def run_one(
@@ -185,7 +203,7 @@ def run_grid(args: argparse.Namespace) -> None:
         config = TrainConfig(
             model=model, seed=args.seed, sync_words=sync, combine=combine, batch_words=args.batch_words, **SETTINGS
         ).resolved()
-        vocab = Vocab.choose(table.words, table.counts, config.min_count, None)
+        vocab = vocabulary(table, config)
         with tempfile.TemporaryDirectory(dir=args.work) as work:
             results[key] = run_one(corpus, paths["heldout"], config, workers, vocab, Path(work), exact)
         args.results.write_text(json.dumps(results, indent=1) + "\n")

@@ -1,12 +1,12 @@
-"""The estimators of the softmax side by side: docs/estimators.md's tables and plot.
+"""The estimators of the softmax side by side: the tables and plot of studies/estimators/README.md.
 
-    python scripts/estimators.py --table full     # six losses x two models (about 30 min on 2 cores)
-    python scripts/estimators.py --table small    # eight losses at --max-vocab 5000 (about 25 min)
-    python scripts/estimators.py --render         # the markdown tables and the plot from the JSON
+    python studies/estimators/estimators.py --table full    # six losses x two models (about 30 min on 2 cores)
+    python studies/estimators/estimators.py --table small   # eight losses at --max-vocab 5000 (about 25 min)
+    python studies/estimators/estimators.py --render        # the markdown tables and the plot from the JSON
 
-The benchmark corpus (``../shared/data/wiki-en-100m.txt``) is split once: its last
-``HELDOUT_BYTES`` (cut at a space) are the held-out text every model is scored on,
-the rest the training text. Each run trains skip-gram or CBOW with 2 threads, dim
+The corpus (``--corpus``: the benchmark corpus, or text8) is split once by
+``scripts/quality.py``: its last 2 MB (cut at a space) are the held-out text every
+model is scored on, the rest the training text. Each run trains skip-gram or CBOW with 2 threads, dim
 100, window 5, sample 1e-4, 5 epochs and seed 1, scoring a sample of held-out
 predictions after each epoch (``train --heldout``), then ``w2v score`` (held-out
 bits per word on ``SCORE_PAIRS`` predictions; normalised over the vocabulary for
@@ -15,29 +15,23 @@ words, WordSim-353). The ``small`` table caps the vocabulary at 5,000 words and 
 the full softmax; as that costs O(V) per prediction (skip-gram: per context word),
 its runs train on the first ``SMALL_TRAIN_BYTES`` of the training text, not all of it.
 
-Results go to ``docs/estimators.json`` (one record per run, replaced run by run, so
-that a table can be rerun alone); ``--render`` prints the tables and draws
-``docs/img/estimators-heldout.png``. Not a test and not run in CI.
+Results go to ``estimators.json`` beside this script (one record per run, replaced run
+by run, so that a table can be rerun alone); ``--render`` prints the tables and draws
+``estimators-heldout.png`` beside it. Not a test and not run in CI.
 """
 
-import argparse
 import json
-import os
-import subprocess
 import sys
-import time
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parents[1]
-CORPUS = ROOT.parent / "shared/data/wiki-en-100m.txt"
-RESULTS = ROOT / "docs/estimators.json"
-PLOT = ROOT / "docs/img/estimators-heldout.png"
-HELDOUT_BYTES = 2_000_000
-SMALL_TRAIN_BYTES = 2_000_000
+HERE = Path(__file__).resolve().parent
+sys.path.insert(0, str(HERE.parents[1] / "scripts"))  # the shared helpers: scripts/quality.py
+
+from quality import SETTINGS, SMALL_TRAIN_BYTES, split_corpus, study_parser, train_and_score  # noqa: E402
+
+RESULTS = HERE / "estimators.json"
+PLOT = HERE / "estimators-heldout.png"
 SMALL_VOCAB = 5000
-SCORE_PAIRS = 50_000  # held-out predictions scored at the end (a uniform sample)
-EPOCH_PAIRS = 10_000  # and after each epoch
-SETTINGS = {"threads": 2, "dim": 100, "window": 5, "sample": 1e-4, "epochs": 5, "seed": 1}
 LOSSES = {  # name: w2v.train settings
     "HS Huffman": {"hs": True},
     "HS balanced": {"hs": True, "tree": "balanced"},
@@ -57,67 +51,6 @@ TITLES = {
     "full": "Full vocabulary",
     "small": f"{SMALL_VOCAB:,} words, first {SMALL_TRAIN_BYTES / 1e6:.0f} MB of the training text",
 }
-
-
-def cut_at_space(data: bytes, at: int) -> int:
-    """The offset of the first space at or after ``at`` (the length if none)."""
-    space = data.find(b" ", at)
-    return len(data) if space < 0 else space
-
-
-def split_corpus(corpus: Path, folder: Path, heldout_bytes: int = HELDOUT_BYTES) -> dict[str, Path]:
-    """Write ``corpus``'s training text, held-out text (its last ``heldout_bytes``) and
-    the small table's training text into ``folder`` (once); return their paths by name."""
-    paths = {name: folder / f"{name}.txt" for name in ("train", "heldout", "small")}
-    if all(path.exists() for path in paths.values()):
-        return paths
-    data = corpus.read_bytes()
-    cut = cut_at_space(data, len(data) - heldout_bytes)
-    train, heldout = data[:cut], data[cut + 1 :]
-    paths["train"].write_bytes(train)
-    paths["heldout"].write_bytes(heldout)
-    paths["small"].write_bytes(train[: cut_at_space(train, SMALL_TRAIN_BYTES)])
-    return paths
-
-
-def w2v_json(*args: str) -> dict:
-    """Run ``w2v ARGS --json``, with the w2v this process imports, and return what it printed."""
-    import w2v
-
-    checkout = Path(w2v.__file__).resolve().parents[1]
-    done = subprocess.run([sys.executable, "-m", "w2v", *args, "--json"], capture_output=True, text=True, cwd=checkout)
-    if done.returncode:
-        raise SystemExit(f"w2v {' '.join(args)}: {done.stderr.strip()}")
-    return json.loads(done.stdout)
-
-
-def train_and_score(corpus: Path, heldout: Path, model: str, loss: dict, vocab: int | None, work: Path) -> dict:
-    """One run: train (timed: the whole ``w2v.train`` call less Numba's compilation,
-    which a first run of each loss pays once, and less the held-out scoring after each
-    epoch, which is this script's), score and evaluate. Returns its record."""
-    import w2v
-
-    settings = {**SETTINGS, "model": model, **loss, **({"max_vocab": vocab} if vocab else {})}
-    model_file, vectors_file = work / "model.npz", work / "vectors.bin"
-    started = time.perf_counter()
-    vectors = w2v.train(
-        str(corpus), save_model=str(model_file), heldout=str(heldout), heldout_pairs=EPOCH_PAIRS, **settings
-    )
-    report = vectors.report
-    wall = time.perf_counter() - started - report.compile_seconds - report.heldout_seconds
-    vectors.save(vectors_file)
-    score = w2v_json("score", str(model_file), str(heldout), "--max-pairs", str(SCORE_PAIRS))
-    evaluation = w2v_json("eval", "-v", str(vectors_file))
-    return {
-        "vocab": len(vectors),
-        "train_words": report.train_words,
-        "wall_s": wall,
-        "words_per_s": report.words_per_second,
-        "epoch_heldout": report.epoch_heldout,
-        "analogy": evaluation["analogies"][0]["accuracy"],
-        "ws353": evaluation["similarity"][0]["spearman"],
-        "score": score,
-    }
 
 
 def run_table(table: str, models: list[str], losses: list[str], corpus: Path, work: Path, results_path: Path) -> None:
@@ -202,18 +135,6 @@ def draw(results: dict, picture: Path) -> None:
     axes[1][0].legend(fontsize=8)
     figure.tight_layout()
     figure.savefig(picture, dpi=110)
-
-
-def study_parser(description: str, results: Path) -> argparse.ArgumentParser:
-    """The options every study script of the benchmark corpus shares: ``--corpus``,
-    ``--results`` (its JSON, ``results`` by default), ``--work`` (where the split
-    corpus and the runs' files go) and ``--render``."""
-    parser = argparse.ArgumentParser(description=description)
-    parser.add_argument("--corpus", type=Path, default=CORPUS, help="the text to split into training and held-out")
-    parser.add_argument("--results", type=Path, default=results, help="the JSON of the runs")
-    parser.add_argument("--work", type=Path, default=Path(os.environ.get("TMPDIR", "/tmp")) / "w2v-estimators")
-    parser.add_argument("--render", action="store_true", help="print the tables (and draw the plots) from the JSON")
-    return parser
 
 
 def main() -> None:

@@ -1,11 +1,11 @@
-"""Training on a cluster against one process, on this machine: docs/distributed.md's measured table.
+"""Training on a cluster against one process, on one machine: the tables of studies/cluster_bench/README.md.
 
-    python scripts/cluster_bench.py --run        # quality: 3 seeds x 2 models x 6 ways (about 60 min on 2 cores)
-    python scripts/cluster_bench.py --speed      # words/s: 1 epoch of each way, in turn, 3 rounds (8 min, alone)
-    python scripts/cluster_bench.py --exchange   # the cores busy while the rounds exchange (2 min, alone)
-    python scripts/cluster_bench.py --render     # the markdown tables from the JSON
+    python studies/cluster_bench/cluster_bench.py --run        # quality: 3 seeds x 2 models x 6 ways (60 min, 2 cores)
+    python studies/cluster_bench/cluster_bench.py --speed      # words/s: 1 epoch a way, in turn, 3 rounds (8 min alone)
+    python studies/cluster_bench/cluster_bench.py --exchange   # the cores busy while the rounds exchange (2 min, alone)
+    python studies/cluster_bench/cluster_bench.py --render     # the markdown tables from the JSON
 
-On the benchmark corpus less its last 2 MB (``scripts/estimators.py`` splits it), with
+On the benchmark corpus less its last 2 MB (``scripts/quality.py`` splits it), with
 skip-gram and CBOW with negative sampling (dim 100, window 5, sample 1e-4), seven ways
 of using the machine's 2 cores:
 
@@ -27,7 +27,7 @@ speed were the rounds' exchange to take no time. ``--exchange`` trains one epoch
 each ``local:2`` way and measures how many of the machine's cores are busy (Linux'
 /proc/stat) while the rounds exchange rather than train. ``--render`` also prints
 the cost model's table (``cost_model``) from the measured figures. Results go to
-``docs/distributed.json``, run by run. Not a test and not run in CI.
+``distributed.json`` beside this script, run by run. Not a test and not run in CI.
 """
 
 import argparse
@@ -38,9 +38,12 @@ import sys
 import time
 from pathlib import Path
 
-from estimators import ROOT, SCORE_PAIRS, split_corpus, study_parser, w2v_json
+HERE = Path(__file__).resolve().parent
+sys.path.insert(0, str(HERE.parents[1] / "scripts"))  # the shared helpers: scripts/quality.py
 
-RESULTS = ROOT / "docs/distributed.json"
+from quality import SCORE_PAIRS, split_corpus, study_parser, w2v_json  # noqa: E402
+
+RESULTS = HERE / "distributed.json"
 SETTINGS = {"dim": 100, "window": 5, "sample": 1e-4, "epochs": 5, "negative": 5}
 WAYS = {  # name: w2v.train settings
     "one process": {"threads": 2},

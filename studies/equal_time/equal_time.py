@@ -1,12 +1,12 @@
 """Accuracy at equal time: every system trains every combo for 1, 2, 3, 5, 8 and 12 epochs
 with the same settings (learning rates included), and each run's analogy accuracy and
-WS-353 are set against its wall time. The section "Accuracy at equal time" at the end of
-docs/benchmarks.md and docs/img/equal-time.png come from here: what each system reaches in
-the time word2vec.c takes for its default 5 epochs.
+WS-353 are set against its wall time. The section "Accuracy at equal time" that ends
+studies/equal_time/README.md and the plot equal-time.png beside it come from here: what each
+system reaches in the time word2vec.c takes for its default 5 epochs.
 
-    python scripts/equal_time.py --run                    # all of it: about 3 hours on 2 cores
-    python scripts/equal_time.py --run --combos cbow-ns   # one part (see below)
-    python scripts/equal_time.py --render                 # the section and plot from the JSON
+    python studies/equal_time/equal_time.py --run                    # all of it: about 3 hours on 2 cores
+    python studies/equal_time/equal_time.py --run --combos cbow-ns   # one part (see below)
+    python studies/equal_time/equal_time.py --render                 # the section and plot from the JSON
 
 Each run is added to ``--json`` as it finishes, and a run already there is not run again (one
 that failed is), so the parts can run on different days and an interrupted sweep goes on where
@@ -22,12 +22,16 @@ import dataclasses
 import datetime
 import json
 import os
-import shlex
 import sys
 from pathlib import Path
 
-import bench
-from bench import COMBO_LABELS, LABELS, LATER_SECTIONS, ROOT
+HERE = Path(__file__).resolve().parent
+sys.path.insert(0, str(HERE.parents[1] / "scripts"))  # the benchmark's runs and scorer: scripts/bench.py
+
+import bench  # noqa: E402
+from bench import COMBO_LABELS, LABELS  # noqa: E402
+
+SECTION = "<!-- Written by equal_time.py: -->"  # where the section starts in the report; what precedes it is kept
 
 EPOCH_COUNTS = (1, 2, 3, 5, 8, 12)
 REFERENCE, REFERENCE_EPOCHS = "word2vec", 5  # "in the time word2vec.c takes for its default 5 epochs"
@@ -41,9 +45,9 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     mode.add_argument("--render", action="store_true", help="only write the section and plot from --json")
     bench.add_settings(parser)
     parser.add_argument("--epoch-counts", default=",".join(map(str, EPOCH_COUNTS)), help="comma-separated")
-    parser.add_argument("--json", type=Path, default=ROOT / "docs/equal-time.json")
-    parser.add_argument("--plot", type=Path, default=ROOT / "docs/img/equal-time.png")
-    parser.add_argument("--out", type=Path, default=ROOT / "docs/benchmarks.md", help="the report to end")
+    parser.add_argument("--json", type=Path, default=HERE / "equal-time.json")
+    parser.add_argument("--plot", type=Path, default=HERE / "equal-time.png")
+    parser.add_argument("--out", type=Path, default=HERE / "README.md", help="the report to end")
     args = parser.parse_args(argv)
     bench.check_settings(parser, args)
     args.epoch_counts = sorted({int(e) for e in args.epoch_counts.split(",") if e})
@@ -88,7 +92,7 @@ def sweep(args: argparse.Namespace) -> dict:
     raw = load(args.json, sweep_settings(args))
     args.epochs = args.epoch_counts[0]  # bench's context wants one; each run sets its own
     ctx = bench.make_context(args)
-    raw["commands"].append(shlex.join(["python", "scripts/equal_time.py", *sys.argv[1:]]))
+    raw["commands"].append(bench.shown(["python", "studies/equal_time/equal_time.py", *sys.argv[1:]]))
     raw["runs"] = [r for r in raw["runs"] if r["error"] is None]
     done = {(r["system"], r["combo"], r["epochs"]) for r in raw["runs"]}
     bench.warm_up(ctx, args.combos)
@@ -165,16 +169,16 @@ def reference_table(raw: dict, combos: list[str], systems: list[str]) -> list[st
 
 
 def section(raw: dict, plot_link: str | None) -> str:
-    """The Markdown section that ends docs/benchmarks.md."""
+    """The Markdown section that ends the report."""
     s, machine = raw["settings"], raw["machine"]
     combos = [c for c in bench.COMBOS if successful(raw, c)]
     systems = [s for s in bench.SYSTEMS if any(s in successful(raw, c) for c in combos)]
     lines = [
-        LATER_SECTIONS,
+        SECTION,
         "",
         "## Accuracy at equal time",
         "",
-        f"Every system trains `{s['corpus']}` with the settings above (dim {s['dim']}, window "
+        f"Every system trains `{s['corpus']}` with the benchmark's settings (dim {s['dim']}, window "
         f"{s['window']}, negative {s['negative']} or HS, sample {s['sample']:g}, min-count {s['min_count']}, "
         f"{s['threads']} threads, word2vec.c's learning rates) for each number of epochs; a cell is the whole "
         "command's wall time · analogy accuracy · WS-353 rho, one run each, so a cell's time carries the "
@@ -234,8 +238,9 @@ def write_report(args: argparse.Namespace, raw: dict) -> None:
     link = None
     if plot(raw, args.plot):
         link = os.path.relpath(args.plot.resolve(), args.out.resolve().parent)
-    head, later = bench.report_parts(args.out)
-    kept = head.rstrip("\n") + "\n" if later else head
+    text = args.out.read_text() if args.out.is_file() else ""
+    head = text[: text.find(SECTION)] if SECTION in text else text
+    kept = head.rstrip("\n") + "\n" if head else ""
     args.out.parent.mkdir(parents=True, exist_ok=True)
     args.out.write_text(kept + ("\n" if kept else "") + section(raw, link) + "\n")
 

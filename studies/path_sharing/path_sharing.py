@@ -1,7 +1,7 @@
 """How much of a Huffman path's row traffic batching centre words would share.
 
-    python scripts/path_sharing.py                        # wiki-en-100m, B = 2, 4, 8, 16
-    python scripts/path_sharing.py corpus.txt --batches 2,4 --words 1000000
+    python studies/path_sharing/path_sharing.py text8                  # B = 2, 4, 8, 16
+    python studies/path_sharing/path_sharing.py corpus.txt --batches 2,4 --words 1000000
 
 Skip-gram with hierarchical softmax scores every context word of a window against
 every node of the centre word's path. Training B consecutive centre words at once
@@ -10,7 +10,7 @@ once for all of them; the (context, node) pairs, and so the arithmetic, stay the
 same. This prints, for groups of B consecutive centre words of the corpus' first
 ``--words`` words, subsampled as training subsamples them (``--sample``), the node
 rows their paths visit and how many of those are distinct: the share such batching
-would save. docs/performance.md quotes it. Not a test and not run in CI.
+would save. studies/path_sharing/README.md reports it. Not a test and not run in CI.
 """
 
 import argparse
@@ -21,7 +21,6 @@ import numpy as np
 from w2v.corpus.counting import count_table
 from w2v.corpus.vocab import Vocab
 
-CORPUS = Path(__file__).resolve().parents[2] / "shared/data/wiki-en-100m.txt"
 GROUPS = 50_000  # groups of B centre words counted per B
 
 
@@ -51,7 +50,7 @@ def node_rows(ids: np.ndarray, points: np.ndarray, offsets: np.ndarray, batch: i
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("corpus", type=Path, nargs="?", default=CORPUS)
+    parser.add_argument("corpus", type=Path, help="the text: the benchmark corpus, or text8")
     parser.add_argument("--batches", default="2,4,8,16", help="comma-separated B")
     parser.add_argument("--words", type=int, default=2_000_000)
     parser.add_argument("--sample", type=float, default=1e-4)
