@@ -22,6 +22,7 @@ import dataclasses
 import datetime
 import json
 import os
+import shlex
 import sys
 from pathlib import Path
 
@@ -185,7 +186,7 @@ def section(raw: dict, plot_link: str | None) -> str:
         "drift of a shared machine's speed (up to 2x between neighbouring runs here): read the trend along "
         "a column, not one cell. Machine: "
         f"{machine['cpu']}, {machine['cores']} cores. Commands: "
-        + "; ".join(f"`{c}`" for c in dict.fromkeys(raw["commands"]))
+        + "; ".join(f"`{bench.shown(shlex.split(c))}`" for c in dict.fromkeys(raw["commands"]))
         + ".",
         "",
     ]
