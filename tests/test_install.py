@@ -8,6 +8,7 @@ installed here; where that is impossible (no setuptools or wheel) the test is sk
 import json
 import os
 import shutil
+import site
 import subprocess
 import sys
 import zipfile
@@ -16,14 +17,15 @@ from pathlib import Path
 import pytest
 
 REPO = Path(__file__).resolve().parents[1]
-SHIPPED = ["w2v/presets/cbow-ns.toml", "w2v/data/questions-words.txt", "w2v/data/wordsim353.tsv"]
+SHIPPED = ["w2v/configs/cbow-ns.toml", "w2v/data/questions-words.txt", "w2v/data/wordsim353.tsv"]
 
 
 def build_wheel(folder: Path) -> Path:
     """A wheel of this checkout, built in ``folder`` from a copy of its sources (the
     build's egg-info and build/ folders stay out of the checkout)."""
     source = folder / "source"
-    shutil.copytree(REPO / "w2v", source / "w2v", ignore=shutil.ignore_patterns("__pycache__", "*.nbi", "*.nbc"))
+    for tree in ("w2v", "configs"):
+        shutil.copytree(REPO / tree, source / tree, ignore=shutil.ignore_patterns("__pycache__", "*.nbi", "*.nbc"))
     for name in ("pyproject.toml", "README.md"):
         shutil.copy(REPO / name, source / name)
     command = [sys.executable, "-m", "pip", "wheel", str(source), "--no-deps", "--no-build-isolation", "--no-index"]
@@ -34,16 +36,31 @@ def build_wheel(folder: Path) -> Path:
     return next((folder / "dist").glob("w2v-*.whl"))
 
 
+def seeing_these_packages(venv: Path) -> None:
+    """Let the venv ``venv`` import the packages of the running environment (numba, numpy
+    and w2v's other dependencies): a ``.pth`` file in its site-packages lists this
+    interpreter's ``site.getsitepackages()``. ``venv --system-site-packages`` would not do:
+    run from a venv, it gives the base interpreter's site-packages, not this venv's. The
+    folders are added as paths, so their own ``.pth`` files (this checkout's editable
+    install among them) are not read: ``import w2v`` finds the wheel's."""
+    done = subprocess.run(
+        [venv / "bin" / "python", "-c", "import sysconfig; print(sysconfig.get_paths()['purelib'])"],
+        capture_output=True, text=True, check=True,
+    )  # fmt: skip
+    Path(done.stdout.strip(), "running-environment.pth").write_text("\n".join(site.getsitepackages()) + "\n")
+
+
 @pytest.fixture(scope="module")
 def installed(tmp_path_factory) -> Path:
     """The bin folder of a fresh venv holding w2v installed from its wheel; numba, numpy
-    and the other dependencies come from this interpreter's site-packages."""
+    and the other dependencies come from this interpreter's environment."""
     folder = tmp_path_factory.mktemp("install")
     wheel = build_wheel(folder)
     names = zipfile.ZipFile(wheel).namelist()
     assert all(name in names for name in SHIPPED), names
     venv = folder / "venv"
-    subprocess.run([sys.executable, "-m", "venv", "--system-site-packages", "--without-pip", str(venv)], check=True)
+    subprocess.run([sys.executable, "-m", "venv", "--without-pip", str(venv)], check=True)
+    seeing_these_packages(venv)
     install = [sys.executable, "-m", "pip", "--python", str(venv / "bin" / "python"), "install", "--no-deps"]
     subprocess.run([*install, "--no-index", "-q", str(wheel)], check=True, capture_output=True, timeout=120)
     return venv / "bin"

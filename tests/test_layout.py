@@ -4,6 +4,7 @@ itself back through others (lazy imports included), and ``import w2v`` stays lig
 import ast
 import subprocess
 import sys
+import tomllib
 from pathlib import Path
 
 import pytest
@@ -111,3 +112,10 @@ def test_importing_w2v_loads_no_numba_dask_or_matplotlib(module):
     code = f"import sys, {module}; print(sorted(m for m in {heavy!r} if m in sys.modules))"
     loaded = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
     assert loaded.strip() == "[]"
+
+
+def test_pyproject_ships_every_package_and_the_presets():
+    pyproject = tomllib.loads((PACKAGE.parent / "pyproject.toml").read_text())["tool"]["setuptools"]
+    folders = {module_name(path.parent / "__init__.py") for path in PACKAGE.rglob("__init__.py")}
+    assert set(pyproject["packages"]) == folders | {"w2v.configs"}
+    assert pyproject["package-dir"] == {"w2v.configs": "configs"}

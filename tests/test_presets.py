@@ -1,4 +1,4 @@
-"""The presets shipped in w2v/presets: each loads by name through the CLI's preset loader
+"""The presets of configs/ (shipped in the wheel as w2v/configs/): each loads by name through the CLI's preset loader
 and trains; a path is read as a file; an unknown name or a missing file is one clear line."""
 
 import dataclasses
@@ -17,7 +17,7 @@ NAMES = preset_names()
 
 def test_presets_ship_with_the_package():
     assert NAMES == ["cbow-hs", "cbow-ns", "sg-hs", "sg-ns"]
-    assert PRESETS.parent.name == "w2v"
+    assert PRESETS.name == "configs" and PRESETS.is_dir()
 
 
 @pytest.fixture(scope="module")

@@ -19,7 +19,10 @@ COMBINE = ("auto", "sum", "mean", "adaptive", "momentum", "mixed")
 MAX_COUNT = 2**31 - 1  # dim, window, negative and epochs: larger values overflow the kernels' integers
 MAX_THREADS = 1024  # more threads only wait for the others (and a million would take minutes to start)
 DEFAULT_PRUNE_AT = 10_000_000  # distinct words held while counting (word2vec.c: 21M)
-PRESETS = Path(__file__).parent / "presets"  # the presets shipped with w2v, NAME.toml
+# The presets, NAME.toml: configs/ at the top of a checkout, shipped in the wheel as the
+# package w2v.configs (pyproject.toml maps one to the other).
+SHIPPED_PRESETS = Path(__file__).parent / "configs"
+PRESETS = SHIPPED_PRESETS if SHIPPED_PRESETS.is_dir() else Path(__file__).parents[1] / "configs"
 
 
 @dataclass(frozen=True)
