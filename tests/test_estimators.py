@@ -131,9 +131,9 @@ def test_hierarchical_softmax_sums_to_one_on_both_trees(tree):
     rng = np.random.default_rng(3)
     vocab = Vocab([b"w%d" % i for i in range(V)], COUNTS)
     config = TrainConfig(hs=True, tree=tree, dim=D, negative=0).resolved()
-    state = TrainState(config, vocab, rng.standard_normal((V, D)).astype(np.float32),
-                       rng.standard_normal((V - 1, D)).astype(np.float32), np.zeros((0, D), np.float32),
-                       np.zeros(5), np.zeros(5, np.int64))  # fmt: skip
+    state = TrainState(config=config, vocab=vocab, syn0=rng.standard_normal((V, D)).astype(np.float32),
+                       syn1=rng.standard_normal((V - 1, D)).astype(np.float32), syn1neg=np.zeros((0, D), np.float32),
+                       epoch_loss=np.zeros(5), epoch_examples=np.zeros(5, np.int64))  # fmt: skip
     for h in rng.standard_normal((4, D)).astype(np.float32):
         logs = path_log_probs(np.repeat(h[None, :], V, axis=0), np.arange(V), state)
         assert np.exp(logs).sum() == pytest.approx(1.0, abs=1e-9)

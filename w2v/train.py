@@ -288,10 +288,20 @@ class Run:
         """The whole state, for a checkpoint or model file."""
         encoded, progress, tables = self.encoded, self.progress, self.model.tables
         return TrainState(
-            self.config, encoded.vocab, self.model.syn0, tables.syn1, tables.syn1neg,
-            progress.loss.sum(axis=0), progress.examples.sum(axis=0), progress.jobs_done,
-            len(encoded.stream), encoded.stream.words, encoded.corpus_words, encoded.digest, self.notes,
-        )  # fmt: skip
+            config=self.config,
+            vocab=encoded.vocab,
+            syn0=self.model.syn0,
+            syn1=tables.syn1,
+            syn1neg=tables.syn1neg,
+            epoch_loss=progress.loss.sum(axis=0),
+            epoch_examples=progress.examples.sum(axis=0),
+            jobs_done=progress.jobs_done,
+            batches=len(encoded.stream),
+            stream_words=encoded.stream.words,
+            corpus_words=encoded.corpus_words,
+            corpus_digest=encoded.digest,
+            notes=self.notes,
+        )
 
 
 def plan_run(

@@ -199,11 +199,21 @@ class ClusterRun:
         ]  # fmt: skip
         weights = ledger.weights
         return TrainState(
-            config, self.vocab, weights["syn0"], weights["syn1"], weights["syn1neg"], ledger.loss.copy(),
-            ledger.examples.copy(), int(ledger.jobs.sum()), int(ledger.sizes[:, 0].sum()),
-            int(ledger.sizes[:, 1].sum()), self.corpus_words, 0, self.notes, replicas,
-            {} if finished else ledger.momentum,
-        )  # fmt: skip
+            config=config,
+            vocab=self.vocab,
+            syn0=weights["syn0"],
+            syn1=weights["syn1"],
+            syn1neg=weights["syn1neg"],
+            epoch_loss=ledger.loss.copy(),
+            epoch_examples=ledger.examples.copy(),
+            jobs_done=int(ledger.jobs.sum()),
+            batches=int(ledger.sizes[:, 0].sum()),
+            stream_words=int(ledger.sizes[:, 1].sum()),
+            corpus_words=self.corpus_words,
+            notes=self.notes,
+            replicas=replicas,
+            momentum={} if finished else ledger.momentum,
+        )
 
     def submit(self, k: int, worker: str) -> Any:
         """Start replica ``k``'s actor on ``worker`` with the current weights and its jobs done."""

@@ -67,7 +67,7 @@ MOMENTUM = {name: f"momentum_{name}" for name in ARRAYS[:3]}  # by weight: its m
 OUTPUT_MOMENTUM = {"syn1", "syn1neg"}  # the weights whose momentum a checkpoint with momentum holds, at least
 
 
-@dataclass
+@dataclass(kw_only=True)
 class TrainState:
     """Weights, vocabulary, settings and progress of a (possibly unfinished) run."""
 
@@ -138,8 +138,8 @@ class TrainState:
             momentum = {name: arrays[key] for name, key in MOMENTUM.items() if key in arrays}
             if momentum and not momentum.keys() >= OUTPUT_MOMENTUM:
                 raise ValueError("the momentum of some weights only")
-            state = cls(config, vocab, **{k: arrays[k] for k in ARRAYS[:3] + ARRAYS[6:]}, **_meta_fields(meta),
-                        momentum=momentum)  # fmt: skip
+            weights_and_losses = {k: arrays[k] for k in ARRAYS[:3] + ARRAYS[6:]}
+            state = cls(config=config, vocab=vocab, **weights_and_losses, **_meta_fields(meta), momentum=momentum)
             state.check_values()
         except (KeyError, TypeError, ValueError) as err:
             raise FormatError(f"{path}: damaged model file ({err})") from None
