@@ -534,9 +534,13 @@ def test_an_interrupted_run_resumes_byte_identical(topics, tmp_path, combine, sy
     assert state.momentum.keys() == saved  # the rows' momentum goes on where it was
     with pytest.raises(ConfigError, match="checkpointed on a cluster: resume it with cluster="):
         w2v.train(str(topics), resume=str(tmp_path / "ck"))
-    rest = w2v.train(str(topics), cluster="local:2", resume=str(tmp_path / "ck"), threads=1, combine=combine)
+    ended: list[tuple[int, float]] = []
+    rest = w2v.train(str(topics), cluster="local:2", resume=str(tmp_path / "ck"), threads=1, combine=combine,
+                     on_epoch_end=lambda epoch, loss: ended.append((epoch, loss)))  # fmt: skip
     assert rest.vectors.tobytes() == whole.vectors.tobytes()
     assert rest.report.epoch_loss == whole.report.epoch_loss
+    first = min(replica["jobs_done"] // replica["batches"] for replica in state.replicas)  # epochs all had done
+    assert ended == [(epoch, whole.report.epoch_loss[epoch]) for epoch in range(first, SETTINGS["epochs"])]
 
 
 def test_a_checkpoint_whose_replicas_read_otherwise_is_refused(topics, tmp_path):

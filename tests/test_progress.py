@@ -17,7 +17,7 @@ import w2v
 from w2v import progress
 from w2v.corpus.chunkcounter import ChunkCounter
 from w2v.corpus.counting import ReadStatus, count_words
-from w2v.engine import kernels, workers
+from w2v.engine import kernels, runloop, workers
 from w2v.engine.state import TrainState, checkpoint_path
 from w2v.progress import LINE_GAP, LINE_SECONDS, LineBar, Steps, progress_bar, reading
 from w2v.vectors.classes import kmeans
@@ -193,7 +193,7 @@ def test_resumed_training_bar_starts_where_the_checkpoint_was(tmp_path, monkeypa
         opened.append((desc, total, initial))
         return progress.NoBar()
 
-    monkeypatch.setattr(workers, "progress_bar", recording)
+    monkeypatch.setattr(runloop, "progress_bar", recording)
     w2v.train(sentences, resume=str(tmp_path), progress=True, threads=1)
     assert opened == [("training", 2 * state.stream_words, state.stream_words)]
 

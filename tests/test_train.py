@@ -22,17 +22,9 @@ from w2v.corpus.counting import count_words
 from w2v.corpus.idstream import encode_corpus
 from w2v.corpus.vocab import Vocab
 from w2v.engine import kernels
+from w2v.engine.runloop import Hooks, learning_rate
 from w2v.engine.weights import Model, init_input_vectors
-from w2v.engine.workers import (
-    THREAD_STACK_SPARE,
-    Hooks,
-    Progress,
-    batch_seed,
-    learning_rate,
-    run_epochs,
-    stream_offsets,
-    thread_stack,
-)
+from w2v.engine.workers import THREAD_STACK_SPARE, Progress, batch_seed, run_epochs, stream_offsets, thread_stack
 from w2v.errors import ConfigError, CorpusError, W2VError
 from w2v.interrupts import signals_held
 from w2v.vectors.wordvectors import Vectors

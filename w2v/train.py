@@ -22,10 +22,11 @@ from w2v.config import TRAIN_FIELDS, TrainConfig, check_setting_names
 from w2v.corpus.idstream import Encoded, IdStream, VocabChooser, encode_corpus, evenly_spaced
 from w2v.corpus.sources import source_list
 from w2v.corpus.vocab import Vocab, decode_word
+from w2v.engine.runloop import Hooks
 from w2v.engine.scoring import score_encoded
 from w2v.engine.state import TrainState, checkpoint_lock, checkpoint_path
 from w2v.engine.weights import Model, carry_weights
-from w2v.engine.workers import Hooks, Progress, run_epochs, stream_offsets
+from w2v.engine.workers import Progress, run_epochs, stream_offsets
 from w2v.errors import ConfigError, CorpusError, plural
 from w2v.progress import Steps, reading
 from w2v.report import TrainReport
@@ -272,7 +273,7 @@ class Run:
         """Run the epochs left (``workers.run_epochs``), checkpointing into the folder
         ``checkpoint`` if given. Returns each epoch's mean loss (nats per example)."""
         if checkpoint is not None:
-            hooks = dataclasses.replace(hooks, checkpoint=lambda _: self.state().save(checkpoint_path(checkpoint)))
+            hooks = dataclasses.replace(hooks, checkpoint=lambda: self.state().save(checkpoint_path(checkpoint)))
         return run_epochs(self.model, self.encoded.stream, self.config, self.progress, hooks)
 
     def heldout_scorer(self, corpus, pairs: int | None, workdir: str) -> tuple[Callable[[], float], IdStream]:

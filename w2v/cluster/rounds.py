@@ -63,8 +63,9 @@ from w2v.corpus.idstream import encode_corpus, evenly_spaced
 from w2v.corpus.parts import Part
 from w2v.corpus.vocab import Vocab
 from w2v.engine.jit import jit_kernel
+from w2v.engine.runloop import Hooks
 from w2v.engine.weights import Model
-from w2v.engine.workers import EpochRunner, Hooks, JobQueue, Progress, batch_seed, stream_offsets
+from w2v.engine.workers import EpochRunner, JobQueue, Progress, batch_seed, stream_offsets
 
 COMBINE_ROWS = 1 << 12  # rows combined at a time: their float64 sums stay in the cache
 
@@ -293,7 +294,7 @@ class RoundRunner(EpochRunner):
     def __init__(self, model: Model, stream, config: TrainConfig, progress: Progress, corpus: "Placement"):
         super().__init__(model, stream, config, progress, Hooks())
         self.corpus = corpus
-        self.total = corpus.words * config.epochs
+        self.loop.total = corpus.words * config.epochs  # its learning rate decays over the whole corpus' words
         self.round_start = (0, 0, 1)  # G, p_0, N_active
 
     def job_alpha(self, epoch: int, batch: int) -> float:

@@ -34,12 +34,11 @@ from w2v.config import TrainConfig
 from w2v.corpus.counting import CountTable, check_not_empty
 from w2v.corpus.parts import Part, groups_of, split_sources
 from w2v.corpus.vocab import Vocab
+from w2v.engine.runloop import Hooks, RunLoop
 from w2v.engine.state import TrainState, checkpoint_path
 from w2v.engine.weights import Model
-from w2v.engine.workers import Hooks, call_epoch_end, learning_rate
 from w2v.errors import ClusterLost, CorpusError, W2VError
 from w2v.files import is_url
-from w2v.progress import progress_bar
 
 MAX_REPLACEMENTS = 8  # lost workers a run survives, in all
 LOST_WORKER = (OSError, TimeoutError)  # what a call to a lost worker raises (Dask's CommClosedError is an OSError)
@@ -135,11 +134,9 @@ class ClusterRun:
         self.where: list[str] = [""] * len(groups)  # each replica's worker
         self.futures: list[Any] = [None] * len(groups)  # the actors' futures: an actor lives while its future does
         self.replaced = 0
-        self.reported = 0  # epochs reported to the hooks
         self.corpus_words = 0
         self.notes: dict = {}
         self.checkpoint: str | None = None  # folder
-        self.saved = time.monotonic()
 
     @classmethod
     def resumed(cls, cluster: Cluster, state: TrainState, hooks: Hooks) -> "ClusterRun":
@@ -151,7 +148,6 @@ class ClusterRun:
         run.ledger.jobs[:] = [replica["jobs_done"] for replica in state.replicas]
         run.ledger.loss[:], run.ledger.examples[:] = state.epoch_loss, state.epoch_examples
         run.corpus_words, run.notes, run.expected = state.corpus_words, state.notes, state
-        run.reported = run.ledger.epochs_done()
         for name, rows_momentum in run.ledger.momentum.items():
             rows_momentum[:] = state.momentum.get(name, 0.0)  # zero where the checkpoint has none
         return run
@@ -229,33 +225,23 @@ class ClusterRun:
         """Rounds until every replica has trained all its jobs; each epoch's mean loss.
         With a checkpoint folder, the run is saved after each epoch, every
         ``hooks.checkpoint_seconds`` and when interrupted (as of its last round)."""
-        ledger = self.ledger
-        bar = progress_bar("training", ledger.total_words, "words", self.hooks.show_progress, initial=ledger.trained)
+        ledger, hooks = self.ledger, self.hooks
+        if self.checkpoint is not None:
+            hooks = dataclasses.replace(hooks, checkpoint=self.save)
+        loop = RunLoop(self.config, hooks, total=ledger.total_words, reported=ledger.epochs_done())
+        loop.open_bar(ledger.trained)
         update: Changes | None = None
-        completed = False
-        try:
-            try:
-                while ledger.active():
-                    update = self.round(update)
-                    epochs = self.reported
-                    self.report(bar)
-                    self.save_if_due(self.reported > epochs)
-            except BaseException as err:
-                if not isinstance(err, W2VError) or isinstance(err, ClusterLost):  # the last round is sound
-                    self.save_if_due(True)
-                raise
-            completed = True
-        finally:
-            bar.close(completed)
+        with loop.closing_bar(), loop.saved_if_stopped():
+            while ledger.active():
+                update = self.round(update)
+                loop.report(ledger.trained, ledger.epochs_done(), ledger.epoch_loss)
+                loop.save_if_due()
         return [ledger.epoch_loss(epoch) for epoch in range(self.config.epochs)]
 
-    def save_if_due(self, now: bool) -> None:
-        """Save the run into the checkpoint folder, if any, ``now`` or if it is time."""
-        every = self.hooks.checkpoint_seconds
-        if self.checkpoint is None or not (now or (every is not None and time.monotonic() - self.saved >= every)):
-            return
+    def save(self) -> None:
+        """Save the run as of its last round into the checkpoint folder."""
+        assert self.checkpoint is not None
         self.state().save(checkpoint_path(self.checkpoint))
-        self.saved = time.monotonic()
 
     def round(self, update: Changes | None) -> Changes:
         """One round: every replica with jobs left trains from ``update``; returns the next update."""
@@ -300,21 +286,6 @@ class ClusterRun:
                         f"a lost worker's replica did not start again on {MAX_REPLACEMENTS} workers in turn "
                         f"(the last: {again!r})"
                     ) from None
-
-    def report(self, bar) -> None:
-        """The bar, ``on_progress`` and ``on_epoch_end`` for the epochs every replica finished."""
-        config, hooks, ledger = self.config, self.hooks, self.ledger
-        while self.reported < min(ledger.epochs_done(), config.epochs):
-            if hooks.on_epoch_end is not None:
-                call_epoch_end(hooks.on_epoch_end, self.reported, ledger.epoch_loss(self.reported))
-            self.reported += 1
-        current = min(self.reported, config.epochs - 1)
-        loss = ledger.epoch_loss(current)
-        alpha = learning_rate(config.alpha or 0.0, config.min_alpha or 0.0, ledger.trained / ledger.total_words)
-        shown = {"epoch": f"{min(self.reported + 1, config.epochs)}/{config.epochs}", "lr": f"{alpha:.5f}"}
-        bar.update(ledger.trained, **shown, **({"loss": f"{loss:.4f}"} if loss == loss else {}))
-        if hooks.on_progress is not None:
-            hooks.on_progress(ledger.trained, ledger.total_words, alpha, loss)
 
     def close(self) -> None:
         """Drop the actors (their workers delete the encoded ids)."""

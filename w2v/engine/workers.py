@@ -12,34 +12,26 @@ gives byte-identical results for one seed; several threads give the same
 random draws, interleaved.
 """
 
-import inspect
 import math
 import threading
 import time
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
-from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
 
 from w2v.config import TrainConfig
 from w2v.corpus.idstream import IdStream
+from w2v.engine.runloop import Hooks, RunLoop
 from w2v.engine.weights import Model
-from w2v.errors import DivergedError, W2VError
+from w2v.errors import DivergedError
 from w2v.interrupts import signals_held
-from w2v.progress import Bar, NoBar, progress_bar
 
 MASK64 = (1 << 64) - 1
 POLL_SECONDS = 0.2
 THREAD_STACK_SPARE = 1 << 20  # bytes of thread stack beside the kernel's buffers
 SMALL_STACK = 256 << 10  # kernel buffers up to this fit any platform's default thread stack
-
-
-def learning_rate(alpha: float, min_alpha: float, progress: float) -> float:
-    """Linear decay from ``alpha`` at progress 0 to ``min_alpha`` at 1 (the fraction
-    of all epochs' words done), as word2vec.c and gensim do."""
-    return alpha - (alpha - min_alpha) * min(max(progress, 0.0), 1.0)
 
 
 def batch_seed(seed: int, job: int) -> np.uint64:
@@ -81,6 +73,11 @@ class Progress:
         examples = self.examples[:, epoch].sum()
         return float(self.loss[:, epoch].sum() / examples) if examples else float("nan")
 
+    def epochs_done(self, batches: int) -> int:
+        """The first epochs of which all ``batches`` batches are done."""
+        complete = self.batches.sum(axis=0) == batches
+        return int(np.cumprod(complete).sum())
+
 
 @contextmanager
 def thread_stack(kernel_bytes: int) -> Iterator[None]:
@@ -119,47 +116,16 @@ class JobQueue:
             self.end = self.next
 
 
-@dataclass
-class Hooks:
-    """What the caller of ``run_epochs`` sees and does while it runs.
-
-    - ``show_progress``: a progress bar on stderr (``progress.progress_bar``);
-    - ``on_epoch_end(epoch, mean_loss)`` after each epoch, or
-      ``on_epoch_end(epoch, mean_loss, heldout)`` if it takes a third argument
-      (held-out bits per word, nan without ``heldout``);
-    - ``on_progress(words_done, total_words, alpha, loss)`` about every 0.2 s and at the end;
-    - ``checkpoint(progress)`` between segments (see ``run_epochs``), every
-      ``checkpoint_seconds`` if given.
-    """
-
-    show_progress: bool = False
-    on_epoch_end: Callable[[int, float], None] | None = None
-    on_progress: Callable[[int, int, float, float], None] | None = None
-    checkpoint: Callable[[Progress], None] | None = None
-    checkpoint_seconds: float | None = None
-    heldout: Callable[[], float] | None = None  # scores the weights between epochs (bits per word)
-
-
-def call_epoch_end(callback: Callable, epoch: int, loss: float, heldout: float = float("nan")) -> None:
-    """``callback(epoch, mean_loss, heldout)``, or ``callback(epoch, mean_loss)`` for a
-    callback that takes two arguments (``Hooks.on_epoch_end``)."""
-    arguments: tuple = (epoch, loss, heldout)
-    try:
-        inspect.signature(callback).bind(*arguments)
-    except (TypeError, ValueError):  # takes two arguments, or has no signature to read
-        arguments = arguments[:2]
-    callback(*arguments)
-
-
 def run_epochs(model: Model, stream: IdStream, config: TrainConfig, progress: Progress, hooks: Hooks) -> list[float]:
     """Train ``config.epochs`` epochs over ``stream`` with ``config.threads`` threads,
     from batch ``progress.jobs_done`` on. Returns the mean loss of each epoch (nats
     per example).
 
     Work runs in segments of at most one epoch; between two, every batch below
-    ``progress.jobs_done`` is done and ``hooks.checkpoint(progress)`` is called: at
-    each epoch's end, every ``hooks.checkpoint_seconds``, and when the main thread
-    is interrupted (Ctrl-C, SIGTERM as an exception), before re-raising.
+    ``progress.jobs_done`` is done and ``hooks.checkpoint()`` is called: at each
+    epoch's end, every ``hooks.checkpoint_seconds``, and when the main thread is
+    interrupted (Ctrl-C, SIGTERM as an exception), before re-raising
+    (``runloop.RunLoop``).
     """
     return EpochRunner(model, stream, config, progress, hooks).run()
 
@@ -168,50 +134,39 @@ class EpochRunner:
     """One ``run_epochs`` call: the workers' loop, the segments and the reports."""
 
     def __init__(self, model: Model, stream: IdStream, config: TrainConfig, progress: Progress, hooks: Hooks):
-        assert config.threads is not None and config.alpha is not None and config.min_alpha is not None  # resolved
+        assert config.threads is not None and config.alpha is not None  # resolved
         self.model, self.stream, self.config, self.progress, self.hooks = model, stream, config, progress, hooks
-        self.start_alpha, self.min_alpha = config.alpha, config.min_alpha
+        self.start_alpha = config.alpha
         self.kernel: Any = None  # the compiled batch kernel, from ``load_kernel``
         self.flags = (config.window, config.samples, config.model == "cbow", config.cbow_mean)
         self.sharers = config.threads  # threads training the weights at once: above 1, each copies the top of the tree
         self.loss: tuple = ()  # the kernel's loss kind and softmax beta, from ``load_kernel``
-        self.total = stream.words * config.epochs
         self.words_before = stream_offsets(stream)
         self.errors: list[BaseException] = []
-        self.bar: Bar = NoBar()  # shown once the kernel is loaded: compiling it is not training
-        self.reported = progress.jobs_done // max(len(stream), 1)  # epochs reported
-        self.saved = time.monotonic()
+        reported = progress.jobs_done // max(len(stream), 1)  # epochs a resumed run had done
+        self.loop = RunLoop(config, hooks, total=stream.words * config.epochs, reported=reported, hold_loss=True)
 
     def alpha(self, done: int) -> float:
         """The learning rate after ``done`` words of the whole run."""
-        return learning_rate(self.start_alpha, self.min_alpha, done / self.total)
+        return self.loop.alpha(done)
 
     def run(self) -> list[float]:
         """Every segment left, checkpointed after each; see ``run_epochs``."""
-        batches, hooks = len(self.stream), self.hooks
-        completed = False
-        try:
-            try:
+        batches, hooks, loop = len(self.stream), self.hooks, self.loop
+        with loop.closing_bar():
+            # interrupted: every batch below jobs_done is done, unless a worker failed in one
+            with loop.saved_if_stopped(sound=lambda: not self.errors):
                 with signals_held():  # Numba calls back into Python from LLVM, where a signal would be lost
                     self.load_kernel()
-                self.bar = self.new_bar()
+                loop.open_bar(int(self.progress.words.sum()))  # once the kernel is loaded: compiling is not training
                 while self.progress.jobs_done < batches * self.config.epochs:
                     first = self.progress.jobs_done
                     self.run_segment(JobQueue(first, (first // batches + 1) * batches))
                     self.model.check_diverged(max((self.progress.jobs_done - 1) // batches + 1, 1), self.start_alpha)
                     if hooks.heldout is not None and self.progress.jobs_done % batches == 0:
                         self.score_heldout(hooks.heldout, self.progress.jobs_done // batches - 1)
-                    if hooks.checkpoint is not None:
-                        hooks.checkpoint(self.progress)
-                        self.saved = time.monotonic()
-            except BaseException as err:
-                if hooks.checkpoint is not None and not self.errors and not isinstance(err, W2VError):
-                    hooks.checkpoint(self.progress)  # interrupted: every batch below jobs_done is done
-                raise
+                    loop.save()
             self.report()
-            completed = True
-        finally:
-            self.bar.close(completed)  # before any error message
         return [self.progress.epoch_loss(e) for e in range(self.config.epochs)]
 
     def score_heldout(self, scorer: Callable[[], float], epoch: int) -> None:
@@ -219,12 +174,6 @@ class EpochRunner:
         started = time.perf_counter()
         self.progress.heldout[epoch] = scorer()
         self.progress.heldout_seconds += time.perf_counter() - started
-
-    def new_bar(self) -> Bar:
-        """The training bar: all epochs' words, from those a resumed run had done (so
-        that its rate counts this run's words alone)."""
-        done = int(self.progress.words.sum())
-        return progress_bar("training", self.total, "words", self.hooks.show_progress, initial=done)
 
     def load_kernel(self) -> None:
         """Import the kernels (Numba: imported by the first run, not by ``import w2v``)
@@ -288,24 +237,9 @@ class EpochRunner:
 
     def report(self) -> None:
         """Update the bar and call the hooks for the epochs finished and the words done."""
-        progress, epochs, hooks = self.progress, self.config.epochs, self.hooks
-        while self.reported < epochs and progress.batches[:, self.reported].sum() == len(self.stream):
-            if hooks.on_epoch_end is not None:
-                heldout = float(progress.heldout[self.reported])
-                call_epoch_end(hooks.on_epoch_end, self.reported, progress.epoch_loss(self.reported), heldout)
-            self.reported += 1
-        done = int(progress.words.sum())
-        lr = self.alpha(done)
-        current = min(self.reported, epochs - 1)
-        if not progress.examples[:, current].any() and current > 0:
-            current -= 1  # an epoch just begun: show the last one's loss until it has examples
-        loss = progress.epoch_loss(current)
-        shown = {"epoch": f"{min(self.reported + 1, epochs)}/{epochs}", "lr": f"{lr:.5f}"}
-        if not np.isnan(loss):  # nan: no examples yet (the first batches under way)
-            shown["loss"] = f"{loss:.4f}"
-        self.bar.update(done, **shown)
-        if hooks.on_progress is not None:
-            hooks.on_progress(done, self.total, lr, loss)
+        progress = self.progress
+        epochs_done = progress.epochs_done(len(self.stream))
+        self.loop.report(int(progress.words.sum()), epochs_done, progress.epoch_loss, progress.heldout)
 
     def run_segment(self, queue: JobQueue) -> None:
         """Start the workers on ``queue``, report until they stop, and raise what stopped them."""
@@ -320,10 +254,9 @@ class EpochRunner:
             with signals_held(), thread_stack(stack_bytes(self.config.dim)):
                 for worker, _ in workers:
                     worker.start()
-            every = self.hooks.checkpoint_seconds
             while not stop.wait(POLL_SECONDS):
                 self.report()
-                if every is not None and time.monotonic() - self.saved >= every:
+                if self.loop.due():
                     queue.drain()
         except BaseException:  # Ctrl-C, SIGTERM or a failing callback: it goes on, a second one is dropped
             self.stop_segment(queue, stop, workers)
