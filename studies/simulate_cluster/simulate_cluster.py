@@ -155,9 +155,19 @@ def run_one(
         return {"diverged": str(err)}
     seconds = time.perf_counter() - started
     losses = ledger.loss.copy()
-    state = TrainState(config, vocab, weights["syn0"], weights["syn1"], weights["syn1neg"], losses,
-                       ledger.examples.copy(), int(ledger.sizes[:, 0].sum()) * config.epochs,
-                       int(ledger.sizes[:, 0].sum()), int(ledger.sizes[:, 1].sum()))  # fmt: skip
+    batches = int(ledger.sizes[:, 0].sum())
+    state = TrainState(
+        config=config,
+        vocab=vocab,
+        syn0=weights["syn0"],
+        syn1=weights["syn1"],
+        syn1neg=weights["syn1neg"],
+        epoch_loss=losses,
+        epoch_examples=ledger.examples.copy(),
+        jobs_done=batches * config.epochs,
+        batches=batches,
+        stream_words=int(ledger.sizes[:, 1].sum()),
+    )
     model_file, vectors_file = work / "model.npz", work / "vectors.bin"
     state.save(str(model_file))
     Vectors([decode_word(word) for word in vocab.words], weights["syn0"]).save(vectors_file)

@@ -1,6 +1,6 @@
 """Data-parallel training in rounds: replicas of the weights, each on its own parts
 of the corpus, combined after every round. No Dask here: ``cluster_training`` runs
-a ``Replica`` on each worker of a cluster, ``scripts/simulate_cluster.py`` runs N of
+a ``Replica`` on each worker of a cluster, ``studies/simulate_cluster/simulate_cluster.py`` runs N of
 them in turn in one process, and both combine with ``combine``.
 
 A run of N replicas over a corpus of B batches (W words an epoch, E epochs): replica
@@ -213,7 +213,7 @@ def round_words(sync_words: int | None, replicas: int) -> int:
     - for N > 1 ``replicas``, STALE_WORDS / (N - 1), so that whatever N a replica
       misses about STALE_WORDS words of the others' training in a round: 50,000
       words a replica for two, 16,666 for four, 3,333 for sixteen. Chosen by
-      held-out loss (docs/distributed.md): with two replicas, rounds of 50,000
+      held-out loss (studies/simulate_cluster/README.md): with two replicas, rounds of 50,000
       words are the longest within 0.005 bits of the best; with four or more,
       rounds of 5,000 words do better than rounds of 50,000 in every setting
       simulated but CBOW with eight replicas, and on the whole benchmark text
@@ -248,7 +248,7 @@ def combine_rule(how: str, replicas: int, sync_words: int) -> str:
     """The rule ``combine`` applies: ``how``, or for ``auto`` ``sum`` for one replica
     (every rule gives its weights); for up to ``FEW_REPLICAS`` replicas ``sum`` in
     rounds of up to ``SUM_ROUND_WORDS`` words (``sync_words``) and ``momentum`` in
-    longer ones; ``mixed`` for more. Chosen by held-out loss (docs/distributed.md): a
+    longer ones; ``mixed`` for more. Chosen by held-out loss (studies/simulate_cluster/README.md): a
     replica's change of a frequent word's output row is most of the way to where its
     round's text pulls the row, the more so the longer the round, so that the sum of N
     such changes overshoots: with four or more replicas it diverges, and with two it
