@@ -126,3 +126,10 @@ def test_help_shows_what_w2v_is_and_an_example():
     ):
         assert call in doc
     assert "help(w2v.train)" in doc and "README.md" in doc
+
+
+def test_the_tools_are_exported_and_listed():
+    """``w2v vocab``, ``phrases`` and ``classes`` as library calls, named in the package's help."""
+    for name in ("count_vocab", "phrases", "learn_phrases", "word_classes"):
+        assert name in w2v.__all__ and callable(getattr(w2v, name))
+        assert f"w2v.{name}(" in (w2v.__doc__ or "")

@@ -16,20 +16,43 @@ a ``w2v.Vectors``, which answers gensim's ``KeyedVectors`` calls::
     vectors = w2v.Vectors.load("vectors.bin")       # also .txt, .vec, GloVe, .npy, model files
     kv = vectors.to_gensim()                        # a gensim KeyedVectors, where gensim is installed
 
+The word2vec distribution's other tools (``w2v.toolkit``) return what they find::
+
+    counted = w2v.count_vocab("corpus.txt.gz", min_count=5)       # words kept, counts, coverage
+    counted.save("vocab.txt")                                      # word2vec.c's -save-vocab file
+    done = w2v.phrases("corpus.txt.gz", "phrased.txt")             # word2phrase: the table, lines written
+    table = w2v.learn_phrases(sentences, min_count=1)              # a PhraseTable; table.apply(sentence)
+    classes = w2v.word_classes(vectors, 500)                       # k-means on the unit vectors
+    classes.save("classes.txt")                                    # 'word class' lines
+
+``count_vocab`` and ``phrases`` also run on a Dask cluster (``cluster="local:4"``).
+
 Training settings are ``w2v.TrainConfig``'s fields (``model``, ``dim``, ``window``,
 ``negative``, ``hs``, ``sample``, ``min_count``, ``epochs``, ``threads``...); gensim's
 names for them raise an error naming w2v's. Errors users can cause are
 ``w2v.W2VError``, with one-line messages.
 
-More: ``help(w2v.train)``, ``help(w2v.Vectors)``; the command line, ``w2v --help``;
+More: ``help(w2v.train)``, ``help(w2v.Vectors)``, ``help(w2v.toolkit)``; the command line, ``w2v --help``;
 README.md and docs/ (vectors.md: formats, queries, evaluation; toolkit.md:
 vocab, phrases, classes; parity.md: word2vec.c detail by detail).
 """
 
 from w2v.config import TrainConfig
+from w2v.corpus.phrases import learn_phrases
 from w2v.errors import W2VError
+from w2v.toolkit import count_vocab, phrases, word_classes
 from w2v.train import train
 from w2v.vectors.wordvectors import Vectors
 from w2v.version import __version__
 
-__all__ = ["TrainConfig", "Vectors", "W2VError", "__version__", "train"]
+__all__ = [
+    "TrainConfig",
+    "Vectors",
+    "W2VError",
+    "__version__",
+    "count_vocab",
+    "learn_phrases",
+    "phrases",
+    "train",
+    "word_classes",
+]

@@ -11,7 +11,7 @@ merged in corpus order, so with no pruning the result is the single-machine coun
 word for word and in the same order.
 """
 
-from w2v.cluster.connect import Cluster, runs_for
+from w2v.cluster.connect import Cluster, connect, note_idle_workers, runs_for, worker_sources
 from w2v.corpus.counting import CountTable, count_table
 from w2v.corpus.parts import Part, split_sources
 from w2v.progress import progress_bar
@@ -29,6 +29,16 @@ def count_on_cluster(cluster: Cluster, parts: list[Part], prune_at: int, show: b
     workers; a bar of the parts counted on stderr when ``show``. A part that cannot
     be read raises its CorpusError here."""
     return merged_on_cluster(cluster, parts, count_table, (prune_at,), prune_at, show)
+
+
+def count_at(address: str, sources: list[str], prune_at: int, show: bool = False) -> CountTable:
+    """The counts of ``sources`` (files or URLs, in corpus order) counted on the cluster at
+    ``address`` (``connect.connect``: ``local:N``, a scheduler's address or file), with a note
+    when some workers have no part to count and a bar of the parts counted when ``show``."""
+    with connect(address, None) as cluster:
+        parts = counting_parts(cluster, worker_sources(cluster, sources))
+        note_idle_workers(len(parts), len(cluster.workers()), show)
+        return count_on_cluster(cluster, parts, prune_at, show)
 
 
 def merged_on_cluster(cluster: Cluster, parts: list, count, arguments: tuple, prune_at: int, show: bool) -> CountTable:

@@ -16,7 +16,7 @@ import os
 import shutil
 import tempfile
 
-from w2v.cluster.connect import Cluster, runs_for, worker_sources
+from w2v.cluster.connect import Cluster, connect, note_idle_workers, parts_with_words, runs_for, worker_sources
 from w2v.cluster.counting import PARTS_PER_WORKER, merged_on_cluster
 from w2v.corpus.parts import Part, split_sources
 from w2v.corpus.phrases import PhraseTable, WriteReport, part_pairs, write_phrased
@@ -38,7 +38,10 @@ def learn_on_cluster(cluster: Cluster, parts: list[Part], table: PhraseTable, pa
 
 
 def check_new_folder(folder: str) -> None:
-    """ConfigError if ``folder`` (the output of ``write_on_cluster``) exists."""
+    """ConfigError if ``folder`` (the output of ``write_on_cluster``) is ``-`` (standard
+    output cannot take a folder of parts) or exists."""
+    if folder == "-":
+        raise ConfigError("w2v phrases --cluster writes a folder of parts: give -o FOLDER, not -")
     if os.path.lexists(folder):
         raise ConfigError(f"{folder} exists: w2v phrases --cluster writes a new folder of parts")
 
@@ -72,3 +75,18 @@ def write_on_cluster(cluster: Cluster, parts: list[Part], table: PhraseTable, fo
         shutil.rmtree(partial, ignore_errors=True)
         raise
     return WriteReport(*(sum(getattr(r, name) for r in reports) for name in ("tokens_in", "tokens_out", "lines")))
+
+
+def phrases_at(address: str, sources: list[str], table: PhraseTable, folder: str, *, passes: int, prune_at: int,
+               show: bool) -> WriteReport:  # fmt: skip
+    """On the cluster at ``address`` (``connect.connect``): fill ``table`` with ``passes``
+    passes over ``sources`` (files or URLs; 0 passes: the table is applied as it is), then
+    write ``sources`` with its phrases joined as the new folder ``folder``
+    (``write_on_cluster``); the totals of what was written. Notes, when ``show``, the
+    workers left without a part, and shows bars of the parts counted and written."""
+    with connect(address, None) as cluster:
+        parts = phrase_parts(cluster, sources)
+        empty = len(parts) - len(parts_with_words(cluster, parts))
+        note_idle_workers(len(parts), len(cluster.workers()), show, lines=True, empty=empty)
+        learn_on_cluster(cluster, parts, table, passes, prune_at, show)
+        return write_on_cluster(cluster, parts, table, folder, show)

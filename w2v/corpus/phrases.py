@@ -48,6 +48,7 @@ from w2v.corpus.sources import (
 )
 from w2v.errors import ConfigError, CorpusError, FormatError
 from w2v.files import atomic_output, compression_of, write_atomic
+from w2v.progress import Steps, reading
 
 SCORINGS = ("default", "npmi")
 DEFAULT_THRESHOLD = {"default": 100.0, "npmi": 0.5}
@@ -351,6 +352,12 @@ def learn_phrases(
     return table
 
 
+def passes_read(steps: Steps, passes: int) -> Callable[[int, ReadStatus], None]:
+    """An ``on_read`` for ``learn_phrases`` showing the reading of each of its ``passes``
+    as a step of ``steps`` (``progress.reading``: ``phrases, pass 1/2``, ...)."""
+    return lambda done, status: reading(steps, f"phrases, pass {done}/{passes}")(status)
+
+
 def corpus_pieces(corpus: Corpus, once: bool = False) -> Callable[[OnRead | None], Iterator[Piece]]:
     """A function returning a fresh piece iterator over ``corpus`` at each call, given
     an ``on_read`` callback or None (``once``: it will be called only once, so stdin
@@ -435,17 +442,19 @@ def write_phrased(corpus: Corpus, table: PhraseTable, output: str, on_read: OnRe
 
 
 @contextmanager
-def spooled_streams(sources: Sequence[str]) -> Iterator[list[str]]:
-    """``sources`` with each stream (``-``, a FIFO, a pipe's ``/dev/fd/N``: ``corpus.is_stream``)
-    replaced by a temporary copy, named with its compressed extension, so that it can be
-    read more than once."""
-    if not any(is_stream(s) for s in sources):
-        yield list(sources)
+def spooled_streams(corpus: Corpus) -> Iterator[Corpus]:
+    """``corpus`` (as for ``learn_phrases``) as its list of sources, each stream among them
+    (``-``, a FIFO, a pipe's ``/dev/fd/N``: ``corpus.is_stream``) replaced by a temporary
+    copy, named with its compressed extension, so that it can be read more than once; a
+    corpus of sentences as it is."""
+    sources = source_list(corpus)
+    if sources is None or not any(is_stream(s) for s in sources):
+        yield corpus if sources is None else sources
         return
     with tempfile.TemporaryDirectory(prefix="w2v-phrases-") as folder:
         copies = []
         for index, source in enumerate(sources):
-            if is_stream(source):
+            if isinstance(source, str) and is_stream(source):
                 copy = os.path.join(folder, f"stream{index}{compression_of(source) or ''}")
                 spool(source, copy)
                 source = copy
