@@ -131,10 +131,10 @@ def test_ctrl_c_is_one_line(ws, capsys, monkeypatch, command):
     def interrupted(*_args, **_kwargs):
         raise KeyboardInterrupt
 
-    for module, name in (
-        (w2v.corpus.counting, "count_table"),
+    for module, name in (  # the work of each command, called through its module
+        (w2v.corpus.counting, "counted"),
         (w2v.corpus.phrases, "pieces_of_sources"),
-        (w2v.vectors.classes, "kmeans"),
+        (w2v.vectors.classes, "kmeans_plus_plus"),
     ):
         monkeypatch.setattr(module, name, interrupted)
     argv = {"vocab": ["vocab", "corpus.txt", "-o", "v.txt"], "phrases": ["phrases", "corpus.txt", "-o", "p.txt"],

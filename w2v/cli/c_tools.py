@@ -21,9 +21,9 @@ from dataclasses import dataclass
 import numpy as np
 
 from w2v.config import TrainConfig
-from w2v.corpus.counting import count_words
 from w2v.corpus.vocab import Vocab, display_word
 from w2v.errors import ConfigError
+from w2v.toolkit import count_vocab
 from w2v.vectors.evaluate import NO_SECTION, AnalogyResult
 from w2v.vectors.wordvectors import Vectors
 
@@ -219,16 +219,13 @@ def c_style_flags(args: Sequence[str], options: set[str]) -> list[str]:
     return [a for a in args if a.startswith("-") and a.lstrip("-") in names and a not in options]
 
 
-def count_vocab(run: Word2VecRun) -> Vocab:
+def vocab_only(run: Word2VecRun) -> Vocab:
     """word2vec.c without -output: the vocabulary of ``run.train`` (or of its
     -read-vocab file), words seen fewer than -min-count times dropped."""
     min_count = int(run.settings["min_count"])
     if run.read_vocab is not None:
         return Vocab.choose(*Vocab.read_counts(run.read_vocab), min_count, None)
-
-    counter = count_words([run.train])
-    live = counter.live_ids()
-    return Vocab.choose(counter.words_of(live), counter.counts[live], min_count, None)
+    return count_vocab([run.train], min_count=min_count).vocab
 
 
 # --- the query tools ----------------------------------------------------------------------

@@ -7,26 +7,16 @@ import click
 from w2v.cli.app import CONTEXT, cli
 from w2v.cli.queries import load_for_query, vectors_options
 from w2v.cli.training import corpus_sources, reject_unused
-from w2v.cluster.connect import connect, note_idle_workers, parts_with_words, worker_sources
-from w2v.cluster.counting import count_on_cluster, counting_parts
-from w2v.cluster.phrases import check_new_folder, learn_on_cluster, phrase_parts, write_on_cluster
+from w2v.cluster.phrases import check_new_folder
 from w2v.config import DEFAULT_PRUNE_AT
-from w2v.corpus.counting import check_not_empty, count_table
-from w2v.corpus.phrases import (
-    PhraseTable,
-    check_npmi_threshold,
-    learn_phrases,
-    new_table,
-    spooled_streams,
-    write_phrased,
-)
-from w2v.corpus.vocab import Vocab, coverage_table, decode_word, display_word
+from w2v.corpus.phrases import check_npmi_threshold
+from w2v.corpus.vocab import decode_word, display_word
 from w2v.engine.scoring import score_model
 from w2v.engine.state import TrainState
 from w2v.errors import ConfigError, W2VError, plural
 from w2v.files import check_writable
-from w2v.progress import Steps, reading
-from w2v.vectors.classes import kmeans, write_classes
+from w2v.toolkit import count_vocab, word_classes
+from w2v.toolkit import phrases as join_phrases  # the command below is ``phrases``
 from w2v.vectors.plots import METHODS as PLOT_METHODS
 from w2v.vectors.plots import check_method, picture_format, plot_words, project
 
@@ -170,59 +160,25 @@ def vocab(corpus, output, min_count, max_vocab, prune_at, cluster, quiet):
 
     check_writable(output)
     sources = corpus_sources(list(corpus), [output])
-    table = count_here_or_there(sources, prune_at, cluster, not quiet)
-    check_not_empty(table.tokens, len(table.words), prune_at)
-    counts = table.counts
-    chosen = Vocab.choose(table.words, counts, min_count, max_vocab)
-    chosen.save(output)
-    total = table.tokens
+    counted = count_vocab(
+        sources, min_count=min_count, max_vocab=max_vocab, prune_at=prune_at, cluster=cluster, progress=not quiet
+    )
+    counted.save(output)
+    chosen, total = counted.vocab, counted.tokens
     click.echo(
         f"{plural(len(chosen), 'word')} (min-count {min_count}"
         + (f", max-vocab {max_vocab:,}" if max_vocab else "")
         + f") cover {chosen.total:,} of {plural(total, 'token')} ({100 * chosen.total / total:.2f}%); "
-        f"{plural(len(table.words), 'distinct word')} counted; wrote {output}"
+        f"{plural(counted.distinct_words, 'distinct word')} counted; wrote {output}"
     )
-    if table.min_reduce > 1:
+    if counted.pruned_up_to:
         click.echo(
-            f"note: counting pruned words seen at most {plural(table.min_reduce - 1, 'time')} (--prune-at {prune_at:,}); "
+            f"note: counting pruned words seen at most {plural(counted.pruned_up_to, 'time')} (--prune-at {prune_at:,}); "
             "their counts are not included"
         )
     click.echo("min-count\twords\ttokens\tcoverage")
-    for row_min, words, covered in coverage_table(counts, max_vocab):
+    for row_min, words, covered in counted.coverage():
         click.echo(f"{row_min}\t{words}\t{covered}\t{100 * covered / total:.2f}%")
-
-
-def count_here_or_there(sources: list[str], prune_at: int, cluster: str | None, show: bool):
-    """The ``counting.CountTable`` of ``sources``, counted here or on the Dask ``cluster``."""
-    if cluster is None:
-        from w2v.engine.jit import compiling_noted  # Numba: imported by a count, not by ``w2v --help``
-
-        with compiling_noted(show), Steps(show) as steps:
-            return count_table(sources, prune_at, on_read=reading(steps))
-
-    with connect(cluster, None) as joined:
-        parts = counting_parts(joined, worker_sources(joined, sources))
-        note_idle_workers(len(parts), len(joined.workers()), show)
-        return count_on_cluster(joined, parts, prune_at, show)
-
-
-def phrases_on_cluster(address: str, corpus: list[str], output: str, settings: dict, passes: int, prune_at: int,
-                       apply_phrases: str | None, quiet: bool):  # fmt: skip
-    """``w2v phrases --cluster``: learn (or load) the table and write the folder ``output``
-    on the cluster at ``address``; the table and what was written."""
-
-    if output == "-":
-        raise W2VError("w2v phrases --cluster writes a folder of parts: give -o FOLDER, not -")
-    check_new_folder(output)
-    table = PhraseTable.load(apply_phrases) if apply_phrases else new_table(**settings, passes=passes)
-    sources = corpus_sources(corpus, [output])
-    with connect(address, None) as cluster:
-        parts = phrase_parts(cluster, sources)
-        empty = len(parts) - len(parts_with_words(cluster, parts))
-        note_idle_workers(len(parts), len(cluster.workers()), not quiet, lines=True, empty=empty)
-        if not apply_phrases:
-            learn_on_cluster(cluster, parts, table, passes, prune_at, not quiet)
-        return table, write_on_cluster(cluster, parts, table, output, not quiet)
 
 
 @cli.command(context_settings=CONTEXT)
@@ -258,14 +214,13 @@ def classes(vectors_path, fmt, limit, k, output, init, iterations, seed, order, 
 
     check_writable(output)
     vectors = load_for_query(vectors_path, fmt, limit)
-    with Steps(not quiet) as steps:
-        found = kmeans(vectors.vectors, k, iterations=iterations, seed=seed, init=init, on_step=steps)
-    write_classes(output, vectors.words, found.labels, order=order)
+    found = word_classes(vectors, k, iterations=iterations, seed=seed, init=init, progress=not quiet)
+    found.save(output, order=order)
     if not quiet:
         click.echo(
             f"w2v: {plural(len(vectors), 'word')} in {plural(k, 'class', 'classes')} after "
-            f"{plural(found.iterations, 'iteration')} "
-            f"(mean cosine to centroid {found.mean_similarity:.4f}); wrote {output}",
+            f"{plural(found.clustering.iterations, 'iteration')} "
+            f"(mean cosine to centroid {found.clustering.mean_similarity:.4f}); wrote {output}",
             err=True,
         )
 
@@ -322,69 +277,51 @@ def classes(vectors_path, fmt, limit, k, output, init, iterations, seed, order, 
     help="Join the phrases of this table (from --save-phrases) instead of detecting them.",
 )
 @click.option("-q", "--quiet", is_flag=True, default=False, help="No progress bar, no summary line.")
-def phrases(
-    corpus,
-    output,
-    min_count,
-    threshold,
-    scoring,
-    passes,
-    delimiter,
-    prune_at,
-    save_phrases,
-    cluster,
-    apply_phrases,
-    quiet,
-):
+def phrases(corpus, output, quiet, **settings):
     """Detect phrases (frequent bigrams) in CORPUS and write it with them joined (word2phrase).
 
     Each line of the corpus gives one line of output, its words separated by one
     space; 'new york' becomes 'new_york'. --passes 2 builds longer phrases.
     """
 
-    if output != "-" and cluster is None:
-        check_writable(output)
-    if save_phrases is not None:
-        check_writable(save_phrases)
-    if apply_phrases is not None:
+    check_phrase_outputs(output, settings["save_phrases"], settings["cluster"])
+    if settings["apply_phrases"] is not None:
         reject_unused(
             ("threshold", "scoring", "min_count", "passes", "delimiter", "prune_at"),
             "with --apply-phrases (the table's own settings apply)",
         )
-        if not os.path.isfile(apply_phrases):
-            raise W2VError(f"phrase table not found: {apply_phrases}")
-    if threshold is not None:
+        if not os.path.isfile(settings["apply_phrases"]):
+            raise W2VError(f"phrase table not found: {settings['apply_phrases']}")
+    if settings["threshold"] is not None:
         try:
-            check_npmi_threshold(scoring, threshold)
+            check_npmi_threshold(settings["scoring"], settings["threshold"])
         except ConfigError as err:  # a usage error, reported before the corpus is read
             raise click.BadParameter(str(err), param_hint="--threshold") from None
-    settings = {"min_count": min_count, "threshold": threshold, "scoring": scoring, "delimiter": delimiter}
-    if cluster is not None:
-        table, written = phrases_on_cluster(
-            cluster, list(corpus), output, settings, passes, prune_at, apply_phrases, quiet
-        )
-        if save_phrases:
-            table.save(save_phrases)
-    else:
-        with (
-            spooled_streams(corpus_sources(list(corpus), [output, save_phrases])) as sources,
-            Steps(not quiet) as steps,
-        ):
-            if apply_phrases:
-                table = PhraseTable.load(apply_phrases)
-            else:
-                table = learn_phrases(
-                    sources,
-                    **settings,
-                    passes=passes,
-                    prune_at=prune_at,
-                    on_read=lambda done, status: reading(steps, f"phrases, pass {done}/{passes}")(status),
-                )
-            if save_phrases:
-                table.save(save_phrases)
-            written = write_phrased(sources, table, output, on_read=reading(steps, "writing"))
+    if settings["cluster"] is not None:
+        check_new_folder(output)
+    write_phrases(list(corpus), output, settings, quiet)
+
+
+def check_phrase_outputs(output: str, save_phrases: str | None, cluster: str | None) -> None:
+    """The files ``w2v phrases`` writes can be written: ``output`` (unless standard output
+    or, with ``cluster``, a new folder: ``check_new_folder``) and the ``save_phrases`` table."""
+    if output != "-" and cluster is None:
+        check_writable(output)
+    if save_phrases is not None:
+        check_writable(save_phrases)
+
+
+def write_phrases(corpus: list[str], output: str, settings: dict, quiet: bool) -> None:
+    """``w2v phrases`` (and ``word2phrase``) once its options are checked: join the
+    phrases of ``corpus`` into ``output`` (``toolkit.phrases`` with ``settings``, its
+    keywords) and say what was found and written, unless ``quiet``."""
+    save_phrases = settings.get("save_phrases")
+    # the table is saved before one process writes the corpus, after a cluster has read it
+    outputs: list[str | None] = [output, save_phrases] if settings.get("cluster") is None else [output]
+    done = join_phrases(corpus_sources(corpus, outputs), output, **settings, progress=not quiet)
     if not quiet:
-        found = "; ".join(f"pass {p}: {plural(len(t), 'phrase')}" for p, t in enumerate(table.passes, 1))
+        found = "; ".join(f"pass {p}: {plural(len(t), 'phrase')}" for p, t in enumerate(done.table.passes, 1))
+        written = done.written
         click.echo(
             f"w2v: {found}; {plural(written.lines, 'line')}, {plural(written.tokens_in, 'token')} in, "
             f"{written.tokens_out:,} out; wrote {output}" + (f" and {save_phrases}" if save_phrases else ""),

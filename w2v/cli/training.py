@@ -9,16 +9,16 @@ import click
 
 from w2v.cli.app import CONTEXT, Stopped, Terminated, cli
 from w2v.config import COMBINE, DEFAULT_PRUNE_AT, load_preset, preset_names
-from w2v.corpus.phrases import learn_phrases, phrased_lines
+from w2v.corpus.phrases import learn_phrases, passes_read, phrased_lines
 from w2v.corpus.sources import check_text, expand_sources, is_stream, without_outputs
 from w2v.corpus.vocab import display_word
 from w2v.engine.state import read_meta
 from w2v.errors import ClusterLost, W2VError, plural
 from w2v.files import atomic_output, binary_name, check_writable, is_special, is_url
-from w2v.progress import Steps, reading
+from w2v.progress import Steps
+from w2v.toolkit import word_classes
 from w2v.train import train as train_vectors
 from w2v.vectorio.word2vec import write_vectors
-from w2v.vectors.classes import kmeans, write_classes
 from w2v.vectors.plots import picture_format, plot_loss
 
 
@@ -492,7 +492,7 @@ def phrased_corpus(corpus: list[str], extras: dict, settings: dict, quiet: bool)
             threshold=extras["phrase_threshold"],
             passes=passes,
             prune_at=settings["prune_at"],
-            on_read=lambda done, status: reading(steps, f"phrases, pass {done}/{passes}")(status),
+            on_read=passes_read(steps, passes),
         )
     if not quiet:
         found = ", ".join(f"{len(t):,}" for t in table.passes)
@@ -509,13 +509,12 @@ def write_trained(vectors, output: str, fmt: str, extras: dict, seed: int, quiet
     k, classes_output = extras["classes"], extras["classes_output"]
     written = []
     if k:
-        with Steps(not quiet) as steps:
-            labels = kmeans(vectors.vectors, k, seed=seed, on_step=steps).labels
+        found = word_classes(vectors, k, seed=seed, progress=not quiet)
     with atomic_output(output, compress=True) as out:
         write_vectors(out, vectors.words, vectors.vectors, output_format(output, fmt))
         out.flush()  # a device (/dev/full) fails here, before the classes are written
         if k:
-            write_classes(classes_output, vectors.words, labels)
+            found.save(classes_output)
             written.append(
                 f"w2v: {plural(len(vectors), 'word')} in {plural(k, 'class', 'classes')}; wrote {classes_output}"
             )

@@ -13,19 +13,19 @@ from w2v.cli.c_tools import (
     WORD2PHRASE_FLAGS,
     WORD2VEC_FLAGS,
     accuracy_report,
-    count_vocab,
     distance_session,
     flags_help,
+    vocab_only,
     word2phrase_settings,
     word2vec_run,
     word_analogy_session,
 )
-from w2v.cli.tools import phrases
+from w2v.cli.tools import check_phrase_outputs, write_phrases
 from w2v.cli.training import check_distinct_outputs, echo_summary
 from w2v.errors import ConfigError, W2VError
 from w2v.files import check_writable
+from w2v.toolkit import word_classes
 from w2v.train import train as train_vectors
-from w2v.vectors.classes import kmeans, write_classes
 from w2v.vectors.evaluate import parse_analogies, score_analogies
 from w2v.vectors.wordvectors import Vectors
 
@@ -78,7 +78,7 @@ def word2vec(args):
     if run.read_vocab is not None and not os.path.isfile(run.read_vocab):
         raise W2VError(f"vocabulary file not found: {run.read_vocab}")
     if run.output is None:  # word2vec.c stops after the vocabulary
-        vocab = count_vocab(run)
+        vocab = vocab_only(run)
         if run.save_vocab is not None:
             vocab.save(run.save_vocab)
         if run.debug > 0:
@@ -90,8 +90,7 @@ def word2vec(args):
     )
     write_start = time.perf_counter()
     if run.classes:
-        found = kmeans(vectors.vectors, run.classes, iterations=10, init="word2vec")
-        write_classes(run.output, vectors.words, found.labels, order="vocab")
+        word_classes(vectors, run.classes, iterations=10, init="word2vec").save(run.output, order="vocab")
     else:
         vectors.save(run.output, binary=run.binary)
     if run.debug > 0:
@@ -111,14 +110,9 @@ def word2phrase_help() -> str:
 @click.argument("args", nargs=-1, type=click.UNPROCESSED, metavar="-train FILE -output FILE [-flag VALUE]...")
 def word2phrase(args):
     settings = c_arguments(args, word2phrase_settings)
-    click.get_current_context().invoke(
-        phrases,
-        corpus=(settings["train"],),
-        output=settings["output"],
-        min_count=settings["min_count"],
-        threshold=settings["threshold"],
-        quiet=settings["debug"] == 0,
-    )
+    check_phrase_outputs(settings["output"], None, None)
+    detection = {"min_count": settings["min_count"], "threshold": settings["threshold"]}
+    write_phrases([settings["train"]], settings["output"], detection, settings["debug"] == 0)
 
 
 def read_stdin_lines() -> Iterator[str]:
