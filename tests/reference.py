@@ -135,9 +135,12 @@ def softmax_example(inputs, out, rows, shifts, target_pos, beta, alpha) -> tuple
     return loss, grads
 
 
-def train_example(inputs: np.ndarray, target, params, alpha, words, kind=NS, beta=0.0, negative=0):
-    """One example: ``inputs`` (n, D) predict ``target``. Updates the output rows;
-    returns the loss and the inputs' gradients (n, D), to be added to their rows."""
+def train_example(inputs: np.ndarray, target, params, settings, words, alpha):
+    """One example: ``inputs`` (n, D) predict ``target``, drawn noise words ``words``
+    (the target first), with ``settings``' loss (kind, beta, samples: the kernel's
+    ``Settings``). Updates the output rows; returns the loss and the inputs'
+    gradients (n, D), to be added to their rows."""
+    kind, beta, negative = settings.kind, settings.beta, settings.samples
     grads = np.zeros_like(inputs)
     loss = 0.0
     for out, row, label, hs_rule, shift in output_units(params, target, words, kind, negative):
@@ -163,8 +166,10 @@ def train_example(inputs: np.ndarray, target, params, alpha, words, kind=NS, bet
     return loss, grads
 
 
-def train_batch(tokens, syn0, params, keep_prob, window, negative, cbow, cbow_mean, alpha, seed, kind=NS, beta=0.0):
-    """The reference of the kernel's ``train_batch``: same arguments, same effects."""
+def train_batch(tokens, syn0, params, keep_prob, settings, alpha, seed):
+    """The reference of the kernel's ``train_batch``: same arguments, same effects.
+    ``settings`` is the kernel's ``Settings``, read by name."""
+    window, negative, kind = settings.window, settings.samples, settings.kind
     r = int(seed)
     dim = syn0.shape[1]
     ns = params[1].shape[0] > 0
@@ -194,13 +199,13 @@ def train_batch(tokens, syn0, params, keep_prob, window, negative, cbow, cbow_me
             if not context:
                 continue
             words, r = draw_negatives(target, negative, params, r) if ns and kind != SOFTMAX else ([], r)
-            if cbow:
+            if settings.cbow:
                 hidden = np.zeros(dim, dtype=np.float32)
                 for word in context:
                     hidden += syn0[word]
-                if cbow_mean:
+                if settings.cbow_mean:
                     hidden /= np.float32(len(context))
-                step, grads = train_example(hidden[None, :], target, params, alpha, words, kind, beta, negative)
+                step, grads = train_example(hidden[None, :], target, params, settings, words, alpha)
                 grads = np.repeat(grads, len(context), axis=0)  # each context row takes it unscaled
                 examples += 1
                 loss += step
@@ -209,7 +214,7 @@ def train_batch(tokens, syn0, params, keep_prob, window, negative, cbow, cbow_me
             else:
                 for first in range(0, len(context), CHUNK):
                     chunk = context[first : first + CHUNK]
-                    step, grads = train_example(syn0[chunk], target, params, alpha, words, kind, beta, negative)
+                    step, grads = train_example(syn0[chunk], target, params, settings, words, alpha)
                     loss += step
                     for word, grad in zip(chunk, grads, strict=True):
                         syn0[word] += grad

@@ -74,7 +74,8 @@ def test_update_is_minus_alpha_times_the_gradient(kind, beta):
     before = syn0.copy(), t.syn1neg.copy()
     kernel = kernels.train_batch_kernel(D)
     tokens = np.array([a, b, -1], dtype=np.int32)
-    kernel(tokens, syn0, t, np.ones(V, np.float32), 1, samples, False, True, alpha, np.uint64(seed), kind, beta)
+    settings = kernels.Settings(1, samples, False, True, kind, beta)
+    kernel(tokens, syn0, t, np.ones(V, np.float32), settings, alpha, np.uint64(seed))
     np.testing.assert_allclose(syn0[b] - before[0][b], -alpha * numeric_gradient(loss, wide0, b), atol=2e-6)
     for row in range(V):
         want = -alpha * numeric_gradient(loss, out, row)
@@ -114,7 +115,8 @@ def test_sampled_softmax_expected_gradient_approaches_the_full_softmax():
         moved = syn0.copy()
         t = tables(out.copy(), counts)
         tokens = np.array([a, b, -1], dtype=np.int32)
-        kernel(tokens, moved, t, np.ones(words, np.float32), 1, samples, False, True, alpha, np.uint64(seed), kind, 0.0)
+        settings = kernels.Settings(1, samples, False, True, kind)
+        kernel(tokens, moved, t, np.ones(words, np.float32), settings, alpha, np.uint64(seed))
         return moved[b] - syn0[b]
 
     full = step(kernels.SOFTMAX, 0, 1)

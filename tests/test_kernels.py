@@ -75,7 +75,8 @@ def check_against_reference(case: dict, tokens: np.ndarray, window: int, counts=
     kind, beta = case.get("kind", kernels.NS), case.get("beta", 0.0)
     syn0, params, vocab = make_params(case["hs"], case["negative"] > 0 or kind == kernels.SOFTMAX, counts=counts)
     keep = vocab.keep_probabilities(0.05)
-    args = (keep, window, case["negative"], case["cbow"], case["cbow_mean"], 0.05, SEED, kind, beta)
+    settings = kernels.Settings(window, case["negative"], case["cbow"], case["cbow_mean"], kind, beta)
+    args = (keep, settings, 0.05, SEED)
     ref_syn0, ref_params = syn0.copy(), copy_params(params)
     ref_loss, ref_examples = reference_batch(tokens, ref_syn0, ref_params, *args)
     kernel = kernels.train_batch_kernel(D)
@@ -146,7 +147,8 @@ def test_kernel_is_deterministic_per_seed():
     results = []
     for seed in (SEED, SEED, np.uint64(12345)):
         syn0, params, vocab = make_params(False, True)
-        loss, _ = kernel(batch_tokens(), syn0, params, vocab.keep_probabilities(0.05), 3, 4, False, True, 0.05, seed)
+        settings = kernels.Settings(3, 4, False, True)
+        loss, _ = kernel(batch_tokens(), syn0, params, vocab.keep_probabilities(0.05), settings, 0.05, seed)
         results.append((loss, syn0))
     assert results[0][0] == results[1][0]
     np.testing.assert_array_equal(results[0][1], results[1][1])
@@ -161,7 +163,7 @@ def test_examples_counted_per_pair_and_per_centre_word():
     keep = np.ones(V, np.float32)
     for cbow, want in ((False, 6), (True, 5)):
         syn0, params, _ = make_params(False, True)
-        _, examples = kernel(tokens, syn0, params, keep, 1, 2, cbow, True, 0.025, SEED)
+        _, examples = kernel(tokens, syn0, params, keep, kernels.Settings(1, 2, cbow, True), 0.025, SEED)
         assert examples == want
 
 
@@ -230,7 +232,8 @@ def test_skipgram_update_is_minus_alpha_times_gradient(hs, negative):
     before = syn0.copy(), syn1.copy(), syn1neg.copy()
     kernel = kernels.train_batch_kernel(D)
     tokens = np.array([a, b, -1], dtype=np.int32)
-    _, examples = kernel(tokens, syn0, params, np.ones(V, np.float32), 1, negative, False, True, alpha, np.uint64(seed))
+    settings = kernels.Settings(1, negative, False, True)
+    _, examples = kernel(tokens, syn0, params, np.ones(V, np.float32), settings, alpha, np.uint64(seed))
     assert examples == 2
 
     np.testing.assert_allclose(syn0[b] - before[0][b], -alpha * numeric_gradient(loss, syn0_64, b), atol=2e-6)
@@ -286,7 +289,7 @@ def test_cbow_mean_update_is_minus_alpha_times_hidden_gradient():
     before = syn0.copy(), syn1.copy()
     kernel = kernels.train_batch_kernel(D)
     tokens = np.array([a, t, c, -1], dtype=np.int32)
-    _, examples = kernel(tokens, syn0, params, np.ones(V, np.float32), 1, 0, True, True, alpha, SEED)
+    _, examples = kernel(tokens, syn0, params, np.ones(V, np.float32), kernels.Settings(1, 0, True, True), alpha, SEED)
     assert examples == 3
 
     for word in (a, c):
@@ -347,28 +350,21 @@ def test_a_batch_trains_the_top_of_the_tree_in_its_copy(case, tree):
     of float additions, which the compiler may choose differently for the copy's rows
     on the stack), but the top rows end at 1/T of their change. The vocabulary's 60
     words make the paths deeper than the copy, so they run through both."""
-    settings = CASES[case]
+    chosen = CASES[case]
     counts = zipf_counts(60, seed=5)
     vocab = make_vocab(counts)
-    syn0, params, _ = make_params(True, settings["negative"] > 0, counts=counts)
+    syn0, params, _ = make_params(True, chosen["negative"] > 0, counts=counts)
     paths = path_tables(vocab, TrainConfig(hs=True, tree=tree))
     params = params._replace(**dict(zip(("path_nodes", "path_labels", "path_offsets"), paths, strict=True)))
     tokens = np.random.default_rng(8).integers(0, len(counts), 400).astype(np.int32)
     tokens[::37] = -1
-    args = (
-        np.ones(len(counts), np.float32),
-        3,
-        settings["negative"],
-        settings["cbow"],
-        settings["cbow_mean"],
-        0.05,
-        SEED,
-    )
+    keep = np.ones(len(counts), np.float32)
     kernel = kernels.train_batch_kernel(D)
     results = []
     for sharers in (1, 4):
         moved_syn0, moved = syn0.copy(), copy_params(params)
-        loss, examples = kernel(tokens, moved_syn0, moved, *args, kernels.NS, 0.0, sharers)
+        settings = kernels.Settings(3, chosen["negative"], chosen["cbow"], chosen["cbow_mean"], sharers=sharers)
+        loss, examples = kernel(tokens, moved_syn0, moved, keep, settings, 0.05, SEED)
         results.append((moved_syn0, moved.syn1, moved.syn1neg, loss, examples))
     (syn0_a, syn1_a, neg_a, loss_a, n_a), (syn0_b, syn1_b, neg_b, loss_b, n_b) = results
     assert n_a == n_b > 100 and loss_b == pytest.approx(loss_a, rel=1e-6)

@@ -268,13 +268,12 @@ def test_each_batch_gets_the_rate_of_its_position(tmp_path, monkeypatch):
     vocab, stream = encoded.vocab, encoded.stream
     calls, threads, kinds, sharers_seen = [], [], [], set()
 
-    def fake_kernel(
-        tokens, syn0, tables, keep_prob, window, negative, cbow, cbow_mean, alpha, seed, kind, beta, sharers
-    ):
-        sharers_seen.add(sharers)
-        calls.append((len(tokens), int((tokens >= 0).sum()), alpha, int(seed), window, negative, cbow, cbow_mean))
+    def fake_kernel(tokens, syn0, tables, keep_prob, settings, alpha, seed):
+        sharers_seen.add(settings.sharers)
+        flags = (settings.window, settings.samples, settings.cbow, settings.cbow_mean)
+        calls.append((len(tokens), int((tokens >= 0).sum()), alpha, int(seed), *flags))
         threads.append(threading.current_thread())
-        kinds.append(tuple(numba.typeof(arg) for arg in (tokens, alpha, seed)))  # the kernel's signature
+        kinds.append(tuple(numba.typeof(arg) for arg in (tokens, settings, alpha, seed)))  # the kernel's signature
         words = int((tokens >= 0).sum())
         return 2.0 * words, words
 

@@ -31,10 +31,13 @@ unscaled, as in word2vec.c.
   unigram distribution to the power 0.75 (label 0; rows of ``syn1neg``); a noise
   word equal to the target is skipped, as in word2vec.c.
 
-``logistic_loss`` is the one interface: candidate rows of an output matrix and
-their labels, against one or more inputs. A loss with another link (a softmax
-over the rows) or with per-row logit offsets (NCE's ``-log(k q(w))``) is another
-function of the same arguments.
+``logistic_loss`` is the one interface: output units (``Units``: candidate rows
+of an output matrix, their labels and per-row logit offsets such as NCE's
+``-log(k q(w))``), against one or more inputs. A loss with another link (a
+softmax over the rows, ``softmax_loss``) is another function of the same arguments.
+The kernel's other arguments travel in named tuples too: its settings
+(``Settings``), its buffers (``Scratch``), the output layer (``Outputs``, with the
+batch's copy of the top of the tree, ``Top``) and each centre word (``Window``).
 
 Conventions
 -----------
@@ -54,10 +57,13 @@ table; skip-gram batches each window (``window_loss``); with several threads,
 each batch trains the top of the tree in a copy of its own (``top_of_tree``).
 """
 
-from typing import Any
+from typing import Any, NamedTuple
 
 import numpy as np
+from numba import types
+from numba.extending import overload
 
+from w2v.config import TrainConfig
 from w2v.corpus.vocab import MAX_CODE_LENGTH  # the longest Huffman path: sizes the buffer of (unit, input) pairs
 from w2v.engine.jit import (
     LINE_FLOATS,
@@ -78,6 +84,71 @@ TOP_NODES = 15  # the tree rows nearest the root (4 levels) that a batch trains 
 UNITS = MAX_CODE_LENGTH * CHUNK  # (output unit, input) pairs of one loss call at most: a path's nodes x a chunk
 NS, NCE, SAMPLED_SOFTMAX, SOFTMAX = 0, 1, 2, 3  # the loss of the word output vectors (``kind``)
 LOSS_KINDS = {"ns": NS, "nce": NCE, "sampled_softmax": SAMPLED_SOFTMAX, "softmax": SOFTMAX, None: NS}
+
+
+class Settings(NamedTuple):
+    """The batch kernel's settings: a run's, the same for all its batches."""
+
+    window: int  # the maximum window, shrunk at random per centre word to window - b, b uniform in [0, window)
+    samples: int  # noise words or candidates per centre word (``draw_candidates``)
+    cbow: bool  # CBOW, else skip-gram (``window_loss``)
+    cbow_mean: bool  # CBOW's input: the mean of the context words' input vectors, else their sum
+    kind: int = NS  # the loss of ``tables.syn1neg``: NS, NCE, SAMPLED_SOFTMAX or SOFTMAX
+    beta: float = 0.0  # the full softmax's self-normalisation weight (``softmax_loss``)
+    sharers: int = 1  # threads training the weights at once, T (``top_of_tree``)
+
+    @classmethod
+    def of(cls, config: TrainConfig, sharers: int) -> "Settings":
+        """The settings of a run of ``config`` (resolved) with ``sharers`` threads at
+        once, each of one type whatever the config holds, so that every run calls
+        the one compiled kernel."""
+        cbow, kind = config.model == "cbow", LOSS_KINDS[config.output_loss]
+        return cls(config.window, config.samples, cbow, bool(config.cbow_mean), kind, float(config.self_norm), sharers)
+
+
+class Scratch(NamedTuple):
+    """The float32 buffers an example is worked in, reused from one to the next: on
+    the kernel's stack, but ``table``. S = ``row_stride(D)``; the inputs of an
+    example are rows 0 .. count - 1 of ``inputs`` (1 for CBOW, up to ``CHUNK``)."""
+
+    inputs: np.ndarray  # (CHUNK, S): the inputs x_i, each in the first D floats of a row
+    grads: np.ndarray  # (CHUNK, S): their gradients, added to the input rows after the example
+    pairs: np.ndarray  # (2, UNITS): the (unit, input) pairs' logits then steps, unit by unit; their labels
+    acc: np.ndarray  # (2, S): two output rows' steps times the inputs, summed (``move_unit_pair``)
+    table: np.ndarray  # (>= R, CHUNK): the softmax's logits then steps, a row per candidate (``softmax_loss``)
+
+
+class Units(NamedTuple):
+    """Output units: R rows of an output matrix, each with a label and a logit offset."""
+
+    out: np.ndarray  # (M, >= D) float32: the output matrix, moved in place
+    rows: np.ndarray  # (R,) int32: the units' rows of ``out``, ``u_r = out[rows[r]]``
+    labels: Any  # (R,) float32: their labels t_r, 1 or 0; None for a softmax (its target is given apart)
+    offsets: Any  # (R,) float32: their logit offsets b_r; None for none (``logit_offset``)
+
+
+class Top(NamedTuple):
+    """A batch's copy of the top of the tree (``top_of_tree``)."""
+
+    copy: np.ndarray  # (K, S) float32: rows first .. first + K - 1 of ``tables.syn1``; K = 0: no copy (one thread)
+    first: int  # the first of the copied rows in ``tables.syn1``
+    rows: np.ndarray  # (MAX_CODE_LENGTH,) int32 scratch: a path's nodes as rows of ``copy``
+
+
+class Outputs(NamedTuple):
+    """The output layer as a batch trains it."""
+
+    tables: Any  # ``weights.Tables``: the output matrices, moved in place, and the tables read with them
+    top: Top  # the batch's copy of the top of the tree
+    softmax: Units  # the full softmax's units: every row of ``tables.syn1neg``, offsets 0, labels None
+
+
+class Window(NamedTuple):
+    """A centre word and what is trained on it."""
+
+    contexts: np.ndarray  # (C,) int32: the ids of its context words, which predict it
+    target: int  # its id
+    draws: Units  # the candidate rows of ``tables.syn1neg`` drawn for it, the target first (``draw_candidates``)
 
 
 @jit_inline
@@ -163,21 +234,21 @@ def draw_noise(state, alias_prob, alias_idx):
 
 
 @jit_inline
-def draw_candidates(candidates, offsets, target, samples, kind, log_k, state, tables):
-    """The candidate output rows of an example: ``candidates[0] = target``, then
-    ``samples`` words drawn from the noise distribution q; a draw equal to the target
-    is dropped (negative sampling, as word2vec.c skips it; sampled softmax, as its
-    accidental hits are removed) or kept (NCE). For NCE and sampled softmax,
-    ``offsets[r] = -log(k q(w_r))`` with ``log_k = log(samples)``. Returns (how many
-    candidates, new state)."""
+def draw_candidates(candidates, offsets, target, settings, log_k, state, tables):
+    """The candidate output rows of an example, into ``candidates`` ((samples + 1,)
+    int32): ``candidates[0] = target``, then ``settings.samples`` words drawn from the
+    noise distribution q; a draw equal to the target is dropped (negative sampling,
+    as word2vec.c skips it; sampled softmax, as its accidental hits are removed) or
+    kept (NCE). For NCE and sampled softmax, ``offsets[r] = -log(k q(w_r))`` (float32)
+    with ``log_k = log(samples)``. Returns (how many candidates, new state)."""
     candidates[0] = target
     n = 1
-    for _ in range(samples):
+    for _ in range(settings.samples):
         word, state = draw_noise(state, tables.alias_prob, tables.alias_idx)
-        if word != target or kind == NCE:
+        if word != target or settings.kind == NCE:
             candidates[n] = word
             n += 1
-    if kind != NS:
+    if settings.kind != NS:
         for r in range(n):
             offsets[r] = -(log_k + tables.log_q[candidates[r]])
     return n, state
@@ -228,11 +299,13 @@ def unit_steps(steps, labels, n, hs_rule, alpha):
 
 
 @jit_inline
-def move_unit(inputs, count, o, steps, grads, acc, dim):
-    """Apply one output unit's steps: each input's gradient ``grads[i]`` gains
-    ``steps[i] * o`` against the row as it was, and the row ``o`` (D,) moves once,
-    by the sum of the ``steps[i] * inputs[i]`` (gathered in ``acc`` (D,)). One
-    input (CBOW's hidden vector) moves the row directly, as word2vec.c does."""
+def move_unit(buffers, count, o, steps, dim):
+    """Apply one output unit's steps ``steps`` ((count,) float32): each input's gradient
+    ``buffers.grads[i]`` gains ``steps[i] * o`` against the row as it was, and the row
+    ``o`` (D,) moves once, by the sum of the ``steps[i] * inputs[i]`` (gathered in
+    ``buffers.acc[0]``). One input (CBOW's hidden vector) moves the row directly, as
+    word2vec.c does."""
+    inputs, grads, acc = buffers.inputs, buffers.grads, buffers.acc[0]
     if count == 1:
         g, x, gradient = steps[0], inputs[0], grads[0]
         for k in range(dim):
@@ -250,12 +323,14 @@ def move_unit(inputs, count, o, steps, grads, acc, dim):
 
 
 @jit_inline
-def move_unit_pair(inputs, count, o, p, steps_o, steps_p, grads, acc, dim):
+def move_unit_pair(buffers, count, o, p, steps_o, steps_p, dim):
     """``move_unit`` on two distinct output rows ``o`` and ``p`` ((D,) each) at once,
     with its results: each input's gradient gains ``steps_o[i] * o + steps_p[i] * p``
     against the rows as they were, and each row moves once by the sum of its own
-    steps times the inputs (gathered in ``acc[0]`` and ``acc[1]``). Each input row
-    and gradient is read, and each gradient written, once for the two rows."""
+    steps times the inputs (gathered in ``buffers.acc[0]`` and ``buffers.acc[1]``).
+    Each input row and gradient is read, and each gradient written, once for the
+    two rows."""
+    inputs, grads, acc = buffers.inputs, buffers.grads, buffers.acc
     acc[:] = 0.0
     for i in range(count):
         g, h, x, gradient = steps_o[i], steps_p[i], inputs[i], grads[i]
@@ -269,103 +344,117 @@ def move_unit_pair(inputs, count, o, p, steps_o, steps_p, grads, acc, dim):
         p[k] += acc[1, k]
 
 
+def logit_offset(offsets, u):
+    """Unit ``u``'s logit offset: ``offsets[u]``, or -0.0 for no offsets (None)."""
+    return -0.0 if offsets is None else offsets[u]
+
+
+@overload(logit_offset, inline="always")
+def compiled_logit_offset(offsets, u):
+    """``logit_offset`` in the kernels, chosen by the type of ``offsets``: Numba drops
+    the branch of ``if offsets is None`` for a None passed as an argument, not for a
+    None held in a tuple (``Units``), whose ``offsets[u]`` it then cannot compile. For
+    no offsets it is -0.0, which the compiler drops from a sum (``f + -0.0`` is ``f``
+    for every float ``f``), so that hierarchical softmax adds nothing to its logits."""
+    if isinstance(offsets, types.NoneType):
+        return lambda offsets, u: np.float32(-0.0)
+    return lambda offsets, u: offsets[u]
+
+
 @jit_inline
-def logistic_units(inputs, count, out, rows, labels, offsets, first, last, hs_rule, grads, pairs, acc, alpha, dim):
-    """The units ``out[rows[u]]`` for u in [first, last) (distinct rows) with labels
-    ``labels[u]`` against the ``count`` inputs, all at once: every (unit, input)
-    pair's logit, then all the steps (one vectorised loop), then the updates, two
-    units at a time when there are several inputs (``move_unit_pair``). As the rows
-    are distinct and the inputs do not move until the caller applies ``grads``, the
-    results are those of taking the units one by one. ``pairs`` (2, UNITS): the
-    pairs' logits then steps, unit by unit (``count`` to a unit), and their labels.
-    ``acc`` (2, S): two rows' steps. ``offsets``: None, or each unit's logit offset
-    (float32; NCE's ``-log(k q(w))``). Returns the loss (nats)."""
-    unit_logits(inputs, count, out, rows, labels, offsets, first, last, pairs, 0, dim)
-    loss = unit_steps(pairs[0], pairs[1], (last - first) * count, hs_rule, alpha)
-    move_units(inputs, count, out, rows, first, last, pairs[0], grads, acc, dim)
+def logistic_units(buffers, count, units, first, last, hs_rule, alpha, dim):
+    """The units ``units.out[units.rows[u]]`` for u in [first, last) (distinct rows),
+    with labels ``units.labels[u]`` and logit offsets ``units.offsets[u]``, against
+    the ``count`` inputs, all at once: every (unit, input) pair's logit, then all the
+    steps (one vectorised loop), then the updates, two units at a time when there
+    are several inputs (``move_unit_pair``). As the rows are distinct and the inputs
+    do not move until the caller applies ``buffers.grads``, the results are those of
+    taking the units one by one. ``buffers.pairs`` holds the pairs' logits then
+    steps, unit by unit (``count`` to a unit), and their labels. Returns the loss (nats)."""
+    unit_logits(buffers, count, units, first, last, 0, dim)
+    loss = unit_steps(buffers.pairs[0], buffers.pairs[1], (last - first) * count, hs_rule, alpha)
+    move_units(buffers, count, units, first, last, buffers.pairs[0], dim)
     return loss
 
 
 @jit_inline
-def unit_logits(inputs, count, out, rows, labels, offsets, first, last, pairs, at, dim):
-    """The logits of the (unit, input) pairs of the units ``out[rows[u]]``, u in
-    [first, last), into ``pairs[0]`` from column ``at`` on, unit by unit (``count``
-    to a unit), and their labels ``labels[u]`` into ``pairs[1]``; ``offsets``: see
-    ``logistic_units``."""
-    steps, pair_labels = pairs[0], pairs[1]
+def unit_logits(buffers, count, units, first, last, at, dim):
+    """The logits ``u . x + b`` of the (unit, input) pairs of the units
+    ``units.out[units.rows[u]]``, u in [first, last), into ``buffers.pairs[0]`` from
+    column ``at`` on, unit by unit (``count`` to a unit), and their labels
+    ``units.labels[u]`` into ``buffers.pairs[1]``."""
+    steps, pair_labels = buffers.pairs[0], buffers.pairs[1]
     for u in range(first, last):
         start = at + (u - first) * count
-        logits(inputs, count, out[rows[u]], steps[start : start + count], dim)
+        logits(buffers.inputs, count, units.out[units.rows[u]], steps[start : start + count], dim)
+        offset = logit_offset(units.offsets, u)
         for i in range(start, start + count):
-            pair_labels[i] = labels[u]
-            if offsets is not None:
-                steps[i] += offsets[u]
+            pair_labels[i] = units.labels[u]
+            steps[i] += offset
 
 
 @jit_inline
-def move_units(inputs, count, out, rows, first, last, steps, grads, acc, dim):
-    """Apply the steps ``steps`` (``count`` to a unit, from column 0) of the units
-    ``out[rows[u]]``, u in [first, last): two at a time when there are several
-    inputs (``move_unit_pair``), else one by one (``move_unit``)."""
+def move_units(buffers, count, units, first, last, steps, dim):
+    """Apply the steps ``steps`` (float32, ``count`` to a unit, from column 0) of the
+    units ``units.out[units.rows[u]]``, u in [first, last): two at a time when there
+    are several inputs (``move_unit_pair``), else one by one (``move_unit``)."""
+    out, rows = units.out, units.rows
     u = first
     while u < last:
         start = (u - first) * count
         if count > 1 and u + 1 < last:
             after = start + count
             o, p = out[rows[u]], out[rows[u + 1]]
-            move_unit_pair(inputs, count, o, p, steps[start:after], steps[after : after + count], grads, acc, dim)
+            move_unit_pair(buffers, count, o, p, steps[start:after], steps[after : after + count], dim)
             u += 2
         else:
-            move_unit(inputs, count, out[rows[u]], steps[start : start + count], grads, acc[0], dim)
+            move_unit(buffers, count, out[rows[u]], steps[start : start + count], dim)
             u += 1
 
 
 @jit_inline
-def logistic_loss(inputs, count, out, rows, labels, offsets, distinct, hs_rule, grads, pairs, acc, alpha, dim):
+def logistic_loss(buffers, count, units, distinct, hs_rule, alpha, dim):
     """The loss interface with a sigmoid per row:
     ``-sum_r [t_r log sigma(f_r) + (1 - t_r) log sigma(-f_r)]``, ``f_r = u_r . x + b_r``,
-    summed over the ``count`` inputs ``x = inputs[i]`` (the first D floats of rows of
-    (CHUNK, S) float32, S = ``row_stride(D)``), for the candidate output rows
-    ``u_r = out[rows[r]]``, their labels ``t_r = labels[r]`` (float32) and logit
-    offsets ``b_r = offsets[r]`` (None: 0).
-    Moves the rows and adds each input's gradient to ``grads[i]``. ``distinct``: the
-    rows are known to be pairwise distinct, so they are taken at once
-    (``logistic_units``); else one at a time, so that a row drawn twice sees its
-    first update. ``hs_rule``: see ``unit_steps``. Returns the loss (nats)."""
-    n = rows.shape[0]
+    summed over the ``count`` inputs ``x = buffers.inputs[i]``, for the units
+    ``units``: the candidate output rows ``u_r = units.out[units.rows[r]]``, their
+    labels ``t_r = units.labels[r]`` (float32) and logit offsets
+    ``b_r = units.offsets[r]`` (None: 0).
+    Moves the rows and adds each input's gradient to ``buffers.grads[i]``.
+    ``distinct``: the rows are known to be pairwise distinct, so they are taken at
+    once (``logistic_units``); else one at a time, so that a row drawn twice sees
+    its first update. ``hs_rule``: see ``unit_steps``. Returns the loss (nats)."""
+    n = units.rows.shape[0]
     together = max(n, 1) if distinct else 1  # rows taken at once
     loss = 0.0
     for first in range(0, n, together):
-        last = min(first + together, n)
-        loss += logistic_units(
-            inputs, count, out, rows, labels, offsets, first, last, hs_rule, grads, pairs, acc, alpha, dim
-        )
+        loss += logistic_units(buffers, count, units, first, min(first + together, n), hs_rule, alpha, dim)
     return loss
 
 
 @jit_inline
-def hierarchical_softmax(inputs, count, target, tables, top, grads, pairs, acc, alpha, dim):
+def hierarchical_softmax(buffers, count, target, tables, top, alpha, dim):
     """``-log p(target | x)`` for each input x, along ``target``'s Huffman path: its
     nodes are distinct rows of ``tables.syn1``. The path's first nodes, those in the
-    top of the tree, are rows of the batch's copy ``top`` = (copy (K, S) float32, the
-    first of its rows in ``syn1``, (MAX_CODE_LENGTH,) int32 scratch for their rows
-    in the copy); see ``top_of_tree``. The two parts of the path go through
-    ``logistic_units``' three passes together: all logits, one loop of steps, the
-    updates. Returns the loss (nats)."""
-    copy, first, top_rows = top
+    top of the tree, are rows of the batch's copy ``top`` (``Top``; see
+    ``top_of_tree``). The two parts of the path go through ``logistic_units``' three
+    passes together: all logits, one loop of steps, the updates. Returns the loss (nats)."""
     path = slice(tables.path_offsets[target], tables.path_offsets[target + 1])
     nodes, labels = tables.path_nodes[path], tables.path_labels[path]
+    tree = Units(tables.syn1, nodes, labels, None)
+    copy, first, top_rows = top.copy, top.first, top.rows
     if copy.shape[0] == 0:  # no copy (one thread): the path's rows at once
-        return logistic_loss(inputs, count, tables.syn1, nodes, labels, None, True, True, grads, pairs, acc, alpha, dim)
+        return logistic_loss(buffers, count, tree, True, True, alpha, dim)
     n = 0  # the path's nodes in the copy: a prefix of the path
     while n < nodes.shape[0] and first <= nodes[n] < first + copy.shape[0]:
         top_rows[n] = nodes[n] - first
         n += 1
-    unit_logits(inputs, count, copy, top_rows, labels, None, 0, n, pairs, 0, dim)
-    unit_logits(inputs, count, tables.syn1, nodes, labels, None, n, nodes.shape[0], pairs, n * count, dim)
-    loss = unit_steps(pairs[0], pairs[1], nodes.shape[0] * count, True, alpha)
-    move_units(inputs, count, copy, top_rows, 0, n, pairs[0], grads, acc, dim)
-    move_units(inputs, count, tables.syn1, nodes, n, nodes.shape[0], pairs[0][n * count :], grads, acc, dim)
+    copied = Units(copy, top_rows, labels, None)
+    unit_logits(buffers, count, copied, 0, n, 0, dim)
+    unit_logits(buffers, count, tree, n, nodes.shape[0], n * count, dim)
+    loss = unit_steps(buffers.pairs[0], buffers.pairs[1], nodes.shape[0] * count, True, alpha)
+    move_units(buffers, count, copied, 0, n, buffers.pairs[0], dim)
+    move_units(buffers, count, tree, n, nodes.shape[0], buffers.pairs[0][n * count :], dim)
     return loss
 
 
@@ -410,28 +499,32 @@ def merge_top(syn1, first, copy, start, weight, dim):
 
 
 @jit_inline
-def sampled_logistic(inputs, count, draws, syn1neg, grads, pairs, acc, alpha, dim):
-    """Negative sampling's or NCE's loss for each input: ``draws`` = (candidate rows
-    of ``syn1neg``, the target first; their labels, 1 then 0; their logit offsets:
-    NCE's ``-log(k q(w))``, 0 for negative sampling). NCE is negative sampling with the offsets, which
-    make its optimum ``u_w . h = log p(w | h)``: a self-normalised model. Repeated
-    rows, and every row for one input (CBOW), go one at a time. Returns the loss (nats)."""
-    rows, labels, offsets = draws
-    distinct = count > 1 and all_distinct(rows)
-    return logistic_loss(inputs, count, syn1neg, rows, labels, offsets, distinct, False, grads, pairs, acc, alpha, dim)
+def sampled_logistic(buffers, count, draws, alpha, dim):
+    """Negative sampling's or NCE's loss for each input: ``draws`` (``Units``) are the
+    candidate rows of ``syn1neg``, the target first; their labels, 1 then 0; their
+    logit offsets: NCE's ``-log(k q(w))``, 0 for negative sampling. NCE is negative
+    sampling with the offsets, which make its optimum ``u_w . h = log p(w | h)``: a
+    self-normalised model. Repeated rows, and every row for one input (CBOW), go
+    one at a time. Returns the loss (nats)."""
+    distinct = count > 1 and all_distinct(draws.rows)
+    return logistic_loss(buffers, count, draws, distinct, False, alpha, dim)
 
 
 @jit_inline
-def softmax_loss(inputs, count, out, rows, offsets, target_pos, beta, grads, table, alpha, dim):
-    """The loss interface with a softmax over the rows: for each input ``x``,
-    ``-log p_t + beta (log Z)^2`` with ``p_r = exp(f_r) / Z``, ``Z = sum_r exp(f_r)``,
-    ``f_r = u_r . x + b_r`` over the candidate rows ``u_r = out[rows[r]]`` (the
-    target at ``target_pos``) and offsets ``b_r = offsets[r]``.
+def softmax_loss(buffers, count, units, target_pos, beta, alpha, dim):
+    """The loss interface with a softmax over the rows: for each input
+    ``x = buffers.inputs[i]``, ``-log p_t + beta (log Z)^2`` with
+    ``p_r = exp(f_r) / Z``, ``Z = sum_r exp(f_r)``, ``f_r = u_r . x + b_r`` over the
+    candidate rows ``u_r = units.out[units.rows[r]]`` (the target at ``target_pos``;
+    ``units.labels`` is not read) and offsets ``b_r = units.offsets[r]``.
     Its gradient in ``f_r`` is ``p_r (1 + 2 beta log Z) - [r = t]``: the step
     ``g_r = alpha ([r = t] - p_r (1 + 2 beta log Z))`` moves ``u_r`` by ``g_r x`` and
-    ``x`` by ``g_r u_r``. Every input's gradient is taken against the rows as they
-    were, then the rows move (a row listed twice moves twice). ``table`` (>= R,
-    CHUNK) float32 holds the logits, then the steps. Returns the loss (nats)."""
+    ``x`` by ``g_r u_r`` (into ``buffers.grads[i]``). Every input's gradient is taken
+    against the rows as they were, then the rows move (a row listed twice moves
+    twice). ``buffers.table`` holds the logits, then the steps, a row per candidate.
+    Returns the loss (nats)."""
+    inputs, grads, table = buffers.inputs, buffers.grads, buffers.table
+    out, rows, offsets = units.out, units.rows, units.offsets
     n = rows.shape[0]
     for r in range(n):
         logits(inputs, count, out[rows[r]], table[r], dim)
@@ -467,38 +560,37 @@ def softmax_loss(inputs, count, out, rows, offsets, target_pos, beta, grads, tab
 
 
 @jit_inline
-def output_loss(inputs, count, target, tables, top, draws, loss_kind, grads, pairs, table, acc, alpha, dim):
-    """The losses that are on for ``count`` inputs predicting ``target``: hierarchical
-    softmax if ``tables.syn1`` has rows, and the loss of the word output vectors
-    ``tables.syn1neg`` if it has rows: ``loss_kind`` = (kind, softmax's beta, every
-    row's id for the full softmax); ``top``: see ``hierarchical_softmax``. Returns
-    the loss (nats)."""
-    kind, beta, all_rows, no_offsets = loss_kind
+def output_loss(buffers, count, window, outputs, settings, alpha, dim):
+    """The losses that are on for ``count`` inputs predicting ``window.target``:
+    hierarchical softmax if ``outputs.tables.syn1`` has rows, and the loss of the word
+    output vectors ``outputs.tables.syn1neg`` if it has rows: ``settings.kind``, on
+    the drawn candidates ``window.draws``, or for the full softmax on
+    ``outputs.softmax`` with ``settings.beta``. Returns the loss (nats)."""
+    tables, target, draws = outputs.tables, window.target, window.draws
     loss = 0.0
     if tables.syn1.shape[0] > 0:
-        loss += hierarchical_softmax(inputs, count, target, tables, top, grads, pairs, acc, alpha, dim)
+        loss += hierarchical_softmax(buffers, count, target, tables, outputs.top, alpha, dim)
     if tables.syn1neg.shape[0] > 0:
-        if kind in (SOFTMAX, SAMPLED_SOFTMAX):
-            rows, _, offsets = draws
-            if kind == SOFTMAX:
-                rows, offsets, target_pos = all_rows, no_offsets, target
+        if settings.kind in (SOFTMAX, SAMPLED_SOFTMAX):
+            if settings.kind == SOFTMAX:
+                units, target_pos, beta = outputs.softmax, target, settings.beta
             else:
-                target_pos, beta = 0, 0.0
-            loss += softmax_loss(
-                inputs, count, tables.syn1neg, rows, offsets, target_pos, beta, grads, table, alpha, dim
-            )
+                units, target_pos, beta = Units(draws.out, draws.rows, None, draws.offsets), 0, 0.0
+            loss += softmax_loss(buffers, count, units, target_pos, beta, alpha, dim)
         else:
-            loss += sampled_logistic(inputs, count, draws, tables.syn1neg, grads, pairs, acc, alpha, dim)
+            loss += sampled_logistic(buffers, count, draws, alpha, dim)
     return loss
 
 
 @jit_inline
-def window_inputs(syn0, chunk, cbow, cbow_mean, inputs, grads, dim):
-    """The inputs that predict a window's centre word, into ``inputs`` (CHUNK, S >= D),
-    with their gradients ``grads`` zeroed. Skip-gram: each context word's input
-    vector ``v_c`` (a row of ``syn0`` for each id of ``chunk``) on its own; CBOW: one
-    input, ``h = (1/|C|) sum_c v_c`` (``cbow_mean``) or the sum. Returns how many."""
-    if not cbow:
+def window_inputs(syn0, chunk, settings, buffers, dim):
+    """The inputs that predict a window's centre word, into ``buffers.inputs``, with
+    their gradients ``buffers.grads`` zeroed. Skip-gram: each context word's input
+    vector ``v_c`` (a row of ``syn0`` for each id of ``chunk``) on its own; CBOW
+    (``settings.cbow``): one input, ``h = (1/|C|) sum_c v_c`` (``settings.cbow_mean``)
+    or the sum. Returns how many."""
+    inputs, grads = buffers.inputs, buffers.grads
+    if not settings.cbow:
         for c in range(chunk.shape[0]):
             for k in range(dim):
                 inputs[c, k] = syn0[chunk[c], k]
@@ -508,7 +600,7 @@ def window_inputs(syn0, chunk, cbow, cbow_mean, inputs, grads, dim):
     for c in range(chunk.shape[0]):
         for k in range(dim):
             inputs[0, k] += syn0[chunk[c], k]
-    if cbow_mean:
+    if settings.cbow_mean:
         for k in range(dim):
             inputs[0, k] /= np.float32(chunk.shape[0])
     grads[0, :] = 0.0
@@ -529,11 +621,10 @@ def move_inputs(syn0, chunk, cbow, grads, dim):
 
 
 @jit_inline
-def window_loss(
-    syn0, contexts, target, cbow, cbow_mean, tables, top, draws, loss_kind, inputs, grads, pairs, table, acc, alpha, dim
-):
-    """One window: its context words (ids ``contexts``) predict the centre word
-    ``target`` through the output losses (``output_loss``), and the input rows move.
+def window_loss(syn0, window, outputs, settings, buffers, alpha, dim):
+    """One window: its context words (ids ``window.contexts``) predict the centre word
+    ``window.target`` through the output losses (``output_loss``), and the input rows
+    (of ``syn0``) move.
 
     Skip-gram's window is batched (HogBatch, Ji et al. 2016): all its context words
     predict through the same output units (the target's path, one shared draw of
@@ -544,13 +635,14 @@ def window_loss(
     ``CHUNK`` context words is taken in chunks, the rows moving after each: one
     update summing the steps of a very wide window on repetitive text diverges.
     CBOW's window is one example. Returns the loss (nats)."""
+    contexts = window.contexts
     loss = 0.0
-    together = contexts.shape[0] if cbow else CHUNK  # context words per update
+    together = contexts.shape[0] if settings.cbow else CHUNK  # context words per update
     for first in range(0, contexts.shape[0], together):
         chunk = contexts[first : min(first + together, contexts.shape[0])]
-        count = window_inputs(syn0, chunk, cbow, cbow_mean, inputs, grads, dim)
-        loss += output_loss(inputs, count, target, tables, top, draws, loss_kind, grads, pairs, table, acc, alpha, dim)
-        move_inputs(syn0, chunk, cbow, grads, dim)
+        count = window_inputs(syn0, chunk, settings, buffers, dim)
+        loss += output_loss(buffers, count, window, outputs, settings, alpha, dim)
+        move_inputs(syn0, chunk, settings.cbow, buffers.grads, dim)
     return loss
 
 
@@ -591,23 +683,18 @@ def prefetch_next(syn0, tables, sentence, pos, length, window, dim):
 def make_train_batch(dim):
     """Build the batch kernel for vectors of ``dim`` floats (a compile-time constant).
 
-    ``train_batch(tokens, syn0, tables, keep_prob, window, samples, cbow, cbow_mean,
-    alpha, seed, kind=NS, beta=0.0) -> (loss_sum, examples)``
+    ``train_batch(tokens, syn0, tables, keep_prob, settings, alpha, seed) -> (loss_sum, examples)``
 
     - ``tokens`` (N,) int32, ``-1`` ending sentences;
     - ``syn0`` (V, D) float32 and the output matrices of ``tables``
       (``weights.Tables``), updated in place;
     - ``keep_prob`` (V,) float32: probability of keeping each word (subsampling);
-    - ``window``: maximum window, shrunk at random per centre word to window - b,
-      b uniform in [0, window), as in word2vec.c;
-    - ``samples``: noise words or candidates per centre word (``draw_candidates``);
-    - ``cbow``: CBOW, else skip-gram (``window_loss``);
-    - ``alpha``: learning rate for the whole batch; ``seed``: uint64 LCG seed;
-    - ``kind``: the loss of ``tables.syn1neg`` (NS, NCE, SAMPLED_SOFTMAX, SOFTMAX);
-      ``beta``: the full softmax's self-normalisation weight;
-    - ``sharers``: threads training the weights at once, T. Above 1, the batch
-      trains the top of the tree in a copy of its own and adds 1/T of the copy's
-      change to ``tables.syn1`` at its end (``top_of_tree``, ``merge_top``).
+    - ``settings`` (``Settings``): the window, the noise words or candidates per
+      centre word, CBOW or skip-gram, the loss of ``tables.syn1neg`` and its beta,
+      and the threads training the weights at once, T. Above 1, the batch trains
+      the top of the tree in a copy of its own and adds 1/T of the copy's change to
+      ``tables.syn1`` at its end (``top_of_tree``, ``merge_top``);
+    - ``alpha``: learning rate for the whole batch; ``seed``: uint64 LCG seed.
 
     Returns the summed loss (float64, nats) and the number of training examples
     (skip-gram: context-centre pairs; CBOW: centre words).
@@ -616,12 +703,11 @@ def make_train_batch(dim):
     stride = row_stride(dim)  # floats from one row of the stack buffers to the next
 
     @jit_kernel
-    def train_batch(
-        tokens, syn0, tables, keep_prob, window, samples, cbow, cbow_mean, alpha, seed, kind=NS, beta=0.0, sharers=1
-    ):
+    def train_batch(tokens, syn0, tables, keep_prob, settings, alpha, seed):
         tokens, syn0, keep_prob, tables = unmanaged(tokens), unmanaged(syn0), unmanaged(keep_prob), unmanaged(tables)
+        window, samples = settings.window, settings.samples
         state, alpha, log_k = np.uint64(seed), np.float32(alpha), np.float32(np.log(max(samples, 1)))
-        vocab = syn0.shape[0] if kind == SOFTMAX else 0
+        vocab = syn0.shape[0] if settings.kind == SOFTMAX else 0
         owned = (  # the heap scratch buffers, used through unmanaged views
             scratch(tokens.shape[0], np.int32),  # a sentence after subsampling
             scratch(2 * window, np.int32),  # a window's context words
@@ -640,12 +726,13 @@ def make_train_batch(dim):
         inputs, grads = stack_matrix(CHUNK, stride), stack_matrix(CHUNK, stride)  # skip-gram's rows (CBOW: row 0)
         acc = stack_matrix(2, stride)  # two output rows' steps
         pairs = stack_matrix(2, UNITS)  # (unit, input) pairs' logits then steps; labels
-        first_top, top_count = top_of_tree(tables) if sharers > 1 else (0, 0)
-        weight = np.float32(1.0 / sharers)
+        buffers = Scratch(inputs, grads, pairs, acc, table)
+        first_top, top_count = top_of_tree(tables) if settings.sharers > 1 else (0, 0)
+        weight = np.float32(1.0 / settings.sharers)
         copy, start = stack_matrix(TOP_NODES, stride)[:top_count], stack_matrix(TOP_NODES, stride)[:top_count]
         copy_top(tables.syn1, first_top, copy, start, dim)
-        top = (copy, first_top, top_rows)
-        loss_kind = (kind, beta, all_rows, no_offsets)
+        top = Top(copy, first_top, top_rows)
+        outputs = Outputs(tables, top, Units(tables.syn1neg, all_rows, None, no_offsets))
         loss, examples, i, n = 0.0, 0, 0, 0
         while i < tokens.shape[0]:
             length, i, state = subsampled_sentence(tokens, i, keep_prob, sentence, state)
@@ -657,7 +744,7 @@ def make_train_batch(dim):
                 if hi - lo < 2:
                     continue  # no context
                 if tables.syn1neg.shape[0] > 0:  # drawn first, so that their rows load while the inputs are formed
-                    n, state = draw_candidates(candidates, offsets, target, samples, kind, log_k, state, tables)
+                    n, state = draw_candidates(candidates, offsets, target, settings, log_k, state, tables)
                     for d in range(1, n):
                         prefetch_row(tables.syn1neg, candidates[d], dim)
                 count = 0
@@ -665,10 +752,10 @@ def make_train_batch(dim):
                     if c != pos:
                         contexts[count] = sentence[c]
                         count += 1
-                draws = (candidates[:n], labels[:n], offsets[:n])
-                loss += window_loss(syn0, contexts[:count], target, cbow, cbow_mean, tables, top, draws, loss_kind,
-                                    inputs, grads, pairs, table, acc, alpha, dim)  # fmt: skip
-                examples += 1 if cbow else count
+                draws = Units(tables.syn1neg, candidates[:n], labels[:n], offsets[:n])
+                centre = Window(contexts[:count], target, draws)
+                loss += window_loss(syn0, centre, outputs, settings, buffers, alpha, dim)
+                examples += 1 if settings.cbow else count
         merge_top(tables.syn1, first_top, copy, start, weight, dim)
         keep_alive(owned)
         return loss, examples

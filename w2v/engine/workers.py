@@ -138,9 +138,8 @@ class EpochRunner:
         self.model, self.stream, self.config, self.progress, self.hooks = model, stream, config, progress, hooks
         self.start_alpha = config.alpha
         self.kernel: Any = None  # the compiled batch kernel, from ``load_kernel``
-        self.flags = (config.window, config.samples, config.model == "cbow", config.cbow_mean)
         self.sharers = config.threads  # threads training the weights at once: above 1, each copies the top of the tree
-        self.loss: tuple = ()  # the kernel's loss kind and softmax beta, from ``load_kernel``
+        self.settings: Any = None  # the kernel's settings (``kernels.Settings``), from ``load_kernel``
         self.words_before = stream_offsets(stream)
         self.errors: list[BaseException] = []
         reported = progress.jobs_done // max(len(stream), 1)  # epochs a resumed run had done
@@ -183,10 +182,10 @@ class EpochRunner:
         left from counting, not from a worker's new one. The call is skipped when the
         kernel's stack buffers need a thread of their own (``thread_stack``): the
         first worker compiles it, in a thread where no signal handler runs."""
-        from w2v.engine.kernels import LOSS_KINDS, stack_bytes, train_batch_kernel
+        from w2v.engine.kernels import Settings, stack_bytes, train_batch_kernel
 
         self.kernel = train_batch_kernel(self.config.dim)
-        self.loss = (LOSS_KINDS[self.config.output_loss], self.config.self_norm)
+        self.settings = Settings.of(self.config, self.sharers)
         if len(self.stream) and stack_bytes(self.config.dim) <= SMALL_STACK:
             self.train_tokens(np.empty(0, dtype=np.int32), self.alpha(0), batch_seed(self.config.seed, 0))
 
@@ -195,9 +194,7 @@ class EpochRunner:
         weights and settings, at learning rate ``alpha`` and LCG ``seed``: (the
         summed loss in nats, the training examples)."""
         model = self.model
-        return self.kernel(
-            tokens, model.syn0, model.tables, model.keep_prob, *self.flags, alpha, seed, *self.loss, self.sharers
-        )
+        return self.kernel(tokens, model.syn0, model.tables, model.keep_prob, self.settings, alpha, seed)
 
     def job_alpha(self, epoch: int, batch: int) -> float:
         """The learning rate of ``batch`` of ``epoch``: from the words of the run before it."""
