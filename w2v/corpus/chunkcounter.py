@@ -14,6 +14,7 @@ probed linearly from ``hash & (size - 1)``.
 """
 
 from collections.abc import Iterable, Iterator, Sequence
+from typing import NamedTuple
 
 import numpy as np
 from numba import njit
@@ -35,6 +36,27 @@ FNV_PRIME = np.uint64(0x100000001B3)
 EMPTY = -1  # a free slot of the table
 NEWLINE = 10
 FIRST_TABLE = 1 << 16  # slots; the table doubles when half full
+
+
+class Store(NamedTuple):
+    """The words held and the table that finds them, as the compiled functions read
+    and write them (in place). ``held`` words are stored, at indices 0 .. held - 1."""
+
+    table: np.ndarray  # (T,) int32: a store index per slot, ``EMPTY`` for a free one; T a power of two
+    hashes: np.ndarray  # (>= held,) uint64: each word's 64-bit FNV-1a hash
+    starts: np.ndarray  # (>= held + 1,) int64: word k is ``arena[starts[k]:starts[k + 1]]``
+    ids: np.ndarray  # (>= held,) int32: each word's provisional id, ascending
+    arena: np.ndarray  # uint8: the words' bytes, one after the other
+
+
+class Scan(NamedTuple):
+    """Where the scan of a chunk stands (``scan_chunk``), with the store's counters."""
+
+    position: int  # the chunk's next byte to read
+    written: int  # ids and sentence ends written to the output
+    run: int  # tokens of the current, unfinished sentence
+    issued: int  # provisional ids issued: the next new word's
+    held: int  # words stored: the next new word's store index
 
 
 @njit(nogil=True, cache=True)
@@ -62,10 +84,11 @@ def fnv1a(data, start, end):
 
 
 @njit(nogil=True, cache=True)
-def probe(table, hashes, starts, arena, data, start, end, digest):
-    """Find the word ``data[start:end]`` (hash ``digest``) in ``table``. Returns
-    ``(slot, k)``: its slot and store index, or the free slot where it would go
-    and ``EMPTY``."""
+def probe(store, data, start, end, digest):
+    """Find the word ``data[start:end]`` (uint8, hash ``digest``) in ``store.table``.
+    Returns ``(slot, k)``: its slot and store index, or the free slot where it would
+    go and ``EMPTY``."""
+    table, hashes, starts, arena = store.table, store.hashes, store.starts, store.arena
     mask = np.uint64(table.shape[0] - 1)
     slot = digest & mask
     length = end - start
@@ -84,24 +107,23 @@ def probe(table, hashes, starts, arena, data, start, end, digest):
 
 
 @njit(nogil=True, cache=True)
-def scan_chunk(
-    chunk, position, out, written, run, max_tokens, max_word, table, hashes, starts, ids, arena, issued, held
-):
-    """Tokenise ``chunk`` (uint8) from ``position`` on, each token cut to its first
-    ``max_word`` bytes, writing each token's provisional id to ``out`` (int32, from
-    ``written`` on) and ``SENTENCE_END`` after each sentence: at a newline ending a
-    sentence of at least one token, and after every ``max_tokens`` tokens of one
-    (``run`` of them are already read). A new word is issued id ``issued`` and stored
-    at index ``held``: its hash in ``hashes``, its bytes in ``arena`` from
-    ``starts[held]``, its id in ``ids``, its index in a free slot of ``table`` (open
-    addressing, linear probing, a power of two in size). The caller leaves room in
-    ``hashes``, ``starts``, ``ids`` and ``arena`` for every token of the chunk; the
-    table must keep a free slot in two, so the scan stops before a new word would
-    fill more than half of it.
+def scan_chunk(chunk, out, store, scan, max_tokens, max_word):
+    """Tokenise ``chunk`` (uint8) from ``scan.position`` on, each token cut to its
+    first ``max_word`` bytes, writing each token's provisional id to ``out`` (int32,
+    from ``scan.written`` on) and ``SENTENCE_END`` after each sentence: at a newline
+    ending a sentence of at least one token, and after every ``max_tokens`` tokens of
+    one (``scan.run`` of them are already read). A new word is issued id
+    ``scan.issued`` and stored in ``store`` at index ``scan.held``: its hash in
+    ``hashes``, its bytes in ``arena`` from ``starts[held]``, its id in ``ids``, its
+    index in a free slot of ``table`` (open addressing, linear probing). The caller
+    leaves room in ``hashes``, ``starts``, ``ids`` and ``arena`` for every token of
+    the chunk; the table must keep a free slot in two, so the scan stops before a
+    new word would fill more than half of it.
 
-    Returns ``(position, written, run, issued, held)``: the position reached
-    (the chunk's length, or the start of the word that did not fit) and the
-    updated counters."""
+    Returns the ``Scan`` reached: the position (the chunk's length, or the start of
+    the word that did not fit) and the updated counters."""
+    position, written, run, issued, held = scan.position, scan.written, scan.run, scan.issued, scan.held
+    table, hashes, starts, ids, arena = store.table, store.hashes, store.starts, store.ids, store.arena
     limit = table.shape[0] // 2
     size = chunk.shape[0]
     while position < size:
@@ -118,10 +140,10 @@ def scan_chunk(
             end += 1
         stop = min(end, position + max_word)  # the word: the run cut to max_word bytes
         digest = fnv1a(chunk, position, stop)
-        slot, word = probe(table, hashes, starts, arena, chunk, position, stop, digest)
+        slot, word = probe(store, chunk, position, stop, digest)
         if word == EMPTY:
             if held >= limit:
-                return position, written, run, issued, held
+                return Scan(position, written, run, issued, held)
             word = held
             table[slot] = word
             hashes[word] = digest
@@ -139,7 +161,7 @@ def scan_chunk(
             written += 1
             run = 0
         position = end
-    return position, written, run, issued, held
+    return Scan(position, written, run, issued, held)
 
 
 @njit(nogil=True, cache=True)
@@ -155,9 +177,11 @@ def fill_table(table, hashes, held):
 
 
 @njit(nogil=True, cache=True)
-def compact(keep, hashes, starts, ids, arena):
+def compact(keep, store):
     """Move the stored words whose ``keep`` (bool, one per word held) is True to the
-    front of the store, in order, each with its hash, bytes and id. Returns how many."""
+    front of ``store``, in order, each with its hash, bytes and id (its table is left
+    for the caller to fill again). Returns how many."""
+    hashes, starts, ids, arena = store.hashes, store.starts, store.ids, store.arena
     kept = 0
     end = 0
     for word in range(keep.shape[0]):
@@ -173,13 +197,13 @@ def compact(keep, hashes, starts, ids, arena):
 
 
 @njit(nogil=True, cache=True)
-def find_words(table, hashes, starts, arena, words, bounds):
-    """The store indices of the words ``words[bounds[i]:bounds[i + 1]]`` (uint8,
-    int64), ``EMPTY`` for a word not held."""
+def find_words(store, words, bounds):
+    """The indices in ``store`` of the words ``words[bounds[i]:bounds[i + 1]]``
+    (uint8, int64), ``EMPTY`` for a word not held."""
     found = np.empty(bounds.shape[0] - 1, dtype=np.int64)
     for i in range(found.shape[0]):
         start, end = bounds[i], bounds[i + 1]
-        found[i] = probe(table, hashes, starts, arena, words, start, end, fnv1a(words, start, end))[1]
+        found[i] = probe(store, words, start, end, fnv1a(words, start, end))[1]
     return found
 
 
@@ -233,7 +257,12 @@ class ChunkCounter(ProvisionalCounts):
         self.add_chunk(b"")  # scan_chunk
         self.find([])  # find_words
         fill_table(self.table, self.hashes, self._held)  # the words held
-        compact(np.ones(0, dtype=bool), self.hashes, self.starts, self.ids, self.arena)  # keeps starts[0] == 0
+        compact(np.ones(0, dtype=bool), self.store)  # keeps starts[0] == 0
+
+    @property
+    def store(self) -> Store:
+        """The store's arrays as they are now (``add_chunk`` replaces them as they grow)."""
+        return Store(self.table, self.hashes, self.starts, self.ids, self.arena)
 
     @property
     def issued(self) -> int:
@@ -250,7 +279,7 @@ class ChunkCounter(ProvisionalCounts):
         bounds = np.zeros(len(words) + 1, dtype=np.int64)
         np.cumsum([len(word) for word in words], out=bounds[1:])
         data = np.frombuffer(b"".join(words), dtype=np.uint8)
-        found = find_words(self.table, self.hashes, self.starts, self.arena, data, bounds)
+        found = find_words(self.store, data, bounds)
         return np.where(found == EMPTY, -1, self.ids[np.maximum(found, 0)].astype(np.int64))
 
     def read(
@@ -290,22 +319,20 @@ class ChunkCounter(ProvisionalCounts):
         self.ids = grown(self.ids, held, held + most)
         self.arena = grown(self.arena, int(self.starts[held]), int(self.starts[held]) + len(data))
         out = np.empty(len(data) + 1, dtype=np.int32)  # ids and sentence ends: at most two per token
-        position, written = 0, 0
+        scan = Scan(0, 0, self.run, self._issued, self._held)
         while True:
-            position, written, self.run, self._issued, self._held = scan_chunk(
-                data, position, out, written, self.run, self.max_tokens, self.max_word,
-                self.table, self.hashes, self.starts, self.ids, self.arena, self._issued, self._held,
-            )  # fmt: skip
-            if position == len(data):
+            scan = scan_chunk(data, out, self.store, scan, self.max_tokens, self.max_word)
+            self.run, self._issued, self._held = scan.run, scan.issued, scan.held
+            if scan.position == len(data):
                 break
             self.table = np.empty(2 * len(self.table), dtype=np.int32)
             fill_table(self.table, self.hashes, self._held)
-        ids = out[:written]
+        ids = out[: scan.written]
         self.counted(ids[ids != SENTENCE_END])
         return ids
 
     def _forget(self, dead: np.ndarray) -> None:
         keep = np.ones(self._held, dtype=bool)
         keep[np.searchsorted(self.ids[: self._held], dead)] = False  # dead: held ids, ascending as ``ids``
-        self._held = compact(keep, self.hashes, self.starts, self.ids, self.arena)
+        self._held = compact(keep, self.store)
         fill_table(self.table, self.hashes, self._held)
