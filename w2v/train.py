@@ -176,7 +176,7 @@ class Outputs:
 
 def train_on(address: str, corpus, config: TrainConfig, plan, hooks: Hooks, outputs: Outputs,
              threads: int | None, start: float) -> Vectors:  # fmt: skip
-    """``train`` on the cluster at ``address`` (``cluster_training.train_on_cluster``
+    """``train`` on the cluster at ``address`` (``cluster.training.train_on_cluster``
     with ``plan``, a ``ClusterPlan``), each worker training with ``threads`` threads
     (None: the cluster's default)."""
     from w2v.cluster.training import train_on_cluster

@@ -55,10 +55,10 @@ def check_distinct_outputs(paths: dict[str, str | None]) -> None:
 
 
 def corpus_sources(corpus: list[str], outputs: list[str | None]) -> list[str]:
-    """The command's corpus expanded (``corpus.expand_sources``), without the files the
+    """The command's corpus expanded (``sources.expand_sources``), without the files the
     command writes (``outputs``: files, or folders such as a checkpoint's; None and ``-``
     ignored), each left out with a note, and with a warning for each file that is
-    clearly not text (``corpus.check_text``)."""
+    clearly not text (``sources.check_text``)."""
     written = [path for path in outputs if path and path != "-"]
     sources, skipped = without_outputs(expand_sources(corpus), written)
     for source in skipped:

@@ -5,7 +5,7 @@ phrases are counted and joined within lines, so every line stays whole and the
 counts, the phrases and the joined text are those of one process). Each pass
 counts words and pairs of each run of parts on a worker with the joins of the
 passes before (``phrases.part_pairs``), merged in a tree as the vocabulary's counts are
-(``cluster_counting.merged_on_cluster``); the client scores the merged counts.
+(``cluster.counting.merged_on_cluster``); the client scores the merged counts.
 Then each worker writes its parts with the phrases joined, one file per part
 (``part-00000.txt``, ...), into a folder beside the output that becomes the output
 once every part is written: read in name order, the folder is the corpus one

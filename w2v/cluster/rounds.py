@@ -1,5 +1,5 @@
 """Data-parallel training in rounds: replicas of the weights, each on its own parts
-of the corpus, combined after every round. No Dask here: ``cluster_training`` runs
+of the corpus, combined after every round. No Dask here: ``cluster.training`` runs
 a ``Replica`` on each worker of a cluster, ``studies/simulate_cluster/simulate_cluster.py`` runs N of
 them in turn in one process, and both combine with ``combine``.
 

@@ -3,7 +3,7 @@ hashes their words into an open-addressing table and counts them in one Numba
 loop, with ``counting.WordCounter``'s results (ids, sentence ends, counts, pruning).
 
 Words are the bytes between ASCII whitespace (``b" \\t\\n\\r\\x0b\\x0c"``, as
-``bytes.split``), each cut to its first ``corpus.MAX_WORD_BYTES`` bytes. Only the
+``bytes.split``), each cut to its first ``sources.MAX_WORD_BYTES`` bytes. Only the
 words held (not pruned) are stored, each at an index ``k`` of the store, in the
 order they were issued: word ``k`` is ``arena[starts[k]:starts[k + 1]]``, its
 64-bit FNV-1a hash ``hashes[k]`` and its provisional id ``ids[k]`` (ascending in
@@ -232,7 +232,7 @@ class ChunkCounter(ProvisionalCounts):
     one chunk's new words): the table, 4 bytes a slot, 2 to 4 slots per word held
     (8 MB for the 250,000 distinct words of a 17M-token corpus); per word held, 8
     bytes of hash, 8 of start, 4 of id and its bytes; and per chunk, 4 bytes per
-    byte of it for the ids (``corpus.BLOCK_BYTES``, 1 MB: 4 MB).
+    byte of it for the ids (``sources.BLOCK_BYTES``, 1 MB: 4 MB).
     """
 
     def __init__(

@@ -4,7 +4,7 @@ Two counters give the same results: ``chunkcounter.ChunkCounter`` tokenises and
 hashes raw corpus bytes in compiled code, for files, URLs and stdin;
 ``WordCounter`` counts lists of tokens in Python, for the library's tokenised
 sentences and for phrase detection. Both issue each distinct word a provisional
-id in order of first sight, cut sentences as ``corpus.SentenceCutter`` does, and
+id in order of first sight, cut sentences as ``sources.SentenceCutter`` does, and
 prune as word2vec.c's ReduceVocab does (``ProvisionalCounts``).
 ``count_corpus`` is the one entry point for a corpus.
 """

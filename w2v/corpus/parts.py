@@ -160,7 +160,7 @@ def can_cut(source: str) -> bool:
 
 
 def split_sources(sources: list[str], parts: int, lines: bool = False) -> list[Part]:
-    """``sources`` (files or URLs, as ``corpus.expand_sources`` lists them) as about
+    """``sources`` (files or URLs, as ``sources.expand_sources`` lists them) as about
     ``parts`` parts of even size, in corpus order: every source that cannot be cut
     (``can_cut``) is one part, and each file that can is cut into evenly spaced parts
     in number proportional to its share of the cuttable bytes, out of the parts left

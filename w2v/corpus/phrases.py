@@ -206,7 +206,7 @@ def pieces_of_sources(
 ) -> Iterator[Piece]:
     """The lines of ``sources`` as pieces, read in bounded chunks (a line may come in
     several pieces; the last one has ``line_end`` True), their words cut as
-    ``corpus.line_words`` cuts them. Each source ends a line. ``on_read(ReadStatus)``
+    ``sources.line_words`` cuts them. Each source ends a line. ``on_read(ReadStatus)``
     (bytes and tokens; no distinct words) is called once the first source is open and
     after each chunk."""
     total = corpus_bytes(sources) if on_read is not None else None
@@ -284,7 +284,7 @@ def pair_table(pieces: Iterable[Piece], prune_at: int = DEFAULT_PRUNE_AT) -> Cou
 
 def part_pairs(sources: list[Source], table: "PhraseTable", prune_at: int) -> CountTable:
     """``pair_table`` of some sources (a run of a corpus' parts) with ``table``'s phrases
-    joined: their count for one pass (``cluster_phrases``). Each source ends a line."""
+    joined: their count for one pass (``cluster.phrases``). Each source ends a line."""
     return pair_table(phrased(pieces_of_sources(sources), table.joiners()), prune_at)
 
 
@@ -444,7 +444,7 @@ def write_phrased(corpus: Corpus, table: PhraseTable, output: str, on_read: OnRe
 @contextmanager
 def spooled_streams(corpus: Corpus) -> Iterator[Corpus]:
     """``corpus`` (as for ``learn_phrases``) as its list of sources, each stream among them
-    (``-``, a FIFO, a pipe's ``/dev/fd/N``: ``corpus.is_stream``) replaced by a temporary
+    (``-``, a FIFO, a pipe's ``/dev/fd/N``: ``sources.is_stream``) replaced by a temporary
     copy, named with its compressed extension, so that it can be read more than once; a
     corpus of sentences as it is."""
     sources = source_list(corpus)

@@ -1,1 +1,1 @@
-"""The training engine: the Numba kernels, the weights, the worker threads, model files, scoring."""
+"""The training engine: the Numba kernels, the weights, the worker threads and their run loop, model files, scoring."""

@@ -18,7 +18,7 @@ Both are one numpy ``.npz`` archive (no pickle; ``np.load(path)`` opens it) with
   plus ``notes`` the command line keeps (how to rerun it), and for a run on a
   cluster ``replicas``: each replica's parts (``[source, start, end]``, end null
   for a whole file), ``jobs_done``, ``batches``, ``words`` and ``digest``, in
-  corpus order (``cluster_training``; empty for a run in one process);
+  corpus order (``cluster.training``; empty for a run in one process);
 - ``momentum_syn0``, ``momentum_syn1``, ``momentum_syn1neg``, shaped as the
   weights, float32: only in the checkpoint of a run on a cluster whose replicas are
   combined with block momentum (``rounds``): each row's momentum, for all three

@@ -1,1 +1,1 @@
-"""Vectors files: recognising a file, word2vec text/binary/npy, fastText, GloVe, model files."""
+"""Vectors files: recognising a file by its first bytes, word2vec text/binary/npy, fastText, GloVe."""

@@ -2,12 +2,12 @@
 command that converts it.
 
 - word2vec text or binary (``"COUNT DIM"`` first line; fastText's ``.vec`` too) and
-  ``.npy`` exports: ``formats``;
+  ``.npy`` exports: ``vectorio.word2vec``;
 - text without that line, ``word v1 ... vD`` from the first line (GloVe's files,
-  fastText's ``print-word-vectors``): ``formats.load_headerless``;
+  fastText's ``print-word-vectors``): ``word2vec.load_headerless``;
 - w2v's own model files and checkpoints (a zip: numpy's ``.npz``; a checkpoint
   folder too): their words and ``syn0``, ``state.load_word_vectors``;
-- fastText's ``.bin`` models (magic 793712314): ``fasttextbin``;
+- fastText's ``.bin`` models (magic 793712314): ``vectorio.fasttext``;
 - Python pickles (gensim's ``KeyedVectors.save`` and ``Word2Vec.save`` files, ``.kv``,
   ``.model``): never unpickled, which would run their code; the error names the
   class the pickle holds, read from its opcodes without executing them, and gives the
@@ -60,7 +60,7 @@ def load_any(
 def file_kind(path: str) -> str:
     """What the file at ``path`` is: ``"model"`` (a zip: w2v's ``.npz``), ``"fasttext"``,
     ``"headerless"`` (text whose first line is a word and numbers) or ``"word2vec"``
-    (anything else, left to ``formats``); FormatError for a pickle."""
+    (anything else, left to ``vectorio.word2vec``); FormatError for a pickle."""
     if path.endswith(".npy"):
         return "word2vec"
     try:

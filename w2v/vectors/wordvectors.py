@@ -72,7 +72,7 @@ class Vectors:
     def load(
         cls, path: str | os.PathLike, binary: bool | None = None, limit: int | None = None, no_header: bool = False
     ) -> "Vectors":
-        """Read a vectors file, its kind recognised by its first bytes (``vectorfiles``):
+        """Read a vectors file, its kind recognised by its first bytes (``vectorio.detect``):
         word2vec text or binary (``binary=None``: detect which) and fastText's ``.vec``;
         text without the ``COUNT DIM`` line (GloVe; ``no_header=True`` says so); an
         ``.npy`` export beside its ``.vocab.txt``; a w2v model file or checkpoint (or
@@ -426,7 +426,7 @@ class Vectors:
 
     def _best(self, queries: np.ndarray, topn: int | None, exclude: set[int], restrict: int | None, combine=None):
         """The ``topn`` best words for the (D, k) ``queries`` as ``(word, score)`` (see
-        ``query.nearest``), or with ``topn=None`` the scores of all searched words."""
+        ``search.nearest``), or with ``topn=None`` the scores of all searched words."""
         if topn is None:
             sims = self.unit[:restrict] @ queries
             return combine(sims) if combine is not None else sims[:, 0]
