@@ -614,12 +614,16 @@ def standing_notes(ctx: Context) -> list[str]:
 def shown(command: list[str]) -> str:
     """``command`` as a reader can run it from the corpus' folder: a program by its name
     (``python`` for this interpreter), a file of this checkout by its path in it, any
-    other absolute path (the corpus, the work folder's files) by its file name."""
+    other absolute path (the corpus, the work folder's files, a console script such as
+    ``w2v`` of this environment, which may lie inside the checkout) by its file name."""
+    scripts = Path(sysconfig.get_path("scripts"))
     words = []
     for word in command:
         path = Path(word)
         if word == sys.executable:
             words.append("python")
+        elif path.parent == scripts:
+            words.append(path.name)
         elif not path.is_absolute():
             words.append(word)
         elif path.is_relative_to(ROOT):

@@ -5,8 +5,8 @@
 
 The page is each command's ``--help`` as click prints it (``w2v.cli.cli`` is the group),
 at a fixed width, so it reads the same on every machine. tests/test_docs.py checks that the
-page is what this script writes now, so that the two cannot drift: after changing a help
-text, run it again.
+page says what this script writes now (the same words; the wrapping may differ with click's
+version), so that the two cannot drift: after changing a help text, run it again.
 """
 
 import argparse
@@ -46,13 +46,19 @@ def reference() -> str:
     return "\n".join(sections)
 
 
+def same_text(page: str, written: str) -> bool:
+    """Whether ``page`` says what ``written`` says, however the lines are wrapped: click's
+    wrapping of a help text changes between its versions, its words do not."""
+    return page.split() == written.split()
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--check", action="store_true", help="only check that the page is up to date")
     args = parser.parse_args()
     page = reference()
     if args.check:
-        if not PAGE.is_file() or PAGE.read_text() != page:
+        if not PAGE.is_file() or not same_text(PAGE.read_text(), page):
             print(f"{PAGE.relative_to(ROOT)} is out of date: run python scripts/command_reference.py", file=sys.stderr)
             return 1
         return 0
