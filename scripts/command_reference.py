@@ -10,6 +10,7 @@ version), so that the two cannot drift: after changing a help text, run it again
 """
 
 import argparse
+import inspect
 import sys
 from pathlib import Path
 
@@ -20,7 +21,7 @@ PAGE = ROOT / "docs/commands.md"
 WIDTH = 100  # columns of the help texts (the commands' own max_content_width)
 INTRO = """# Command reference
 
-Every `w2v` command's `--help`, as this version prints it. Written by
+The `w2v` commands, then each one's `--help` as this version prints it. Written by
 `scripts/command_reference.py`: do not edit by hand (run it again after changing
 a help text; `tests/test_docs.py` checks that this page is what it writes).
 """
@@ -32,13 +33,29 @@ def context(command: click.Command, name: str, parent: click.Context | None) -> 
     return click.Context(command, info_name=name, parent=parent, **settings)
 
 
+def command_table(top: click.Context) -> str:
+    """The commands of ``w2v``, each with the first paragraph of its help: the list of
+    ``w2v --help`` whole, as click cuts each line by heuristics that change between
+    its versions."""
+    group = top.command
+    assert isinstance(group, click.Group)
+    rows = ["| command | what it does |", "|---|---|"]
+    for name in group.list_commands(top):
+        command = group.get_command(top, name)
+        if command is not None and not command.hidden:
+            first = " ".join(inspect.cleandoc(command.help or "").split("\n\n")[0].split())
+            cell = first.replace("|", "\\|")  # a table cell
+            rows.append(f"| `w2v {name}` | {cell} |")
+    return "\n".join(rows) + "\n"
+
+
 def reference() -> str:
-    """The page: the group's help, then each command's, in the order ``w2v --help`` lists them."""
+    """The page: the commands in a table, then each command's help, in the order ``w2v --help`` lists them."""
     sys.path.insert(0, str(ROOT))  # this checkout's commands, not an installed w2v's
     from w2v.cli import cli
 
     top = context(cli, "w2v", None)
-    sections = [INTRO, f"## w2v\n\n```\n{top.get_help()}\n```\n"]
+    sections = [INTRO, command_table(top)]
     for name in cli.list_commands(top):
         command = cli.get_command(top, name)
         if command is not None and not command.hidden:
