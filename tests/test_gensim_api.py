@@ -261,3 +261,23 @@ def test_repr_names_the_size_and_first_words_not_the_vocabulary():
     shown = repr(Vectors(words, np.zeros((10_000, 8), dtype=np.float32)))
     assert shown == "Vectors(10,000 words x 8 dims: 'w0', 'w1', 'w2', ...)"
     assert repr(Vectors(["a"], np.zeros((1, 1), dtype=np.float32))) == "Vectors(1 word x 1 dim: 'a')"
+
+
+def test_wv_and_has_index_for_answer_as_gensim(both):
+    """Code written for a gensim model runs on a ``Vectors``: ``model.wv`` is the vectors,
+    and ``has_index_for`` answers as gensim's for words, row numbers and strangers."""
+    v, kv = both
+    assert v.wv is v
+    same_neighbours(v.wv.most_similar("king", topn=5), kv.most_similar("king", topn=5))
+    for key in ("king", "the", "not-a-word-here", 0, len(v) - 1, len(v), -1, 2.5, None):
+        assert v.has_index_for(key) == kv.has_index_for(key), key
+
+
+def test_save_refuses_gensims_pickle_names_unless_told_the_format(both, tmp_path):
+    v = both[0]
+    for name in ("x.kv", "x.model", "X.KV"):
+        with pytest.raises(w2v.W2VError, match=rf"^{tmp_path / name}: a \.(kv|model) file is gensim's pickled "):
+            v.save(tmp_path / name)
+        assert not (tmp_path / name).exists()
+    v.save(tmp_path / "x.model", binary=True)  # the format given: written as asked
+    np.testing.assert_array_equal(Vectors.load(tmp_path / "x.model").vectors, v.vectors)

@@ -31,6 +31,8 @@ from w2v.vectorio.word2vec import save_npy, save_projector, save_vectors
 from w2v.vectors.evaluate import Correlation, evaluate_analogies, evaluate_similarity
 from w2v.vectors.search import analogy_method, cosmul_of, nearest, unit_rows
 
+GENSIM_PICKLES = (".kv", ".model")  # names gensim saves its pickles under
+
 SUGGEST_CANDIDATES = 50_000  # spelling suggestions look among this many most frequent words
 Key = str | int | np.integer  # a word, or a row number
 Query = Key | np.ndarray | tuple  # also a (D,) vector, or a (word or vector, weight) pair
@@ -83,7 +85,15 @@ class Vectors:
     def save(self, path: str | os.PathLike, binary: bool | None = None) -> None:
         """Write word2vec binary (``binary=True``) or text; ``None`` picks binary for
         ``.bin`` names. A ``.gz .bz2 .xz .zst`` name is compressed (``v.bin.gz``: binary,
-        gzipped). Written beside ``path`` and renamed: never half-written."""
+        gzipped). Written beside ``path`` and renamed: never half-written. A ``.kv`` or
+        ``.model`` name with the format left to it is refused (W2VError): gensim's
+        ``save`` writes a pickle there, which w2v does not write."""
+        suffix = os.path.splitext(os.fspath(path))[1].lower()
+        if binary is None and suffix in GENSIM_PICKLES:
+            raise W2VError(
+                f"{os.fspath(path)}: a {suffix} file is gensim's pickled KeyedVectors, which w2v does not write: "
+                "save word2vec binary (.bin), text (.txt, .vec) or .npy (save_npy), or to_gensim().save(...)"
+            )
         save_vectors(path, self.words, self.vectors, binary)
 
     def save_npy(self, path: str | os.PathLike) -> str:
@@ -244,6 +254,17 @@ class Vectors:
 
     def __contains__(self, key: object) -> bool:
         return isinstance(key, (str, int, np.integer)) and self.get_index(key, -1) >= 0
+
+    def has_index_for(self, key: object) -> bool:
+        """Whether ``key`` (a word, or a row number) has a row here (gensim's name; as
+        ``key in vectors``)."""
+        return key in self
+
+    @property
+    def wv(self) -> "Vectors":
+        """The vectors themselves, so that code written for a gensim model
+        (``model.wv.most_similar(...)``) runs on a ``Vectors`` as it is."""
+        return self
 
     def get_vector(self, key: Key, norm: bool = False) -> np.ndarray:
         """The (D,) float32 row of ``key`` (``norm``: at unit length), a view."""
