@@ -37,6 +37,13 @@ def test_train_writes_binary_and_text(cli, tiny_corpus, tmp_path):
     assert sorted(p.name for p in tmp_path.iterdir()) == ["v.bin", "v.txt", "v.vec"]  # no temporary files left
 
 
+def test_model_sg_is_gensims_name_for_skipgram(cli, tiny_corpus, tmp_path):
+    skipgram, sg, cbow = tmp_path / "skipgram.bin", tmp_path / "sg.bin", tmp_path / "cbow.bin"
+    for out, model in ((skipgram, "skipgram"), (sg, "sg"), (cbow, "cbow")):
+        train_ok(cli, tiny_corpus, "-o", out, "--model", model, *FAST)
+    assert sg.read_bytes() == skipgram.read_bytes() != cbow.read_bytes()
+
+
 def test_summary_line_without_quiet(cli, tiny_corpus, tmp_path):
     out = tmp_path / "v.bin"
     done = train_ok(cli, tiny_corpus, "-o", out, *FAST[:-1])

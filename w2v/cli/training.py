@@ -142,7 +142,14 @@ def rerun_recipe(ctx: click.Context) -> dict:
     show_default=True,
     help="auto: binary for .bin names, else text.",
 )
-@click.option("--model", type=click.Choice(["skipgram", "cbow"]), default="skipgram", show_default=True)
+@click.option(
+    "--model",
+    type=click.Choice(["skipgram", "cbow", "sg"]),
+    default="skipgram",
+    show_default=True,
+    callback=lambda _ctx, _param, model: "skipgram" if model == "sg" else model,
+    help="sg (gensim's name) is skipgram.",
+)
 @click.option("--dim", "--size", "dim", type=int, default=100, show_default=True, help="Vector size.")
 @click.option(
     "--window", type=int, default=5, show_default=True, help="Maximum context window (shrunk at random per word)."
