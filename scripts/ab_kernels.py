@@ -75,11 +75,12 @@ def train_options(args: argparse.Namespace) -> list[str]:
     return options
 
 
-def run_python(checkout: Path, arguments: list[str]) -> subprocess.CompletedProcess:
+def run_python(checkout: Path, arguments: list[str], env: dict[str, str] | None = None) -> subprocess.CompletedProcess:
     """Run Python with ``checkout``'s w2v first on the path: from inside the checkout
     (Python puts the working directory before everything else, an installed w2v
-    and ``PYTHONPATH`` included) and with the checkout on ``PYTHONPATH``."""
-    env = {**os.environ, "PYTHONPATH": str(checkout.resolve())}
+    and ``PYTHONPATH`` included) and with the checkout on ``PYTHONPATH``, ``env``
+    added to the environment."""
+    env = {**os.environ, **(env or {}), "PYTHONPATH": str(checkout.resolve())}
     command = [sys.executable, *arguments]
     return subprocess.run(command, env=env, cwd=checkout, capture_output=True, text=True, stdin=subprocess.DEVNULL)
 

@@ -80,7 +80,7 @@ def traced_run(args: argparse.Namespace) -> None:
 
     sentences = [["the", "quick", "brown", "fox", "jumps"]] * 20
     w2v.train(sentences, min_count=1, epochs=1, **settings(args))  # loads (or compiles) the batch kernel
-    dispatcher = kernels.train_batch_kernel(w2v.TrainConfig().dim)
+    dispatcher = kernels.train_batch
     if len(dispatcher.overloads) != 1:
         sys.exit(f"profile_kernel: {len(dispatcher.overloads)} compiled versions of the kernel, expected one")
     (compiled,) = dispatcher.overloads.values()

@@ -1,4 +1,4 @@
-"""A plain-numpy re-implementation of ``w2v.engine.kernels.make_train_batch`` (no Numba),
+"""A plain-numpy re-implementation of ``w2v.engine.kernels.train_batch`` (no Numba),
 and of the Python reading of a corpus that ``chunkcounter.ChunkCounter`` matches.
 
 It follows the kernel's batch semantics step by step and consumes the random

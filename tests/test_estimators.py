@@ -72,7 +72,7 @@ def test_update_is_minus_alpha_times_the_gradient(kind, beta):
         return log_z - s[a] + beta * log_z**2
 
     before = syn0.copy(), t.syn1neg.copy()
-    kernel = kernels.train_batch_kernel(D)
+    kernel = kernels.train_batch
     tokens = np.array([a, b, -1], dtype=np.int32)
     settings = kernels.Settings(1, samples, False, True, kind, beta)
     kernel(tokens, syn0, t, np.ones(V, np.float32), settings, alpha, np.uint64(seed))
@@ -109,7 +109,7 @@ def test_sampled_softmax_expected_gradient_approaches_the_full_softmax():
     syn0 = (rng.standard_normal((words, D)) * 0.5).astype(np.float32)
     syn0[a] = 0.0  # the second example (context a) then moves nothing the test reads
     out = (rng.standard_normal((words, D)) * 0.5).astype(np.float32)
-    kernel = kernels.train_batch_kernel(D)
+    kernel = kernels.train_batch
 
     def step(kind: int, samples: int, seed: int) -> np.ndarray:
         moved = syn0.copy()

@@ -79,7 +79,7 @@ def check_against_reference(case: dict, tokens: np.ndarray, window: int, counts=
     args = (keep, settings, 0.05, SEED)
     ref_syn0, ref_params = syn0.copy(), copy_params(params)
     ref_loss, ref_examples = reference_batch(tokens, ref_syn0, ref_params, *args)
-    kernel = kernels.train_batch_kernel(D)
+    kernel = kernels.train_batch
     before = syn0.copy(), copy_params(params)
     loss, examples = kernel(tokens, syn0, params, *args)
 
@@ -143,7 +143,7 @@ def test_kernel_matches_reference_on_the_longest_huffman_paths(name):
 
 
 def test_kernel_is_deterministic_per_seed():
-    kernel = kernels.train_batch_kernel(D)
+    kernel = kernels.train_batch
     results = []
     for seed in (SEED, SEED, np.uint64(12345)):
         syn0, params, vocab = make_params(False, True)
@@ -158,7 +158,7 @@ def test_kernel_is_deterministic_per_seed():
 def test_examples_counted_per_pair_and_per_centre_word():
     """Window 1, no subsampling: [a b c] gives 4 skip-gram pairs and [d e] 2; CBOW
     counts one example per centre word with a context (3 + 2); [f] alone gives none."""
-    kernel = kernels.train_batch_kernel(D)
+    kernel = kernels.train_batch
     tokens = np.array([1, 2, 3, -1, 4, 5, -1, 6, -1], dtype=np.int32)  # a one-word sentence gives nothing
     keep = np.ones(V, np.float32)
     for cbow, want in ((False, 6), (True, 5)):
@@ -230,7 +230,7 @@ def test_skipgram_update_is_minus_alpha_times_gradient(hs, negative):
 
     assert loss() > 0
     before = syn0.copy(), syn1.copy(), syn1neg.copy()
-    kernel = kernels.train_batch_kernel(D)
+    kernel = kernels.train_batch
     tokens = np.array([a, b, -1], dtype=np.int32)
     settings = kernels.Settings(1, negative, False, True)
     _, examples = kernel(tokens, syn0, params, np.ones(V, np.float32), settings, alpha, np.uint64(seed))
@@ -287,7 +287,7 @@ def test_cbow_mean_update_is_minus_alpha_times_hidden_gradient():
         for j in range(offsets[word], offsets[word + 1]):
             assert abs(float(syn0[t] @ syn1[nodes[j]])) >= 6
     before = syn0.copy(), syn1.copy()
-    kernel = kernels.train_batch_kernel(D)
+    kernel = kernels.train_batch
     tokens = np.array([a, t, c, -1], dtype=np.int32)
     _, examples = kernel(tokens, syn0, params, np.ones(V, np.float32), kernels.Settings(1, 0, True, True), alpha, SEED)
     assert examples == 3
@@ -359,7 +359,7 @@ def test_a_batch_trains_the_top_of_the_tree_in_its_copy(case, tree):
     tokens = np.random.default_rng(8).integers(0, len(counts), 400).astype(np.int32)
     tokens[::37] = -1
     keep = np.ones(len(counts), np.float32)
-    kernel = kernels.train_batch_kernel(D)
+    kernel = kernels.train_batch
     results = []
     for sharers in (1, 4):
         moved_syn0, moved = syn0.copy(), copy_params(params)

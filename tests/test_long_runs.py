@@ -58,18 +58,13 @@ def interrupt_at(fraction: float):
 
 def slow_down(monkeypatch):
     """Make every batch take a while, so the main thread sees the run in progress."""
-    kernel = kernels.train_batch_kernel  # run_epochs imports it from there when called
+    kernel = kernels.train_batch  # run_epochs imports it from there when called
 
-    def slowed(dim):
-        inner = kernel(dim)
+    def slowed(*args):
+        time.sleep(0.01)
+        return kernel(*args)
 
-        def run(*args):
-            time.sleep(0.01)
-            return inner(*args)
-
-        return run
-
-    monkeypatch.setattr(kernels, "train_batch_kernel", slowed)
+    monkeypatch.setattr(kernels, "train_batch", slowed)
 
 
 def test_resume_after_interrupt_is_byte_identical(corpus, uninterrupted, tmp_path, monkeypatch):
@@ -109,25 +104,20 @@ class Gate:
     after ``release`` was set."""
 
     def __init__(self, monkeypatch, free: int):
-        self.kernel, self.free = kernels.train_batch_kernel, free  # run_epochs imports it when called
+        self.kernel, self.free = kernels.train_batch, free  # run_epochs imports it when called
         self.release, self.lock, self.began_after = threading.Event(), threading.Lock(), []
-        monkeypatch.setattr(kernels, "train_batch_kernel", self.gated)
+        monkeypatch.setattr(kernels, "train_batch", self.gated)
 
-    def gated(self, dim):
-        inner = self.kernel(dim)
-
-        def run(*args):
-            if len(args[0]) == 0:  # run_epochs loading the kernel on no tokens: not a batch
-                return inner(*args)
-            with self.lock:
-                self.began_after.append(self.release.is_set())
-                waits = len(self.began_after) > self.free
-            if waits and not self.release.wait(60):
-                raise AssertionError("the main thread never released the workers")
-            self.while_held()
-            return inner(*args)
-
-        return run
+    def gated(self, *args):
+        if len(args[0]) == 0:  # run_epochs loading the kernel on no tokens: not a batch
+            return self.kernel(*args)
+        with self.lock:
+            self.began_after.append(self.release.is_set())
+            waits = len(self.began_after) > self.free
+        if waits and not self.release.wait(60):
+            raise AssertionError("the main thread never released the workers")
+        self.while_held()
+        return self.kernel(*args)
 
     def while_held(self) -> None:
         """Runs in a worker, in its batch, after the release (a hook for subclasses)."""
@@ -291,21 +281,17 @@ def test_failed_checkpoint_write_keeps_the_previous_one(corpus, tmp_path, monkey
 def test_non_finite_weights_stop_training_before_a_checkpoint(corpus, tmp_path, monkeypatch):
     """A weight gone infinite that no batch reads afterwards (so every loss is finite) is
     found at the epoch's end: no checkpoint holds it, the message names --alpha."""
-    kernel = kernels.train_batch_kernel
+    kernel = kernels.train_batch
 
-    def corrupting(dim):
-        inner = kernel(dim)
-        kept = {}
+    kept = {}
 
-        def run(tokens, syn0, *args):
-            syn0[-1, 0] = kept.get("value", syn0[-1, 0])  # each batch reads finite weights
-            result = inner(tokens, syn0, *args)
-            kept["value"], syn0[-1, 0] = syn0[-1, 0], np.inf  # and leaves one infinite
-            return result
+    def corrupting(tokens, syn0, *args):
+        syn0[-1, 0] = kept.get("value", syn0[-1, 0])  # each batch reads finite weights
+        result = kernel(tokens, syn0, *args)
+        kept["value"], syn0[-1, 0] = syn0[-1, 0], np.inf  # and leaves one infinite
+        return result
 
-        return run
-
-    monkeypatch.setattr(kernels, "train_batch_kernel", corrupting)
+    monkeypatch.setattr(kernels, "train_batch", corrupting)
     folder = tmp_path / "ck"
     with pytest.raises(DivergedError, match=r"epoch 1 \(non-finite weights in syn0\): lower .* \(--alpha"):
         train(str(corpus), checkpoint=str(folder), **SETTINGS)

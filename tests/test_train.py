@@ -123,17 +123,17 @@ def test_ctypes_callbacks_drop_what_a_signal_handler_raises(monkeypatch, ctrl_c_
 def test_a_signal_while_the_kernel_loads_stops_the_run(tiny_corpus, monkeypatch, ctrl_c_handled):
     """Ctrl-C while Numba loads (or compiles) the training kernel ends the run, instead
     of being dropped in a callback and the run training to its end."""
-    kernel, loads = kernels.train_batch_kernel, []
+    kernel, loads = kernels.train_batch, []
 
-    def loading(dim):
-        loads.append(dim)
+    def loading(tokens, *args):
+        loads.append(len(tokens))
         signal_in_a_callback(signal.SIGINT)
-        return kernel(dim)
+        return kernel(tokens, *args)
 
-    monkeypatch.setattr(kernels, "train_batch_kernel", loading)  # run_epochs imports it when called
+    monkeypatch.setattr(kernels, "train_batch", loading)  # run_epochs imports it when called
     with pytest.raises(KeyboardInterrupt):
         w2v.train(str(tiny_corpus), dim=DIM, min_count=1, epochs=1, threads=1)
-    assert loads == [DIM]
+    assert loads == [0]  # the load: a call on no tokens
 
 
 @pytest.mark.skipif(threading.current_thread() is not threading.main_thread(), reason="signals: main thread only")
@@ -184,8 +184,8 @@ main(sys.argv[1:])
 @pytest.mark.parametrize(
     ("module", "function", "signum", "code", "word"),
     [
-        ("engine.kernels", "train_batch_kernel", "SIGTERM", 143, "terminated"),
-        ("engine.kernels", "train_batch_kernel", "SIGINT", 130, "interrupted"),
+        ("engine.kernels", "train_batch", "SIGTERM", 143, "terminated"),
+        ("engine.kernels", "train_batch", "SIGINT", 130, "interrupted"),
         ("corpus.chunkcounter", "scan_chunk", "SIGTERM", 143, "terminated"),
     ],
 )
@@ -277,7 +277,7 @@ def test_each_batch_gets_the_rate_of_its_position(tmp_path, monkeypatch):
         words = int((tokens >= 0).sum())
         return 2.0 * words, words
 
-    monkeypatch.setattr(kernels, "train_batch_kernel", lambda dim: fake_kernel)  # run_epochs imports it when called
+    monkeypatch.setattr(kernels, "train_batch", fake_kernel)  # run_epochs imports it when called
     seen = []
     try:
         progress = Progress(1, 3, len(stream), stream_offsets(stream))

@@ -32,8 +32,20 @@ PAD = 32
 LINE_FLOATS = 16  # float32 in a 64-byte cache line
 
 
+def jit_helper(function):
+    """Compile a helper that the kernels call from several places, or from inner
+    loops: compiled once for each set of argument types, and inlined by LLVM into
+    every caller (``forceinline``: LLVM's ``alwaysinline``), so that the whole
+    kernel is one function and LLVM knows its stack buffers alias nothing."""
+    return njit(function, forceinline=True, nogil=True, fastmath=FASTMATH, error_model=ERROR_MODEL, cache=True)
+
+
 def jit_inline(function):
-    """Compile a helper that Numba inlines into its callers (``inline="always"``)."""
+    """Compile a helper that is called from one place, a stage of the kernel built of
+    ``jit_helper`` calls: Numba inlines it (``inline="always"``), so that LLVM
+    optimises its code once, in the kernel, and not again in each stage that calls
+    it. Numba types an inlined function's code again at every call site, so the
+    helpers called from several places are ``jit_helper``'s."""
     return njit(function, inline="always", nogil=True, fastmath=FASTMATH, error_model=ERROR_MODEL, cache=True)
 
 
@@ -118,35 +130,32 @@ def keep_alive(typingctx, arrays):
     return types.void(arrays), codegen
 
 
-@intrinsic(prefer_literal=True)
+@intrinsic
 def stack_matrix(typingctx, rows, cols):
-    """A (rows, cols) float32 array on the stack of the kernel it is inlined
-    into: one buffer per call site, allocated on entry, unmanaged. ``rows`` and
-    ``cols`` must be compile-time constants (a global, or a factory's argument).
-    The buffer starts on a 64-byte cache line.
+    """A (rows, cols) float32 array on the stack of the kernel it is called from:
+    allocated where the call is (call it once per kernel call, outside any loop: the
+    room is given back only when the kernel returns), uninitialised, unmanaged,
+    starting on a 64-byte cache line.
 
     For the buffers the inner loops write: the compiler knows that no other
     pointer reaches stack memory, so it keeps rows in registers across loops and
-    drops the overlap checks and scalar fallbacks it adds for heap arrays. A
-    module-level intrinsic, not one made per kernel: Numba keys its cache on the
-    pickled closure of a kernel, and an intrinsic made per kernel pickles
-    differently in every process.
+    drops the overlap checks and scalar fallbacks it adds for heap arrays.
     """
-    if not isinstance(rows, types.IntegerLiteral) or not isinstance(cols, types.IntegerLiteral):
+    if not isinstance(rows, types.Integer) or not isinstance(cols, types.Integer):
         return None
-    n_rows, n_cols = rows.literal_value, cols.literal_value
     array_type = types.Array(types.float32, 2, "C")
 
     def codegen(context, builder, signature, args):
-        data = cgutils.alloca_once(builder, ir.FloatType(), size=ir.Constant(ir.IntType(64), n_rows * n_cols))
-        data.align = 4 * LINE_FLOATS  # on a cache line: with cols a multiple of LINE_FLOATS, so is every row
-        array = context.make_array(array_type)(context, builder)
         intp = context.get_value_type(types.intp)
+        n_rows, n_cols = (context.cast(builder, v, t, types.intp) for v, t in zip(args, signature.args, strict=True))
+        data = builder.alloca(ir.FloatType(), size=builder.mul(n_rows, n_cols))
+        data.align = 4 * LINE_FLOATS
+        array = context.make_array(array_type)(context, builder)
         context.populate_array(
             array,
             data=data,
-            shape=[ir.Constant(intp, n_rows), ir.Constant(intp, n_cols)],
-            strides=[ir.Constant(intp, 4 * n_cols), ir.Constant(intp, 4)],
+            shape=[n_rows, n_cols],
+            strides=[builder.mul(n_cols, ir.Constant(intp, 4)), ir.Constant(intp, 4)],
             itemsize=ir.Constant(intp, 4),
             meminfo=None,
         )
@@ -155,14 +164,14 @@ def stack_matrix(typingctx, rows, cols):
     return array_type(rows, cols), codegen
 
 
-@jit_inline
+@jit_helper
 def prefetch_row(matrix, row, dim):
     """Prefetch every cache line (``LINE_FLOATS`` float32) of ``matrix[row]`` ((dim,) float32)."""
     for col in range(0, dim, LINE_FLOATS):
         prefetch(matrix, row, col)
 
 
-@jit_inline
+@jit_helper
 def scratch(size, dtype):
     """An uninitialised (size,) buffer of a 4-byte ``dtype``, ``PAD`` elements away
     from any other allocation on both sides."""
@@ -220,7 +229,11 @@ def compiling_noted(show: bool) -> Iterator:
         family = KERNEL_FAMILIES.get(function.__module__, function.__name__)
         if family not in announced:
             announced.add(family)
-            note(f"compiling the {family} kernels (first run only; cached in {dispatcher.stats.cache_path})", show)
+            note(
+                f"compiling the {family} kernels: once for this version of w2v and Numba on this CPU "
+                f"(cached in {dispatcher.stats.cache_path})",
+                show,
+            )
 
     with watch_compiles(announce) as watch:
         yield watch

@@ -61,12 +61,13 @@ from typing import Any, NamedTuple
 
 import numpy as np
 from numba import types
-from numba.extending import overload
+from numba.extending import overload, register_jitable
 
 from w2v.config import TrainConfig
 from w2v.corpus.vocab import MAX_CODE_LENGTH  # the longest Huffman path: sizes the buffer of (unit, input) pairs
 from w2v.engine.jit import (
     LINE_FLOATS,
+    jit_helper,
     jit_inline,
     jit_kernel,
     keep_alive,
@@ -151,13 +152,13 @@ class Window(NamedTuple):
     draws: Units  # the candidate rows of ``tables.syn1neg`` drawn for it, the target first (``draw_candidates``)
 
 
-@jit_inline
+@jit_helper
 def lcg_next(state):
     """One step of word2vec.c's generator (uint64 -> uint64, wraps)."""
     return state * LCG_MUL + LCG_ADD
 
 
-@jit_inline
+@jit_helper
 def uniform24(state):
     """A float in [0, 1) from the high 24 bits of ``state``."""
     return np.float32(state >> np.uint64(40)) * np.float32(1.0 / 16777216.0)
@@ -175,7 +176,7 @@ LOG1P_UNIT = (  # log(1 + x) on [0, 1]: degree-7 Chebyshev fit, power basis, |er
 )
 
 
-@jit_inline
+@jit_helper
 def log1p_unit(x):
     """log(1 + x) for x in [0, 1], float32, by Horner's rule on ``LOG1P_UNIT``: the
     loss of every logistic unit needs one, and a call to ``math.log1p`` would cost
@@ -191,7 +192,7 @@ EXP_TABLE = np.exp(-EXP_STEP * np.arange(129)).astype(np.float32)  # exp(-i/4), 
 EXP_POLY = (0.9999999711710855, -0.9999965234355948, 0.499901974761043, -0.16560896642410514, 0.03679683029352918)
 
 
-@jit_inline
+@jit_helper
 def exp_neg(a):
     """exp(-a) for float32 a >= 0, |relative error| < 3e-7 (exp(-32) stands for
     anything beyond 32): a table of exp(-i/4) times a degree-4 fit of exp(-r) on
@@ -206,7 +207,7 @@ def exp_neg(a):
     return EXP_TABLE[i] * p
 
 
-@jit_inline
+@jit_helper
 def logistic(f, label):
     """A logistic unit with logit ``f`` (float32) and label ``label`` (0 or 1).
 
@@ -222,7 +223,7 @@ def logistic(f, label):
     return s, max(z, np.float32(0.0)) + log1p_unit(e)
 
 
-@jit_inline
+@jit_helper
 def draw_noise(state, alias_prob, alias_idx):
     """One draw from the alias table (``weights.Tables``). Returns (word id, new state)."""
     state = lcg_next(state)
@@ -254,7 +255,7 @@ def draw_candidates(candidates, offsets, target, settings, log_k, state, tables)
     return n, state
 
 
-@jit_inline
+@jit_helper
 def all_distinct(words):
     """Whether the ids ``words`` (a few) are pairwise distinct."""
     for d in range(1, words.shape[0]):
@@ -264,7 +265,7 @@ def all_distinct(words):
     return True
 
 
-@jit_inline
+@jit_helper
 def logits(inputs, count, o, out, dim):
     """``out[i] = inputs[i] . o`` for the ``count`` inputs (float32; ``o`` (D,))."""
     for i in range(count):
@@ -275,7 +276,7 @@ def logits(inputs, count, o, out, dim):
         out[i] = f
 
 
-@jit_inline
+@jit_helper
 def unit_steps(steps, labels, n, hs_rule, alpha):
     """Turn the logits ``steps[:n]`` of (output unit, input) pairs into steps, in
     place: g = alpha (label - sigma(f)) (float32), ``labels[:n]`` (float32, 0 or 1)
@@ -298,7 +299,7 @@ def unit_steps(steps, labels, n, hs_rule, alpha):
     return loss
 
 
-@jit_inline
+@jit_helper
 def move_unit(buffers, count, o, steps, dim):
     """Apply one output unit's steps ``steps`` ((count,) float32): each input's gradient
     ``buffers.grads[i]`` gains ``steps[i] * o`` against the row as it was, and the row
@@ -322,7 +323,7 @@ def move_unit(buffers, count, o, steps, dim):
         o[k] += acc[k]
 
 
-@jit_inline
+@jit_helper
 def move_unit_pair(buffers, count, o, p, steps_o, steps_p, dim):
     """``move_unit`` on two distinct output rows ``o`` and ``p`` ((D,) each) at once,
     with its results: each input's gradient gains ``steps_o[i] * o + steps_p[i] * p``
@@ -377,7 +378,7 @@ def logistic_units(buffers, count, units, first, last, hs_rule, alpha, dim):
     return loss
 
 
-@jit_inline
+@jit_helper
 def unit_logits(buffers, count, units, first, last, at, dim):
     """The logits ``u . x + b`` of the (unit, input) pairs of the units
     ``units.out[units.rows[u]]``, u in [first, last), into ``buffers.pairs[0]`` from
@@ -393,7 +394,7 @@ def unit_logits(buffers, count, units, first, last, at, dim):
             steps[i] += offset
 
 
-@jit_inline
+@jit_helper
 def move_units(buffers, count, units, first, last, steps, dim):
     """Apply the steps ``steps`` (float32, ``count`` to a unit, from column 0) of the
     units ``units.out[units.rows[u]]``, u in [first, last): two at a time when there
@@ -592,17 +593,20 @@ def window_inputs(syn0, chunk, settings, buffers, dim):
     inputs, grads = buffers.inputs, buffers.grads
     if not settings.cbow:
         for c in range(chunk.shape[0]):
+            row, x, gradient = syn0[chunk[c]], inputs[c], grads[c]
             for k in range(dim):
-                inputs[c, k] = syn0[chunk[c], k]
-                grads[c, k] = 0.0
+                x[k] = row[k]
+                gradient[k] = 0.0
         return chunk.shape[0]
-    inputs[0, :] = 0.0
+    h = inputs[0]
+    h[:] = 0.0
     for c in range(chunk.shape[0]):
+        row = syn0[chunk[c]]
         for k in range(dim):
-            inputs[0, k] += syn0[chunk[c], k]
+            h[k] += row[k]
     if settings.cbow_mean:
         for k in range(dim):
-            inputs[0, k] /= np.float32(chunk.shape[0])
+            h[k] /= np.float32(chunk.shape[0])
     grads[0, :] = 0.0
     return 1
 
@@ -680,10 +684,11 @@ def prefetch_next(syn0, tables, sentence, pos, length, window, dim):
             prefetch_row(tables.syn1, tables.path_nodes[j], dim)
 
 
-def make_train_batch(dim):
-    """Build the batch kernel for vectors of ``dim`` floats (a compile-time constant).
-
-    ``train_batch(tokens, syn0, tables, keep_prob, settings, alpha, seed) -> (loss_sum, examples)``
+@jit_kernel
+def train_batch(tokens, syn0, tables, keep_prob, settings, alpha, seed):
+    """Train on a batch of tokens: ``-> (loss_sum, examples)``. One compiled kernel
+    for every vector size D (``syn0.shape[1]``, read at run time), model and loss;
+    its buffers are on its stack, rows ``row_stride(D)`` floats apart.
 
     - ``tokens`` (N,) int32, ``-1`` ending sentences;
     - ``syn0`` (V, D) float32 and the output matrices of ``tables``
@@ -699,74 +704,67 @@ def make_train_batch(dim):
     Returns the summed loss (float64, nats) and the number of training examples
     (skip-gram: context-centre pairs; CBOW: centre words).
     """
-
+    tokens, syn0, keep_prob, tables = unmanaged(tokens), unmanaged(syn0), unmanaged(keep_prob), unmanaged(tables)
+    dim = syn0.shape[1]
     stride = row_stride(dim)  # floats from one row of the stack buffers to the next
-
-    @jit_kernel
-    def train_batch(tokens, syn0, tables, keep_prob, settings, alpha, seed):
-        tokens, syn0, keep_prob, tables = unmanaged(tokens), unmanaged(syn0), unmanaged(keep_prob), unmanaged(tables)
-        window, samples = settings.window, settings.samples
-        state, alpha, log_k = np.uint64(seed), np.float32(alpha), np.float32(np.log(max(samples, 1)))
-        vocab = syn0.shape[0] if settings.kind == SOFTMAX else 0
-        owned = (  # the heap scratch buffers, used through unmanaged views
-            scratch(tokens.shape[0], np.int32),  # a sentence after subsampling
-            scratch(2 * window, np.int32),  # a window's context words
-            scratch(samples + 1, np.int32),  # the output loss's candidates
-            scratch(samples + 1, np.float32),  # and their labels
-            scratch(samples + 1, np.float32),  # and their logit offsets
-            np.arange(vocab).astype(np.int32),  # every row: the full softmax's candidates
-            np.zeros(vocab, dtype=np.float32),  # and their logit offsets
-            np.empty((max(vocab, samples + 1), CHUNK), dtype=np.float32),  # the softmax's logits, then steps
-            scratch(MAX_CODE_LENGTH, np.int32),  # a path's nodes in the copy of the top of the tree
-        )
-        sentence, contexts, candidates, labels, offsets, all_rows, no_offsets, table, top_rows = unmanaged(owned)
-        labels[:] = 0.0
-        labels[0] = 1.0
-        offsets[:] = 0.0  # negative sampling's: draw_candidates sets them for the other losses
-        inputs, grads = stack_matrix(CHUNK, stride), stack_matrix(CHUNK, stride)  # skip-gram's rows (CBOW: row 0)
-        acc = stack_matrix(2, stride)  # two output rows' steps
-        pairs = stack_matrix(2, UNITS)  # (unit, input) pairs' logits then steps; labels
-        buffers = Scratch(inputs, grads, pairs, acc, table)
-        first_top, top_count = top_of_tree(tables) if settings.sharers > 1 else (0, 0)
-        weight = np.float32(1.0 / settings.sharers)
-        copy, start = stack_matrix(TOP_NODES, stride)[:top_count], stack_matrix(TOP_NODES, stride)[:top_count]
-        copy_top(tables.syn1, first_top, copy, start, dim)
-        top = Top(copy, first_top, top_rows)
-        outputs = Outputs(tables, top, Units(tables.syn1neg, all_rows, None, no_offsets))
-        loss, examples, i, n = 0.0, 0, 0, 0
-        while i < tokens.shape[0]:
-            length, i, state = subsampled_sentence(tokens, i, keep_prob, sentence, state)
-            for pos in range(length):
-                state = lcg_next(state)
-                reach = window - np.int64((state >> np.uint64(16)) % np.uint64(window))
-                lo, hi, target = max(pos - reach, 0), min(pos + reach + 1, length), sentence[pos]
-                prefetch_next(syn0, tables, sentence, pos, length, window, dim)
-                if hi - lo < 2:
-                    continue  # no context
-                if tables.syn1neg.shape[0] > 0:  # drawn first, so that their rows load while the inputs are formed
-                    n, state = draw_candidates(candidates, offsets, target, settings, log_k, state, tables)
-                    for d in range(1, n):
-                        prefetch_row(tables.syn1neg, candidates[d], dim)
-                count = 0
-                for c in range(lo, hi):
-                    if c != pos:
-                        contexts[count] = sentence[c]
-                        count += 1
-                draws = Units(tables.syn1neg, candidates[:n], labels[:n], offsets[:n])
-                centre = Window(contexts[:count], target, draws)
-                loss += window_loss(syn0, centre, outputs, settings, buffers, alpha, dim)
-                examples += 1 if settings.cbow else count
-        merge_top(tables.syn1, first_top, copy, start, weight, dim)
-        keep_alive(owned)
-        return loss, examples
-
-    return train_batch
+    window, samples = settings.window, settings.samples
+    state, alpha, log_k = np.uint64(seed), np.float32(alpha), np.float32(np.log(max(samples, 1)))
+    vocab = syn0.shape[0] if settings.kind == SOFTMAX else 0
+    owned = (  # the heap scratch buffers, used through unmanaged views
+        scratch(tokens.shape[0], np.int32),  # a sentence after subsampling
+        scratch(2 * window, np.int32),  # a window's context words
+        scratch(samples + 1, np.int32),  # the output loss's candidates
+        scratch(samples + 1, np.float32),  # and their labels
+        scratch(samples + 1, np.float32),  # and their logit offsets
+        np.arange(vocab).astype(np.int32),  # every row: the full softmax's candidates
+        np.zeros(vocab, dtype=np.float32),  # and their logit offsets
+        np.empty((max(vocab, samples + 1), CHUNK), dtype=np.float32),  # the softmax's logits, then steps
+        scratch(MAX_CODE_LENGTH, np.int32),  # a path's nodes in the copy of the top of the tree
+    )
+    sentence, contexts, candidates, labels, offsets, all_rows, no_offsets, table, top_rows = unmanaged(owned)
+    labels[:] = 0.0
+    labels[0] = 1.0
+    offsets[:] = 0.0  # negative sampling's: draw_candidates sets them for the other losses
+    inputs, grads = stack_matrix(CHUNK, stride), stack_matrix(CHUNK, stride)  # skip-gram's rows (CBOW: row 0)
+    acc = stack_matrix(2, stride)  # two output rows' steps
+    pairs = stack_matrix(2, UNITS)  # (unit, input) pairs' logits then steps; labels
+    buffers = Scratch(inputs, grads, pairs, acc, table)
+    first_top, top_count = top_of_tree(tables) if settings.sharers > 1 else (0, 0)
+    weight = np.float32(1.0 / settings.sharers)
+    copy, start = stack_matrix(TOP_NODES, stride)[:top_count], stack_matrix(TOP_NODES, stride)[:top_count]
+    copy_top(tables.syn1, first_top, copy, start, dim)
+    top = Top(copy, first_top, top_rows)
+    outputs = Outputs(tables, top, Units(tables.syn1neg, all_rows, None, no_offsets))
+    loss, examples, i, n = 0.0, 0, 0, 0
+    while i < tokens.shape[0]:
+        length, i, state = subsampled_sentence(tokens, i, keep_prob, sentence, state)
+        for pos in range(length):
+            state = lcg_next(state)
+            reach = window - np.int64((state >> np.uint64(16)) % np.uint64(window))
+            lo, hi, target = max(pos - reach, 0), min(pos + reach + 1, length), sentence[pos]
+            prefetch_next(syn0, tables, sentence, pos, length, window, dim)
+            if hi - lo < 2:
+                continue  # no context
+            if tables.syn1neg.shape[0] > 0:  # drawn first, so that their rows load while the inputs are formed
+                n, state = draw_candidates(candidates, offsets, target, settings, log_k, state, tables)
+                for d in range(1, n):
+                    prefetch_row(tables.syn1neg, candidates[d], dim)
+            count = 0
+            for c in range(lo, hi):
+                if c != pos:
+                    contexts[count] = sentence[c]
+                    count += 1
+            draws = Units(tables.syn1neg, candidates[:n], labels[:n], offsets[:n])
+            centre = Window(contexts[:count], target, draws)
+            loss += window_loss(syn0, centre, outputs, settings, buffers, alpha, dim)
+            examples += 1 if settings.cbow else count
+    merge_top(tables.syn1, first_top, copy, start, weight, dim)
+    keep_alive(owned)
+    return loss, examples
 
 
-_BATCH_KERNELS: dict[int, Any] = {}
-
-
-def row_stride(dim: int) -> int:
+@register_jitable
+def row_stride(dim):
     """Floats from one row of the kernel's stack buffers to the next: ``dim`` rounded
     up to whole 64-byte cache lines (``LINE_FLOATS`` float32). The buffers start on a
     line, so every row does, and no vector load or store of a row straddles two lines."""
@@ -774,15 +772,8 @@ def row_stride(dim: int) -> int:
 
 
 def stack_bytes(dim: int) -> int:
-    """Bytes of stack the kernel for ``dim`` keeps its buffers in."""
+    """Bytes of stack the kernel keeps its buffers in for vectors of ``dim`` floats."""
     return 4 * (row_stride(dim) * (2 * CHUNK + 2 + 2 * TOP_NODES) + 2 * UNITS)
-
-
-def train_batch_kernel(dim):
-    """The (cached) batch kernel for vector size ``dim``."""
-    if dim not in _BATCH_KERNELS:
-        _BATCH_KERNELS[dim] = make_train_batch(dim)
-    return _BATCH_KERNELS[dim]
 
 
 @jit_kernel
@@ -802,3 +793,13 @@ def path_log_probs(hidden, targets, syn1, path_nodes, path_labels, path_offsets,
             z = f if path_labels[j] > 0.5 else -f
             total -= max(-z, 0.0) + np.log1p(np.exp(-abs(z)))
         out[b] = total
+
+
+def load_scoring_kernel() -> None:
+    """Load (or compile) ``path_log_probs`` for the argument types ``scoring`` passes,
+    on no rows: a first training run compiles it with the batch kernel, so that
+    ``w2v score`` and ``--heldout`` compile nothing later."""
+    rows, float32, int32, int64 = np.empty((0, 1), np.float32), np.float32, np.int32, np.int64
+    path_log_probs(
+        rows, np.empty(0, int64), rows, np.empty(0, int32), np.empty(0, float32), np.zeros(1, int64), np.empty(0)
+    )

@@ -33,7 +33,7 @@ MAX_ROW_NORM = 1e3
 
 class Tables(NamedTuple):
     """The output weights and lookup tables of one run, as the kernel reads them
-    (``kernels.make_train_batch``). N is the total length of the Huffman paths."""
+    (``kernels.train_batch``). N is the total length of the Huffman paths."""
 
     syn1: np.ndarray  # (V - 1, D) or (0, D) float32: tree nodes (hierarchical softmax)
     syn1neg: np.ndarray  # (V, D) or (0, D) float32: word output vectors (NS, NCE, sampled or full softmax)

@@ -182,12 +182,13 @@ class EpochRunner:
         left from counting, not from a worker's new one. The call is skipped when the
         kernel's stack buffers need a thread of their own (``thread_stack``): the
         first worker compiles it, in a thread where no signal handler runs."""
-        from w2v.engine.kernels import Settings, stack_bytes, train_batch_kernel
+        import w2v.engine.kernels as kernels
 
-        self.kernel = train_batch_kernel(self.config.dim)
-        self.settings = Settings.of(self.config, self.sharers)
-        if len(self.stream) and stack_bytes(self.config.dim) <= SMALL_STACK:
+        self.kernel = kernels.train_batch
+        self.settings = kernels.Settings.of(self.config, self.sharers)
+        if len(self.stream) and kernels.stack_bytes(self.config.dim) <= SMALL_STACK:
             self.train_tokens(np.empty(0, dtype=np.int32), self.alpha(0), batch_seed(self.config.seed, 0))
+        kernels.load_scoring_kernel()
 
     def train_tokens(self, tokens: np.ndarray, alpha: float, seed: np.uint64) -> tuple[float, int]:
         """The kernel on ``tokens`` (int32 ids, -1 ending sentences) with the run's
