@@ -180,8 +180,7 @@ def test_eval_text_and_json(tmp_path, capsys):
     assert (code, err) == (0, "")
     lines = out.splitlines()
     assert lines[0].endswith(
-        "analogy accuracy 83.33% (5/6); 7 questions, 1 skipped (a word outside the 30,000 most frequent), "
-        "1 invalid line"
+        "analogy accuracy 83.33% (5/6); 7 questions, 1 skipped (a word outside the 17 most frequent), 1 invalid line"
     )
     assert lines[1].split() == ["gender", "100.00%", "(3/3)"]
     assert lines[2].split() == ["capitals", "66.67%", "(2/3)"]

@@ -137,7 +137,7 @@ def test_analogies_exact():
     assert result.accuracy == pytest.approx(5 / 6)
     d = result.to_dict()
     assert d["accuracy"] == pytest.approx(5 / 6) and d["sections"][1]["accuracy"] == pytest.approx(2 / 3)
-    assert d["restrict"] == 30000 and d["case_insensitive"] is True and d["method"] == "add"
+    assert d["restrict"] == len(VECTORS) and d["case_insensitive"] is True and d["method"] == "add"
 
 
 def test_analogies_restricted():

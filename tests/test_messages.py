@@ -65,7 +65,7 @@ def test_eval_one_question_and_one_pair(tmp_path, capsys):
         capsys, "eval", "-v", vectors, "--analogies", tmp_path / "q.txt", "--similarity", tmp_path / "p.txt"
     )
     assert code == 0
-    assert "; 1 question, 0 skipped (a word outside the 30,000 most frequent), 1 invalid line" in out
+    assert "; 1 question, 0 skipped (a word outside the 4 most frequent), 1 invalid line" in out
     assert " on 1 pair, 0 missing" in out
 
 

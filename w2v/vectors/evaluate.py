@@ -101,7 +101,7 @@ class AnalogyResult:
     questions: int  # well-formed questions read
     skipped: int  # questions with a word outside the restricted vocabulary
     invalid: int  # lines that are neither a section header nor four words
-    restrict: int
+    restrict: int  # the words searched: the first min(restrict, words) (word2vec.c compute-accuracy)
     case_insensitive: bool
     method: str
 
@@ -300,7 +300,7 @@ def score_analogies(
         questions=total,
         skipped=skipped,
         invalid=questions.invalid,
-        restrict=rows if restrict is None else restrict,
+        restrict=rows,
         case_insensitive=case_insensitive,
         method=method,
     )
