@@ -9,6 +9,7 @@ to check a real process prints the same single line.
 """
 
 import importlib.util
+import io
 import json
 import os
 import resource
@@ -707,3 +708,80 @@ def test_unreadable_input(ws, capsys, line, code):
         secret.chmod(0o644)
     assert_one_error_line(*result, code, "secret")
     assert snapshot(ws) == before
+
+
+# other tools' habits: (command line, the exact error line), each exit 2
+HABITS = [
+    (f"{TRAIN} --workers 2", "--workers is gensim's name: use --threads"),
+    (f"{TRAIN} --sg 1", "--sg is gensim's name: use --model skipgram (sg=1) or --model cbow (sg=0)"),
+    (f"{TRAIN} --vector_size 50", "--vector_size is gensim's name: use --dim"),
+    (f"{TRAIN} --vector-size=50", "--vector-size is gensim's name: use --dim"),
+    (f"{TRAIN} --max-final-vocab 9", "--max-final-vocab is gensim's name: use --max-vocab"),
+    (
+        f"{TRAIN} --hs 1",
+        "--hs takes no value: give --hs alone to turn it on; leave it out (or give --no-hs) for word2vec.c's -hs 0",
+    ),
+    (
+        "train 1 --hs 0",
+        "--hs takes no value: give --hs alone to turn it on; leave it out (or give --no-hs) for word2vec.c's -hs 0",
+    ),
+    (
+        f"{TRAIN} --model cbow --cbow-sum 1",
+        "--cbow-sum takes no value: give --cbow-sum alone to turn it on; leave it out to keep it off",
+    ),
+    ("similar -v vecs.bin man -topn 3", "no option -topn: use --top"),
+    ("analogy -v vecs.bin king man woman -top 3", "no option -top: use --top"),
+    ("distance", "give the vectors file: FILE or -v FILE"),
+    ("distance vecs.bin -v vecs.txt", "two vectors files given: vecs.bin and -v vecs.txt"),
+    ("eval vecs.bin -v vecs.txt", "two vectors files given: vecs.bin and -v vecs.txt"),
+    ("compute-accuracy -v vecs.bin 3 4", "got unexpected extra argument (4)"),
+]
+
+
+@pytest.mark.parametrize(("line", "message"), HABITS)
+def test_another_tools_habit_gets_w2vs_spelling(ws, capsys, line, message):
+    """gensim's flag names, a value after a flag that takes none, a single-dash long
+    name, two vectors files: one line naming what w2v takes, exit 2, whether or not a
+    file named like the stray value exists (``1`` here)."""
+    (ws / "1").write_text("a b c\n")
+    before = snapshot(ws)
+    code, out, err = run(capsys, shlex.split(line))
+    assert (code, out, err) == (2, "", f"w2v: error: {message}\n")
+    assert snapshot(ws) == before
+
+
+@pytest.mark.parametrize(
+    "line",
+    ["distance vecs.bin", "distance -v vecs.bin", "word-analogy -v vecs.bin", "word-analogy vecs.bin"],
+)
+def test_the_c_tools_take_the_vectors_file_either_way(ws, capsys, monkeypatch, line):
+    monkeypatch.setattr(sys, "stdin", io.StringIO("man\nEXIT\n"))
+    code, out, err = run(capsys, shlex.split(line))
+    assert (code, err) == (0, "") and out.startswith("Enter ")
+
+
+def test_compute_accuracy_and_eval_take_the_vectors_file_either_way(ws, capsys, monkeypatch):
+    outputs = []
+    for line in ("compute-accuracy vecs.bin 3", "compute-accuracy -v vecs.bin 3", "compute-accuracy -v vecs.bin"):
+        monkeypatch.setattr(sys, "stdin", io.StringIO(": royals\nman woman king queen\n"))
+        code, out, err = run(capsys, shlex.split(line))
+        assert (code, err) == (0, "")
+        outputs.append(out)
+    assert outputs[0] == outputs[1] and "Questions seen / total: 0 1" in outputs[0]
+    assert "Questions seen / total: 1 1" in outputs[2]  # no THRESHOLD: every word read
+    evals = [
+        run(capsys, ["eval", *args, "--analogies", "questions.txt"]) for args in (["vecs.bin"], ["-v", "vecs.bin"])
+    ]
+    assert evals[0] == evals[1] and evals[0][0] == 0 and "analogy accuracy" in evals[0][1]
+
+
+def test_compute_accuracy_says_what_it_waits_for_on_a_terminal(ws, capsys, monkeypatch):
+    stdin = io.StringIO(": royals\nman woman king queen\n")
+    stdin.isatty = lambda: True  # type: ignore[method-assign]
+    monkeypatch.setattr(sys, "stdin", stdin)
+    code, _, err = run(capsys, ["compute-accuracy", "vecs.bin"])
+    assert code == 0
+    assert (
+        err
+        == "w2v: reading analogy questions from standard input (': section' and 'a b c d' lines; Ctrl-D ends them)\n"
+    )

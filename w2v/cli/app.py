@@ -6,6 +6,7 @@ A closed output pipe (``w2v vocab ... | head -2``) ends any command quietly with
 exit 141, as a Unix tool killed by SIGPIPE.
 """
 
+import itertools
 import os
 import signal
 import sys
@@ -15,7 +16,7 @@ from contextlib import contextmanager
 
 import click
 
-from w2v.cli.c_tools import c_style_flags
+from w2v.cli.c_tools import WORD2VEC_FLAGS, c_style_flags
 from w2v.corpus.vocab import display_word
 from w2v.engine.state import checkpoint_path, describe_progress, read_meta
 from w2v.errors import W2VError
@@ -108,6 +109,7 @@ def main(argv: list[str] | None = None) -> None:
     if threading.current_thread() is threading.main_thread():  # signal() works only there
         signal.signal(signal.SIGTERM, terminate)
     try:
+        check_flag_values(sys.argv[1:] if argv is None else argv)
         cli.main(args=argv, prog_name="w2v", standalone_mode=False)
         if sys.stdout is not None:  # None when started with stdout closed (>&-)
             sys.stdout.flush()  # what is still buffered meets a closed pipe here, not at exit
@@ -120,7 +122,7 @@ def main(argv: list[str] | None = None) -> None:
         click.echo(err.format_message(), err=True)
         sys.exit(2)
     except click.UsageError as err:
-        fail(err.format_message() + c_flags_hint(sys.argv[1:] if argv is None else argv), 2)
+        fail(usage_message(err, sys.argv[1:] if argv is None else argv), 2)
     except click.ClickException as err:
         fail(err.format_message())
     except W2VError as err:
@@ -133,6 +135,62 @@ def main(argv: list[str] | None = None) -> None:
         fail(str(err), err.code)
     except MemoryError as err:  # numpy's message names the array's shape, e.g. (words, --dim)
         fail(f"out of memory{f': {err}' if str(err) else ''}")
+
+
+# gensim's Word2Vec keywords spelled as flags, where w2v's flag differs (``--size`` and
+# ``--iter`` are aliases, and click suggests ``--min-count`` for ``--min_count``)
+GENSIM_FLAGS = {
+    "workers": "--threads",
+    "sg": "--model skipgram (sg=1) or --model cbow (sg=0)",
+    "vector-size": "--dim",
+    "max-vocab-size": "--prune-at (distinct words held while counting)",
+    "max-final-vocab": "--max-vocab",
+    "cbow-mean": "--cbow-sum for cbow_mean=0 (the mean is the default)",
+    "corpus-file": "the corpus file as an argument",
+    "compute-loss": "nothing: the loss is always computed",
+}
+SINGLE_DASH_NAMES = {"topn": "--top"}  # gensim's and word2vec.c's names of options w2v spells otherwise
+
+
+def command_options(argv: list[str]) -> tuple[click.Command | None, dict[str, click.Option]]:
+    """The command ``argv`` runs (None for none) and its options by every name they take."""
+    command = cli.commands.get(argv[0]) if argv else None
+    params = [p for p in command.params if isinstance(p, click.Option)] if command else []
+    return command, {name: p for p in params for name in (*p.opts, *p.secondary_opts)}
+
+
+def usage_message(err: click.UsageError, argv: list[str]) -> str:
+    """The one line for a usage error: a flag that is another tool's name gets w2v's
+    (gensim's ``--workers``, ``-topn`` for ``--top``, word2vec.c's ``-train``)."""
+    command, options = command_options(argv)
+    given = [arg.split("=")[0] for arg in argv[1:] if arg.startswith("-") and arg.split("=")[0] not in options]
+    training = command is not None and command.name == "train"
+    for flag in given:
+        name = flag.lstrip("-").replace("_", "-").lower()
+        if training and name in GENSIM_FLAGS:
+            return f"{flag} is gensim's name: use {GENSIM_FLAGS[name]}"
+    if hint := c_flags_hint(argv):
+        return err.format_message() + hint
+    for flag in given:
+        name = flag.lstrip("-").lower()
+        spelled = SINGLE_DASH_NAMES.get(name, f"--{name}")
+        if not flag.startswith("--") and len(name) > 1 and spelled in options:  # -topn: click reads -t -o -p -n
+            return f"no option {flag}: use {spelled}"
+    return err.format_message()
+
+
+def check_flag_values(argv: list[str]) -> None:
+    """A usage error for a value after a flag that takes none (``--hs 1``, word2vec.c's
+    habit), which would otherwise be read as a corpus file named ``1`` (or ``0``)."""
+    _, options = command_options(argv)
+    for flag, value in itertools.pairwise(argv[1:]):
+        option = options.get(flag)
+        if option is None or not option.is_flag or option.count or value not in ("0", "1"):
+            continue
+        off = f" (or give {option.secondary_opts[0]})" if option.secondary_opts else ""
+        name = flag.lstrip("-")
+        keep_off = f"for word2vec.c's -{name} 0" if name in {f.name for f in WORD2VEC_FLAGS} else "to keep it off"
+        raise click.UsageError(f"{flag} takes no value: give {flag} alone to turn it on; leave it out{off} {keep_off}")
 
 
 def c_flags_hint(argv: list[str]) -> str:

@@ -42,6 +42,30 @@ def vectors_options(command):
 VECTOR_FORMATS = ["auto", "binary", "text", "glove"]
 
 
+def vectors_file_argument(command):
+    """An optional positional FILE, the same as ``-v FILE``, for a command that has no
+    other positional argument (``w2v eval v.bin``); ``chosen_vectors`` picks the one given."""
+    return click.argument("file", required=False)(command)
+
+
+def one_vectors_file(file: str | None, option: str | None, default: str | None = None) -> str:
+    """The vectors file given as FILE or as ``-v FILE`` (``option``; None where not
+    given), not both unless the same; ``default`` where neither is given."""
+    if file is not None and option is not None and file != option:
+        raise click.UsageError(f"two vectors files given: {file} and -v {option}")
+    chosen = file if file is not None else option if option is not None else default
+    if chosen is None:
+        raise click.UsageError("give the vectors file: FILE or -v FILE")
+    return chosen
+
+
+def chosen_vectors(file: str | None, vectors_path: str) -> str:
+    """The vectors file of a command with ``vectors_options`` and ``vectors_file_argument``."""
+    source = click.get_current_context().get_parameter_source("vectors_path")
+    given = vectors_path if source is not click.core.ParameterSource.DEFAULT else None
+    return one_vectors_file(file, given, vectors_path)
+
+
 def load_vectors_as(path: str, fmt: str, limit: int | None):
     """``Vectors.load`` of ``path`` in the ``--format``/``--from`` ``fmt`` (one of ``VECTOR_FORMATS``)."""
     binary = None if fmt in ("auto", "glove") else fmt == "binary"
@@ -227,6 +251,7 @@ def similarity(words, vectors_path, fmt, limit):
 
 
 @cli.command("eval", context_settings=CONTEXT)
+@vectors_file_argument
 @vectors_options
 @click.option(
     "--analogies",
@@ -250,8 +275,9 @@ def similarity(words, vectors_path, fmt, limit):
 @click.option("--case-sensitive", is_flag=True, default=False, help="Do not upper-case words before matching.")
 @click.option("--method", type=click.Choice(["add", "cosmul"]), default="add", show_default=True)
 @click.option("--json", "as_json", is_flag=True, default=False, help="Print the results as JSON.")
-def evaluate(vectors_path, fmt, limit, analogies, similarity, restrict, case_sensitive, method, as_json):
-    """Analogy accuracy and word-similarity Spearman rho, as gensim computes them.
+def evaluate(file, vectors_path, fmt, limit, analogies, similarity, restrict, case_sensitive, method, as_json):
+    """Analogy accuracy and word-similarity Spearman rho of the vectors FILE (or -v
+    FILE), as gensim computes them.
 
     With neither --analogies nor --similarity, scores the Google analogy set and
     WordSim-353, which ship with w2v.
@@ -263,6 +289,7 @@ def evaluate(vectors_path, fmt, limit, analogies, similarity, restrict, case_sen
     for path in (*analogies, *similarity):
         if not os.path.isfile(path):
             raise W2VError(f"evaluation file not found: {path}")
+    vectors_path = chosen_vectors(file, vectors_path)
     vectors = load_for_query(vectors_path, fmt, limit)
     ci = not case_sensitive
     results_a = [

@@ -5,7 +5,7 @@ import os
 import click
 
 from w2v.cli.app import CONTEXT, cli
-from w2v.cli.queries import load_for_query, vectors_options
+from w2v.cli.queries import chosen_vectors, load_for_query, vectors_file_argument, vectors_options
 from w2v.cli.training import corpus_sources, reject_unused
 from w2v.cluster.phrases import check_new_folder
 from w2v.config import DEFAULT_PRUNE_AT
@@ -182,6 +182,7 @@ def vocab(corpus, output, min_count, max_vocab, prune_at, cluster, quiet):
 
 
 @cli.command(context_settings=CONTEXT)
+@vectors_file_argument
 @vectors_options
 @click.option("-k", "--classes", "k", type=click.IntRange(min=1), required=True, help="Number of classes.")
 @click.option("-o", "--output", default="classes.txt", show_default=True, help="File of 'word class' lines to write.")
@@ -209,8 +210,10 @@ def vocab(corpus, output, min_count, max_vocab, prune_at, cluster, quiet):
     help="Sort lines by class (as the word2vec demo does), or keep the vectors' word order.",
 )
 @click.option("-q", "--quiet", is_flag=True, default=False, help="No progress bar, no summary line.")
-def classes(vectors_path, fmt, limit, k, output, init, iterations, seed, order, quiet):
-    """Cluster the words into K classes: k-means on the unit vectors (word2vec.c -classes)."""
+def classes(file, vectors_path, fmt, limit, k, output, init, iterations, seed, order, quiet):
+    """Cluster the words of the vectors FILE (or -v FILE) into K classes: k-means on
+    the unit vectors (word2vec.c -classes)."""
+    vectors_path = chosen_vectors(file, vectors_path)
 
     check_writable(output)
     vectors = load_for_query(vectors_path, fmt, limit)

@@ -20,10 +20,12 @@ from w2v.cli.c_tools import (
     word2vec_run,
     word_analogy_session,
 )
+from w2v.cli.queries import one_vectors_file
 from w2v.cli.tools import check_phrase_outputs, write_phrases
 from w2v.cli.training import check_distinct_outputs, echo_summary
 from w2v.errors import ConfigError, W2VError
 from w2v.files import check_writable
+from w2v.progress import note
 from w2v.toolkit import word_classes
 from w2v.train import train as train_vectors
 from w2v.vectors.evaluate import parse_analogies, score_analogies
@@ -126,49 +128,75 @@ def echo_session(texts: Iterator[str]) -> None:
         click.echo(text, nl=False)
 
 
+def c_tool_vectors(command):
+    """word2vec.c's tools' vectors file: their positional FILE, or ``-v FILE`` as every
+    other w2v command takes it (``one_vectors_file``)."""
+    command = click.option("-v", "--vectors", "vectors_path", default=None, help="The vectors file (or give FILE).")(
+        command
+    )
+    return click.argument("file", required=False)(command)
+
+
 @cli.command("distance", context_settings=CONTEXT)
-@click.argument("file")
-def distance(file):
+@c_tool_vectors
+def distance(file, vectors_path):
     """word2vec.c's distance: the 40 words closest to a word or to the sum of several.
 
     Reads lines of words from stdin ('Enter word or sentence (EXIT to break): ')
-    and prints distance.c's table of words and cosines for each. FILE: vectors in
-    any word2vec format.
+    and prints distance.c's table of words and cosines for each. FILE (or -v
+    FILE): vectors in any word2vec format.
     """
 
-    echo_session(distance_session(Vectors.load(file), read_stdin_lines()))
+    echo_session(distance_session(Vectors.load(one_vectors_file(file, vectors_path)), read_stdin_lines()))
 
 
 @cli.command("word-analogy", context_settings=CONTEXT)
-@click.argument("file")
-def word_analogy(file):
+@c_tool_vectors
+def word_analogy(file, vectors_path):
     """word2vec.c's word-analogy: for 'A B C', the 40 words closest to B - A + C.
 
     Note the order: 'man king woman' answers queen (w2v analogy takes 'king man
     woman'). Reads lines from stdin ('Enter three words (EXIT to break): ') and
-    prints word-analogy.c's table for each.
+    prints word-analogy.c's table for each. FILE (or -v FILE): vectors in any
+    word2vec format.
     """
 
-    echo_session(word_analogy_session(Vectors.load(file), read_stdin_lines()))
+    echo_session(word_analogy_session(Vectors.load(one_vectors_file(file, vectors_path)), read_stdin_lines()))
 
 
 @cli.command("compute-accuracy", context_settings=CONTEXT)
-@click.argument("file")
-@click.argument("threshold", type=click.IntRange(min=0), default=0, required=False)
-def compute_accuracy(file, threshold):
+@click.option("-v", "--vectors", "vectors_path", default=None, help="The vectors file (or give FILE).")
+@click.argument("args", nargs=-1, metavar="[FILE] [THRESHOLD]")
+def compute_accuracy(vectors_path, args):
     """word2vec.c's compute-accuracy: analogy accuracy of FILE on the questions of stdin.
 
-    'w2v compute-accuracy vectors.bin 30000 < questions-words.txt'. Only the
-    THRESHOLD most frequent words are read (0: all); words are upper-cased; a
-    question is answered by the best word for B - A + C other than A, B and C, and
-    skipped if one of its words is out of the vocabulary. Prints each section's
-    top-1 accuracy, the running total, semantic (first five sections) and syntactic
-    accuracy, then the questions seen, in compute-accuracy.c's format ('w2v eval'
-    grades as gensim does).
+    'w2v compute-accuracy vectors.bin 30000 < questions-words.txt' (or -v
+    vectors.bin 30000). Only the THRESHOLD most frequent words are read (0: all);
+    words are upper-cased; a question is answered by the best word for B - A + C
+    other than A, B and C, and skipped if one of its words is out of the
+    vocabulary. Prints each section's top-1 accuracy, the running total, semantic
+    (first five sections) and syntactic accuracy, then the questions seen, in
+    compute-accuracy.c's format ('w2v eval' grades as gensim does).
     """
 
+    file, threshold = accuracy_arguments(vectors_path, list(args))
+    if sys.stdin.isatty():
+        note("reading analogy questions from standard input (': section' and 'a b c d' lines; Ctrl-D ends them)")
     vectors = Vectors.load(file, limit=threshold or None)
     questions = parse_analogies(read_stdin_lines(), "standard input")
     result = score_analogies(vectors, questions, "-", restrict=None, rule="word2vec")
     for line in accuracy_report(result):
         click.echo(line)
+
+
+def accuracy_arguments(vectors_path: str | None, args: list[str]) -> tuple[str, int]:
+    """compute-accuracy's vectors file and THRESHOLD from ``[FILE] [THRESHOLD]`` and ``-v``."""
+    names_file = args and (vectors_path is None or not args[0].isdigit())  # -v FILE THRESHOLD, or FILE THRESHOLD
+    file = args.pop(0) if names_file else None
+    if len(args) > 1:
+        raise click.UsageError(f"got unexpected extra argument ({args[1]})")
+    try:
+        threshold = click.IntRange(min=0).convert(args[0], None, None) if args else 0
+    except click.BadParameter as err:
+        raise click.BadParameter(err.message, param_hint="'THRESHOLD'") from None
+    return one_vectors_file(file, vectors_path), threshold
