@@ -785,3 +785,26 @@ def test_compute_accuracy_says_what_it_waits_for_on_a_terminal(ws, capsys, monke
         err
         == "w2v: reading analogy questions from standard input (': section' and 'a b c d' lines; Ctrl-D ends them)\n"
     )
+
+
+VECTORS_NOT_MODEL = (
+    "not a w2v model: vectors files have no output weights to train or score; "
+    "keep a model with 'w2v train ... --save-model FILE'"
+)
+
+
+@pytest.mark.parametrize(
+    ("line", "code", "message"),
+    [
+        ("score vecs.bin corpus.txt", 1, f"vecs.bin holds word2vec vectors, {VECTORS_NOT_MODEL}"),
+        (f"{TRAIN} --init-model vecs.txt", 1, f"vecs.txt holds word2vec vectors, {VECTORS_NOT_MODEL}"),
+        ("score glove.txt corpus.txt", 1, f"glove.txt holds GloVe vectors, {VECTORS_NOT_MODEL}"),
+        ("score corpus.txt corpus.txt", 1, "corpus.txt is not a w2v model file or is damaged (File is not a zip file)"),
+        ("train corpus.txt --resume nockpt", 2, "Invalid value for --resume: no checkpoint in nockpt"),
+    ],
+)
+def test_a_file_given_where_a_model_is_needed_is_named(ws, capsys, line, code, message):
+    (ws / "glove.txt").write_text("man 0.1 0.2 0.3\nwoman 0.3 0.2 0.1\n")
+    before = snapshot(ws)
+    assert run(capsys, shlex.split(line)) == (code, "", f"w2v: error: {message}\n")
+    assert snapshot(ws) == before

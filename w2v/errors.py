@@ -18,6 +18,15 @@ class FormatError(W2VError):
     """A vectors or vocabulary file is malformed."""
 
 
+class NotAModelError(FormatError):
+    """A file given as a w2v model file (``--init-model``, ``w2v score``) is not one:
+    ``path`` may be a vectors file, which the command line names."""
+
+    def __init__(self, message: str, path: str):
+        super().__init__(message)
+        self.path = path
+
+
 class ClusterLost(W2VError):
     """A run on a cluster lost what it needs: the Dask scheduler (and the cluster's work
     with it), or more workers than it survives; its checkpoint holds its last round."""

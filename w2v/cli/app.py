@@ -19,7 +19,8 @@ import click
 from w2v.cli.c_tools import WORD2VEC_FLAGS, c_style_flags
 from w2v.corpus.vocab import display_word
 from w2v.engine.state import checkpoint_path, describe_progress, read_meta
-from w2v.errors import W2VError
+from w2v.errors import NotAModelError, W2VError
+from w2v.vectorio.detect import vectors_kind
 
 CONTEXT = {"help_option_names": ["-h", "--help"], "max_content_width": 100}
 
@@ -125,6 +126,8 @@ def main(argv: list[str] | None = None) -> None:
         fail(usage_message(err, sys.argv[1:] if argv is None else argv), 2)
     except click.ClickException as err:
         fail(err.format_message())
+    except NotAModelError as err:
+        fail(not_a_model_message(err))
     except W2VError as err:
         fail(str(err))
     except KeyboardInterrupt:
@@ -135,6 +138,18 @@ def main(argv: list[str] | None = None) -> None:
         fail(str(err), err.code)
     except MemoryError as err:  # numpy's message names the array's shape, e.g. (words, --dim)
         fail(f"out of memory{f': {err}' if str(err) else ''}")
+
+
+def not_a_model_message(err: NotAModelError) -> str:
+    """The error for a file given where a model file is needed: what it is, when it is
+    vectors (which hold no output weights), and how to keep a model."""
+    kind = vectors_kind(err.path)
+    if kind is None:
+        return str(err)
+    return (
+        f"{err.path} holds {kind}, not a w2v model: vectors files have no output weights to train or score; "
+        "keep a model with 'w2v train ... --save-model FILE'"
+    )
 
 
 # gensim's Word2Vec keywords spelled as flags, where w2v's flag differs (``--size`` and

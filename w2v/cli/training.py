@@ -104,6 +104,8 @@ def apply_checkpoint(ctx: click.Context, _param, folder: str | None) -> str | No
     if folder is None:
         return None
 
+    if not os.path.exists(folder):
+        raise click.BadParameter(f"no checkpoint in {folder}", param_hint="--resume")
     try:
         command = read_meta(folder).get("notes", {}).get("command", {})
     except W2VError as err:

@@ -55,7 +55,7 @@ except ImportError:  # Windows: checkpoint folders are not locked
 from w2v.config import TrainConfig
 from w2v.corpus.vocab import Vocab, decode_word
 from w2v.engine.weights import all_finite, weight_shapes
-from w2v.errors import ConfigError, FormatError
+from w2v.errors import ConfigError, FormatError, NotAModelError
 from w2v.files import atomic_output
 
 FORMAT = "w2v-model"
@@ -350,7 +350,7 @@ def open_archive(path: str) -> Iterator[zipfile.ZipFile]:
     except OSError as err:
         raise FormatError(f"cannot read model file {path}: {err.strerror or err}") from None
     except DAMAGED_ARCHIVE as err:
-        raise FormatError(f"{path} is not a w2v model file or is damaged ({err})") from None
+        raise NotAModelError(f"{path} is not a w2v model file or is damaged ({err})", path) from None
 
 
 MAX_META_BYTES = 1 << 20  # the JSON metadata: settings, progress, a command line (a few KB)

@@ -131,3 +131,20 @@ def converted_name(path: str) -> str:
     """Where to write a converted pickle: ``X.kv`` -> ``X.bin`` (``X.w2v.bin`` for ``X.bin``)."""
     stem, extension = os.path.splitext(path)
     return f"{stem}.w2v.bin" if extension == ".bin" else f"{stem}.bin"
+
+
+def vectors_kind(path: str) -> str | None:
+    """What the file at ``path`` holds if it is vectors another tool reads: "fastText
+    vectors" (a fastText model), "GloVe vectors" (no header), "word2vec vectors" (a
+    ``COUNT DIM`` first line), else None: for the error where a model file is needed."""
+    try:
+        with open_input(path) as fin:
+            head = fin.read(HEAD_BYTES)
+    except (ValueError, *stream_errors()):  # type: ignore[misc]  # a tuple built at run time
+        return None
+    if is_fasttext(head):
+        return "a fastText model"
+    if is_headerless(head):
+        return "GloVe vectors"
+    first = head.split(b"\n", 1)[0].split()
+    return "word2vec vectors" if len(first) == 2 and all(value.isdigit() for value in first) else None
