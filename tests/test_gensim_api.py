@@ -281,3 +281,35 @@ def test_save_refuses_gensims_pickle_names_unless_told_the_format(both, tmp_path
         assert not (tmp_path / name).exists()
     v.save(tmp_path / "x.model", binary=True)  # the format given: written as asked
     np.testing.assert_array_equal(Vectors.load(tmp_path / "x.model").vectors, v.vectors)
+
+
+def test_word_counts_as_gensim_keeps_them(tmp_path):
+    """Counts come with training and with a model file, answer ``get_vecattr``, go over
+    to gensim and back, and ``fvocab=`` writes them as gensim does."""
+    sample = str(REPO / "data" / "sample.txt.gz")
+    trained = w2v.train(sample, dim=8, epochs=1, threads=1, save_model=str(tmp_path / "m.npz"))
+    loaded = Vectors.load(tmp_path / "m.npz")
+    assert trained.counts is not None and trained.counts[0] >= trained.counts[-1] >= 5
+    np.testing.assert_array_equal(loaded.counts, trained.counts)
+    keyed = loaded.to_gensim()
+    for word in ("the", "king", loaded.words[-1]):
+        assert (
+            loaded.get_vecattr(word, "count") == keyed.get_vecattr(word, "count") == trained.get_vecattr(word, "count")
+        )
+    np.testing.assert_array_equal(Vectors.from_gensim(keyed).counts, loaded.counts)
+    loaded.save_word2vec_format(tmp_path / "ours.txt", fvocab=tmp_path / "ours.vocab")
+    keyed.save_word2vec_format(str(tmp_path / "theirs.txt"), fvocab=str(tmp_path / "theirs.vocab"))
+    assert (tmp_path / "ours.vocab").read_bytes() == (tmp_path / "theirs.vocab").read_bytes()
+    assert Vectors.load(tmp_path / "ours.txt").words == loaded.words
+
+
+def test_counts_where_a_file_holds_none(both, tmp_path):
+    v, _ = both
+    assert v.counts is None
+    with pytest.raises(w2v.W2VError, match=r"^get_vecattr needs the word counts, which a vectors file does not hold"):
+        v.get_vecattr("king", "count")
+    with pytest.raises(KeyError, match="w2v keeps the word counts only"):
+        Vectors(["a"], np.ones((1, 2), np.float32), counts=np.array([3])).get_vecattr("a", "color")
+    with pytest.raises(w2v.W2VError, match=r"^fvocab needs the word counts"):
+        v.save_word2vec_format(tmp_path / "x.txt", fvocab=tmp_path / "x.vocab")
+    assert not (tmp_path / "x.txt").exists() and not (tmp_path / "x.vocab").exists()

@@ -160,7 +160,7 @@ def train(
             encoded.stream.close()
     report.prepare_seconds, report.seconds = prepare_seconds, time.perf_counter() - start
     report.compile_seconds = compiling.seconds
-    return Vectors([decode_word(w) for w in encoded.vocab.words], syn0, report)
+    return Vectors([decode_word(w) for w in encoded.vocab.words], syn0, report, counts=encoded.vocab.counts)
 
 
 @dataclass
@@ -202,7 +202,7 @@ def train_on(address: str, corpus, config: TrainConfig, plan, hooks: Hooks, outp
         epoch_loss=result.epoch_loss, rounds=[r.to_dict() for r in result.rounds], workers_lost=result.replaced,
     )  # fmt: skip
     report.prepare_seconds = report.seconds - report.train_seconds
-    return Vectors([decode_word(w) for w in state.vocab.words], state.syn0, report)
+    return Vectors([decode_word(w) for w in state.vocab.words], state.syn0, report, counts=state.vocab.counts)
 
 
 def run_training(run: "Run", hooks: Hooks, outputs: Outputs, workdir: str) -> tuple[TrainReport, np.ndarray]:

@@ -184,19 +184,21 @@ class TrainState:
                     raise ValueError("a replica's part is not [source, start, end]")
 
 
-def load_word_vectors(path: str, limit: int | None = None) -> tuple[list[str], np.ndarray]:
-    """The words (V,) and word vectors (``syn0``, (V, D) float32) of a model file or
-    checkpoint (a folder: its checkpoint), without its other arrays; ``limit``: only
-    the first ``limit`` words. FormatError if it is not a w2v model file."""
+def load_word_vectors(path: str, limit: int | None = None) -> tuple[list[str], np.ndarray, np.ndarray]:
+    """The words (V,), word vectors (``syn0``, (V, D) float32) and word counts (V,)
+    int64 of a model file or checkpoint (a folder: its checkpoint), without its other
+    arrays; ``limit``: only the first ``limit`` words. FormatError if it is not a w2v
+    model file."""
     path = model_file(path)
+    names = ("vocab_words", "vocab_offsets", "syn0", "vocab_counts")
     with open_archive(path) as archive:
         checked_archive(archive, path)
-        words, offsets, syn0 = (read_entry(archive, path, name) for name in ("vocab_words", "vocab_offsets", "syn0"))
+        words, offsets, syn0, counts = (read_entry(archive, path, name) for name in names)
     raw = words.tobytes()
     if offsets[0] != 0 or offsets[-1] != len(raw) or (np.diff(offsets) <= 0).any():
         raise FormatError(f"{path}: damaged model file (vocabulary offsets out of order)")
     n = len(syn0) if limit is None else min(limit, len(syn0))
-    return [decode_word(raw[a:b]) for a, b in itertools.pairwise(offsets[: n + 1].tolist())], syn0[:n]
+    return [decode_word(raw[a:b]) for a, b in itertools.pairwise(offsets[: n + 1].tolist())], syn0[:n], counts[:n]
 
 
 def checked_archive(archive: zipfile.ZipFile, path: str) -> tuple[dict, TrainConfig]:

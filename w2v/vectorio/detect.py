@@ -35,8 +35,9 @@ PICKLE_PROTOCOLS = range(2, 6)  # protocol 2 and later start with PROTO (0x80) a
 
 def load_any(
     path: str | os.PathLike, binary: bool | None = None, limit: int | None = None, no_header: bool = False
-) -> tuple[list[str], np.ndarray]:
-    """The words (V,) and float32 vectors (V, D) of any file above; ``binary`` says
+) -> tuple[list[str], np.ndarray, np.ndarray | None]:
+    """The words (V,), float32 vectors (V, D) and word counts ((V,) int64, a model
+    file's; None for the other files) of any file above; ``binary`` says
     which word2vec format (None: detect it), ``no_header`` that the file is text
     without the ``COUNT DIM`` line (else detected from its first line). ``limit``: the
     first ``limit`` words only. FormatError naming what a file is when it cannot be read."""
@@ -51,10 +52,10 @@ def load_any(
     if kind == "fasttext":
         if path.endswith(COMPRESSED) or is_url(path):
             raise FormatError(f"{path} is a fastText model: decompress it first (w2v maps the .bin file itself)")
-        return load_fasttext(path, limit)
+        return *load_fasttext(path, limit), None
     if no_header or (kind == "headerless" and binary is None):
-        return load_headerless(path, limit)
-    return load_vectors(path, binary=binary, limit=limit)
+        return *load_headerless(path, limit), None
+    return *load_vectors(path, binary=binary, limit=limit), None
 
 
 def file_kind(path: str) -> str:

@@ -10,7 +10,8 @@ It answers gensim's ``KeyedVectors`` calls where the names mean the same thing
 ``most_similar(positive, negative, topn, restrict_vocab)``, ``most_similar_cosmul``,
 ``similar_by_word``, ``similar_by_vector``, ``similarity``, ``n_similarity``,
 ``doesnt_match``, ``rank``, ``evaluate_word_analogies``, ``evaluate_word_pairs``,
-``load_word2vec_format``, ``save_word2vec_format``) with the same results, and
+``load_word2vec_format``, ``save_word2vec_format`` with ``fvocab``, ``get_vecattr(word,
+"count")``) with the same results, and
 converts to and from gensim's class (``to_gensim``, ``from_gensim``).
 """
 
@@ -25,6 +26,7 @@ import numpy as np
 
 from w2v.corpus.vocab import display_word, encode_word
 from w2v.errors import FormatError, W2VError, plural
+from w2v.files import write_atomic
 from w2v.report import TrainReport
 from w2v.vectorio.detect import load_any
 from w2v.vectorio.word2vec import save_npy, save_projector, save_vectors
@@ -41,17 +43,22 @@ QueryTerms = Query | Sequence[Query] | None
 
 @dataclass
 class Vectors:
-    """``words`` (V,) and their ``vectors`` (V, D) float32, most frequent word first."""
+    """``words`` (V,) and their ``vectors`` (V, D) float32, most frequent word first;
+    their corpus ``counts`` ((V,) int64) where known: after training, or read from a
+    model file (gensim's ``get_vecattr(word, "count")``)."""
 
     words: list[str]
     vectors: np.ndarray
     report: TrainReport | None = None
+    counts: np.ndarray | None = None
     _unit: np.ndarray | None = field(default=None, init=False, repr=False, compare=False)
     _index: dict[str, int] | None = field(default=None, init=False, repr=False, compare=False)
 
     def __post_init__(self) -> None:
         if self.vectors.ndim != 2 or self.vectors.shape[0] != len(self.words):
             raise ValueError(f"{len(self.words)} words but vectors of shape {self.vectors.shape}")
+        if self.counts is not None and np.shape(self.counts) != (len(self.words),):
+            raise ValueError(f"{len(self.words)} words but counts of shape {np.shape(self.counts)}")
 
     def __len__(self) -> int:
         return len(self.words)
@@ -80,7 +87,8 @@ class Vectors:
         ``.npy`` export beside its ``.vocab.txt``; a w2v model file or checkpoint (or
         its folder); a fastText ``.bin`` model. gensim's pickles raise FormatError
         with the command that converts them. ``limit``: only the first ``limit`` words."""
-        return cls(*load_any(path, binary=binary, limit=limit, no_header=no_header))
+        words, vectors, counts = load_any(path, binary=binary, limit=limit, no_header=no_header)
+        return cls(words, vectors, counts=counts)
 
     def save(self, path: str | os.PathLike, binary: bool | None = None) -> None:
         """Write word2vec binary (``binary=True``) or text; ``None`` picks binary for
@@ -129,9 +137,33 @@ class Vectors:
                 raise FormatError(f"{os.fspath(fname)}: a word is not {encoding} ({err.reason})") from None
         return vectors
 
-    def save_word2vec_format(self, fname: str | os.PathLike, binary: bool = False) -> None:
-        """``save`` under gensim's name: text unless ``binary`` (as gensim), whatever the name."""
+    def save_word2vec_format(
+        self, fname: str | os.PathLike, fvocab: str | os.PathLike | None = None, binary: bool = False
+    ) -> None:
+        """``save`` under gensim's name: text unless ``binary`` (as gensim), whatever the
+        name; ``fvocab``: also write the word counts there, ``word count`` lines (as
+        gensim and word2vec.c's -save-vocab), which needs ``counts``."""
+        if fvocab is not None:
+            counts = self.require_counts("fvocab")
+            lines = (
+                b"%s %d\n" % (encode_word(word), count) for word, count in zip(self.words, counts.tolist(), strict=True)
+            )
+            write_atomic(os.fspath(fvocab), b"".join(lines))
         self.save(fname, binary=binary)
+
+    def require_counts(self, needed_by: str) -> np.ndarray:
+        """The word counts; W2VError naming ``needed_by`` where they are not known."""
+        if self.counts is None:
+            raise W2VError(f"{needed_by} needs the word counts, which a vectors file does not hold: "
+                           "they come with training or a w2v model file")  # fmt: skip
+        return self.counts
+
+    def get_vecattr(self, key: Key, attr: str) -> int:
+        """gensim's per-word attribute: ``"count"``, the word's corpus count, is the one
+        w2v keeps (KeyError for another; W2VError where the counts are not known)."""
+        if attr != "count":
+            raise KeyError(f"no attribute {attr!r}: w2v keeps the word counts only ('count')")
+        return int(self.require_counts("get_vecattr")[self.get_index(key)])
 
     def to_gensim(self):
         """A gensim ``KeyedVectors`` of the same words and vectors (a copy); W2VError
@@ -142,6 +174,9 @@ class Vectors:
             raise W2VError("to_gensim needs gensim: pip install gensim") from None
         keyed = KeyedVectors(self.dim, dtype=np.float32)
         keyed.add_vectors(self.words, self.vectors)
+        if self.counts is not None:
+            keyed.allocate_vecattrs(["count"], [np.int64])
+            keyed.expandos["count"][:] = self.counts
         return keyed
 
     @classmethod
@@ -151,7 +186,9 @@ class Vectors:
         keyed = getattr(keyed, "wv", keyed)
         if not hasattr(keyed, "index_to_key") or not hasattr(keyed, "vectors"):
             raise W2VError(f"not gensim KeyedVectors: {type(keyed).__name__}")
-        return cls([str(key) for key in keyed.index_to_key], np.array(keyed.vectors, dtype=np.float32))
+        counts = getattr(keyed, "expandos", {}).get("count")
+        counts = None if counts is None else np.array(counts, dtype=np.int64)
+        return cls([str(key) for key in keyed.index_to_key], np.array(keyed.vectors, dtype=np.float32), counts=counts)
 
     # --- evaluation (gensim's names and results) ------------------------------------
 
