@@ -162,7 +162,7 @@ def error_cases(tmp_path, tiny_corpus):
         "folder without files": (["train", str(tmp_path / "nofiles")], "no files"),
         "empty corpus": (["train", str(tmp_path / "empty.txt")], "empty"),
         "min-count too high": (["train", corpus, "--min-count", "100000"], "vocabulary is empty"),
-        "negative 0 without hs": (["train", corpus, "--negative", "0"], "nothing to train"),
+        "negative 0 without hs": (["train", corpus, "--negative", "0"], "nothing to train: --negative 0 and no --hs"),
         "negative below 0": (["train", corpus, "--negative", "-2"], "negative"),
         "dim 0": (["train", corpus, "--dim", "0"], "dim"),
         "dim negative": (["train", corpus, "--dim", "-5"], "dim"),

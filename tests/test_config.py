@@ -58,7 +58,7 @@ def test_resolved_is_a_copy():
         (dict(prune_at=0), "prune_at"),
         (dict(max_vocab=0), "max_vocab"),
         (dict(negative=-1), "negative"),
-        (dict(negative=0), "nothing to train"),
+        (dict(negative=0), r"nothing to train: negative=0 and hs=False \(give hs=True, or negative=N > 0\)"),
         (dict(sample=-1e-3), "sample"),
         (dict(alpha=0.0), "alpha"),
         (dict(alpha=-0.1), "alpha"),

@@ -676,7 +676,7 @@ def test_cli_resume_refuses_new_training_settings(tiny_corpus, tmp_path, cli):
     result = cli("train", "--resume", folder, "--save-vocab", tmp_path / "vocab.txt")
     assert result.returncode == 2 and b"--save-vocab: no effect with --resume" in result.stderr
     result = cli("train", "--resume", tmp_path / "missing")
-    assert result.returncode == 2 and b"model file not found" in result.stderr
+    assert result.returncode == 2 and b"no checkpoint in " in result.stderr
     assert cli("train", "--resume", folder, "--threads", "2", "-o", tmp_path / "w.txt", "-q").returncode == 0
     assert Vectors.load(tmp_path / "w.txt").words == Vectors.load(tmp_path / "v.txt").words
 

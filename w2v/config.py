@@ -148,17 +148,30 @@ class TrainConfig:
         losses = {"negative": self.negative, "nce": self.nce, "sampled_softmax": self.sampled_softmax}
         chosen = [name for name, on in {**losses, "softmax": self.softmax}.items() if on]
         if len(chosen) > 1:
-            raise ConfigError(f"{' and '.join(chosen)} exclude each other: choose one loss for the output vectors")
+            flags = " and ".join(f"--{name.replace('_', '-')}" for name in chosen)
+            raise ConfigError(
+                f"{' and '.join(chosen)} exclude each other: choose one loss for the output vectors",
+                f"{flags} exclude each other: choose one loss for the output vectors",
+            )
         if not chosen and not self.hs:
-            raise ConfigError("nothing to train: negative is 0 and hs is off (use --hs, or --negative N > 0)")
+            raise ConfigError(
+                "nothing to train: negative=0 and hs=False (give hs=True, or negative=N > 0)",
+                "nothing to train: --negative 0 and no --hs (give --hs, or --negative N > 0)",
+            )
         if self.tree not in TREES:
             raise ConfigError(f"tree must be one of {', '.join(TREES)}, not {self.tree!r}")
         if self.tree != "huffman" and not self.hs:
-            raise ConfigError("tree applies to hierarchical softmax only: add hs")
+            raise ConfigError(
+                "tree applies to hierarchical softmax only: add hs=True",
+                "--tree applies to hierarchical softmax only: add --hs",
+            )
         if not (math.isfinite(self.self_norm) and self.self_norm >= 0):
             raise ConfigError(f"self_norm must be 0 or positive, not {self.self_norm}")
         if self.self_norm and not self.softmax:
-            raise ConfigError("self_norm applies to the full softmax only: add softmax")
+            raise ConfigError(
+                "self_norm applies to the full softmax only: add softmax=True",
+                "--self-norm applies to the full softmax only: add --softmax",
+            )
 
 
 TRAIN_FIELDS = {field.name for field in dataclasses.fields(TrainConfig)}

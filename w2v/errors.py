@@ -11,7 +11,13 @@ class CorpusError(W2VError):
 
 
 class ConfigError(W2VError):
-    """A setting, a preset or a combination of settings is invalid."""
+    """A setting, a preset or a combination of settings is invalid. ``str(err)`` names
+    the settings as Python takes them (``hs=True``); ``flags``, where given, is the same
+    message in ``w2v train``'s flags (``--hs``), which the command line prints."""
+
+    def __init__(self, message: str, flags: str | None = None):
+        super().__init__(message)
+        self.flags = flags
 
 
 class FormatError(W2VError):

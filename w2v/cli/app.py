@@ -19,7 +19,7 @@ import click
 from w2v.cli.c_tools import WORD2VEC_FLAGS, c_style_flags
 from w2v.corpus.vocab import display_word
 from w2v.engine.state import checkpoint_path, describe_progress, read_meta
-from w2v.errors import NotAModelError, W2VError
+from w2v.errors import ConfigError, NotAModelError, W2VError
 from w2v.vectorio.detect import vectors_kind
 
 CONTEXT = {"help_option_names": ["-h", "--help"], "max_content_width": 100}
@@ -128,6 +128,8 @@ def main(argv: list[str] | None = None) -> None:
         fail(err.format_message())
     except NotAModelError as err:
         fail(not_a_model_message(err))
+    except ConfigError as err:
+        fail(err.flags or str(err))
     except W2VError as err:
         fail(str(err))
     except KeyboardInterrupt:
