@@ -16,7 +16,7 @@ from contextlib import contextmanager
 
 import click
 
-from w2v.cli.c_tools import WORD2VEC_FLAGS, c_style_flags
+from w2v.cli.c_tools import WORD2VEC_FLAG_NAMES, c_style_flags
 from w2v.corpus.vocab import display_word
 from w2v.engine.state import checkpoint_path, describe_progress, read_meta
 from w2v.errors import ConfigError, NotAModelError, W2VError
@@ -206,7 +206,7 @@ def check_flag_values(argv: list[str]) -> None:
             continue
         off = f" (or give {option.secondary_opts[0]})" if option.secondary_opts else ""
         name = flag.lstrip("-")
-        keep_off = f"for word2vec.c's -{name} 0" if name in {f.name for f in WORD2VEC_FLAGS} else "to keep it off"
+        keep_off = f"for word2vec.c's -{name} 0" if name in WORD2VEC_FLAG_NAMES else "to keep it off"
         raise click.UsageError(f"{flag} takes no value: give {flag} alone to turn it on; leave it out{off} {keep_off}")
 
 

@@ -58,6 +58,7 @@ WORD2VEC_FLAGS = (
     Flag("read-vocab", str, None, "Read the vocabulary from this file instead of counting -train."),
     Flag("cbow", int, 1, "1: CBOW; 0: skip-gram."),
 )
+WORD2VEC_FLAG_NAMES = {flag.name for flag in WORD2VEC_FLAGS}
 
 WORD2PHRASE_FLAGS = (
     Flag("train", str, None, "Text file to find phrases in."),
@@ -215,8 +216,7 @@ def word2phrase_settings(args: Sequence[str]) -> dict:
 def c_style_flags(args: Sequence[str], options: set[str]) -> list[str]:
     """The arguments that look like word2vec.c flags (``-train``, ``--cbow``) and are not
     among ``options``: the hint that a word2vec.c command line was given to ``w2v train``."""
-    names = {flag.name for flag in WORD2VEC_FLAGS}
-    return [a for a in args if a.startswith("-") and a.lstrip("-") in names and a not in options]
+    return [a for a in args if a.startswith("-") and a.lstrip("-") in WORD2VEC_FLAG_NAMES and a not in options]
 
 
 def vocab_only(run: Word2VecRun) -> Vocab:

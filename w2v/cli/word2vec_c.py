@@ -20,7 +20,7 @@ from w2v.cli.c_tools import (
     word2vec_run,
     word_analogy_session,
 )
-from w2v.cli.queries import one_vectors_file
+from w2v.cli.queries import one_vectors_file, vectors_file_argument
 from w2v.cli.tools import check_phrase_outputs, write_phrases
 from w2v.cli.training import check_distinct_outputs, echo_summary
 from w2v.errors import ConfigError, W2VError
@@ -128,13 +128,13 @@ def echo_session(texts: Iterator[str]) -> None:
         click.echo(text, nl=False)
 
 
+VECTORS_OPTION = click.option("-v", "--vectors", "vectors_path", default=None, help="The vectors file (or give FILE).")
+
+
 def c_tool_vectors(command):
     """word2vec.c's tools' vectors file: their positional FILE, or ``-v FILE`` as every
     other w2v command takes it (``one_vectors_file``)."""
-    command = click.option("-v", "--vectors", "vectors_path", default=None, help="The vectors file (or give FILE).")(
-        command
-    )
-    return click.argument("file", required=False)(command)
+    return vectors_file_argument(VECTORS_OPTION(command))
 
 
 @cli.command("distance", context_settings=CONTEXT)
@@ -165,7 +165,7 @@ def word_analogy(file, vectors_path):
 
 
 @cli.command("compute-accuracy", context_settings=CONTEXT)
-@click.option("-v", "--vectors", "vectors_path", default=None, help="The vectors file (or give FILE).")
+@VECTORS_OPTION
 @click.argument("args", nargs=-1, metavar="[FILE] [THRESHOLD]")
 def compute_accuracy(vectors_path, args):
     """word2vec.c's compute-accuracy: analogy accuracy of FILE on the questions of stdin.

@@ -58,16 +58,24 @@ def load_any(
     return *load_vectors(path, binary=binary, limit=limit), None
 
 
+def file_head(path: str) -> bytes | None:
+    """The first ``HEAD_BYTES`` of the file at ``path`` (decompressed), which tell what
+    it is; None where it cannot be read."""
+    try:
+        with open_input(path) as fin:
+            return fin.read(HEAD_BYTES)
+    except (ValueError, *stream_errors()):  # type: ignore[misc]  # a tuple built at run time
+        return None
+
+
 def file_kind(path: str) -> str:
     """What the file at ``path`` is: ``"model"`` (a zip: w2v's ``.npz``), ``"fasttext"``,
     ``"headerless"`` (text whose first line is a word and numbers) or ``"word2vec"``
     (anything else, left to ``vectorio.word2vec``); FormatError for a pickle."""
     if path.endswith(".npy"):
         return "word2vec"
-    try:
-        with open_input(path) as fin:
-            head = fin.read(HEAD_BYTES)
-    except (ValueError, *stream_errors()):  # type: ignore[misc]  # a tuple built at run time
+    head = file_head(path)
+    if head is None:
         return "word2vec"  # unreadable or damaged: formats says why
     if head.startswith(ZIP_MAGIC):
         return "model"
@@ -135,13 +143,11 @@ def converted_name(path: str) -> str:
 
 
 def vectors_kind(path: str) -> str | None:
-    """What the file at ``path`` holds if it is vectors another tool reads: "fastText
-    vectors" (a fastText model), "GloVe vectors" (no header), "word2vec vectors" (a
-    ``COUNT DIM`` first line), else None: for the error where a model file is needed."""
-    try:
-        with open_input(path) as fin:
-            head = fin.read(HEAD_BYTES)
-    except (ValueError, *stream_errors()):  # type: ignore[misc]  # a tuple built at run time
+    """What the file at ``path`` holds if it is vectors another tool reads: "a fastText
+    model", "GloVe vectors" (no header), "word2vec vectors" (a ``COUNT DIM`` first
+    line), else None: for the error where a model file is needed."""
+    head = file_head(path)
+    if head is None:
         return None
     if is_fasttext(head):
         return "a fastText model"
