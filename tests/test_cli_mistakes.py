@@ -24,8 +24,10 @@ import numpy as np
 import pytest
 from conftest import without_progress
 
+import w2v
 from w2v.cli import main
 from w2v.corpus.phrases import PhraseTable
+from w2v.errors import CorpusError
 from w2v.vectors.wordvectors import Vectors
 
 pytestmark = pytest.mark.filterwarnings("error")  # a warning on stderr is a second line
@@ -808,3 +810,20 @@ def test_a_file_given_where_a_model_is_needed_is_named(ws, capsys, line, code, m
     before = snapshot(ws)
     assert run(capsys, shlex.split(line)) == (code, "", f"w2v: error: {message}\n")
     assert snapshot(ws) == before
+
+
+def test_a_missing_heldout_file_is_named_before_the_corpus_is_read(ws, capsys):
+    code, out, err = run(capsys, shlex.split(f"{TRAIN} --heldout missing.txt"))
+    assert (code, out, err) == (1, "", "w2v: error: held-out corpus not found: missing.txt\n")
+
+    def unread():
+        raise AssertionError("the corpus was read")
+        yield
+
+    with pytest.raises(CorpusError, match=r"^held-out corpus folder has no files: nofiles$"):
+        w2v.train(unread(), heldout="nofiles", dim=8, min_count=1)
+
+
+def test_an_empty_heldout_file_is_named_as_held_out(ws, capsys):
+    code, out, err = run(capsys, shlex.split(f"{TRAIN} --heldout empty.txt"))
+    assert (code, out, err) == (1, "", "w2v: error: held-out corpus: the corpus is empty: it holds no words\n")

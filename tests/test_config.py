@@ -132,6 +132,7 @@ def recorded(monkeypatch, tmp_path):
             "notes",
             "heldout",
             "heldout_pairs",
+            "heldout_normalised",
             "cluster",
             *cli_training.LONG_RUN_OPTIONS,
         ):

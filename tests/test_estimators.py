@@ -16,7 +16,7 @@ import w2v
 from w2v.config import TrainConfig
 from w2v.corpus.vocab import Vocab, balanced_codes
 from w2v.engine import kernels
-from w2v.engine.scoring import path_log_probs, score_model
+from w2v.engine.scoring import TreeScorer, score_model
 from w2v.engine.state import VERSION, TrainState
 from w2v.engine.weights import Tables, path_tables
 from w2v.errors import ConfigError
@@ -137,7 +137,7 @@ def test_hierarchical_softmax_sums_to_one_on_both_trees(tree):
                        syn1=rng.standard_normal((V - 1, D)).astype(np.float32), syn1neg=np.zeros((0, D), np.float32),
                        epoch_loss=np.zeros(5), epoch_examples=np.zeros(5, np.int64))  # fmt: skip
     for h in rng.standard_normal((4, D)).astype(np.float32):
-        logs = path_log_probs(np.repeat(h[None, :], V, axis=0), np.arange(V), state)
+        logs = TreeScorer.of(state).log_probs(np.repeat(h[None, :], V, axis=0), np.arange(V))
         assert np.exp(logs).sum() == pytest.approx(1.0, abs=1e-9)
 
 

@@ -19,7 +19,7 @@ from w2v.corpus.chunkcounter import ChunkCounter
 from w2v.corpus.counting import ReadStatus, count_words
 from w2v.engine import kernels, runloop, workers
 from w2v.engine.state import TrainState, checkpoint_path
-from w2v.progress import LINE_GAP, LINE_SECONDS, LineBar, Steps, progress_bar, reading
+from w2v.progress import LINE_GAP, LINE_SECONDS, LineBar, Steps, TerminalBar, progress_bar, reading
 from w2v.vectors.classes import kmeans
 
 FAST = ("--dim", "8", "--min-count", "1", "--epochs", "2", "--threads", "1")
@@ -88,6 +88,28 @@ def test_line_bar_rate_counts_from_initial():
         "w2v: training: 50% (500 of 1,000 words)",
         "w2v: training: 100% (1,000 of 1,000 words), 250 words/s",
     ]
+
+
+def test_a_pause_is_left_out_of_the_rate():
+    """Scoring the held-out text between epochs pauses training: the rate is of training time."""
+    bar, out, clock = line_bar(1000)
+    bar.update(0)
+    clock.now += 2
+    bar.update(400)
+    clock.now += 30  # scoring
+    bar.pause(30)
+    clock.now += 2
+    bar.update(1000)
+    assert out.getvalue().splitlines()[-1] == "w2v: training: 100% (1,000 of 1,000 words), 250 words/s"
+
+
+def test_the_terminal_bar_leaves_a_pause_out_of_both_rates():
+    """tqdm's mean rate counts from its start and its smoothed rate from its last print: both move."""
+    bar = TerminalBar("training", 1000, "words", 0, io.StringIO())
+    start, last = bar.bar.start_t, bar.bar.last_print_t
+    bar.pause(30.0)
+    assert (bar.bar.start_t, bar.bar.last_print_t) == (start + 30.0, last + 30.0)
+    bar.close()
 
 
 def test_line_bar_in_bytes():

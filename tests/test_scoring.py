@@ -2,12 +2,14 @@
 
 import json
 import math
+import re
 
 import numpy as np
 import pytest
 
 import w2v
 from w2v.cli import main
+from w2v.engine.sampling import Sampling
 from w2v.engine.scoring import score_model
 from w2v.engine.state import TrainState
 from w2v.errors import CorpusError
@@ -83,19 +85,19 @@ def test_score_agrees_with_a_direct_computation(model, tmp_path):
 def test_hierarchical_softmax_sums_to_one_over_the_vocabulary(model):
     rng = np.random.default_rng(0)
     state = TrainState(**{**model.__dict__, "syn1": rng.standard_normal(model.syn1.shape).astype(np.float32)})
-    from w2v.engine.scoring import path_log_probs
+    from w2v.engine.scoring import TreeScorer
 
     hidden = rng.standard_normal((3, model.config.dim)).astype(np.float32)
     size = len(model.vocab)
     for h in hidden:
-        logs = path_log_probs(np.repeat(h[None, :], size, axis=0), np.arange(size), state)
+        logs = TreeScorer.of(state).log_probs(np.repeat(h[None, :], size, axis=0), np.arange(size))
         assert np.exp(logs).sum() == pytest.approx(1.0, abs=1e-9)
 
 
 def test_max_pairs_scores_a_seeded_sample(model, tmp_path):
     full = score_model(model, HELD_OUT * 20, str(tmp_path)).scores[0]
-    sample = score_model(model, HELD_OUT * 20, str(tmp_path), max_pairs=50, seed=2).scores[0]
-    again = score_model(model, HELD_OUT * 20, str(tmp_path), max_pairs=50, seed=2).scores[0]
+    sample = score_model(model, HELD_OUT * 20, str(tmp_path), sampling=Sampling(50, seed=2)).scores[0]
+    again = score_model(model, HELD_OUT * 20, str(tmp_path), sampling=Sampling(50, seed=2)).scores[0]
     assert sample.pairs == 50 < full.pairs and sample == again
 
 
@@ -140,6 +142,7 @@ def test_heldout_is_scored_after_each_epoch(tmp_path):
     vectors = w2v.train(SENTENCES, heldout=str(held), heldout_pairs=None, save_model=str(tmp_path / "m.npz"),
                         on_epoch_end=lambda e, loss, bits: seen.append((e, bits)), **settings)  # fmt: skip
     assert [e for e, _ in seen] == [0, 1] and vectors.report.epoch_heldout == [bits for _, bits in seen]
+    assert vectors.report.epoch_heldout_se == [0.0, 0.0]  # every prediction scored
     final = score_model(TrainState.load(str(tmp_path / "m.npz")), str(held), str(tmp_path)).scores[0]
     assert seen[1][1] == pytest.approx(final.bits_per_word, rel=1e-9)  # the last epoch's weights are the model's
     w2v.train(SENTENCES, heldout=str(held), on_epoch_end=lambda e, loss: old_style.append(e), **settings)
@@ -147,3 +150,68 @@ def test_heldout_is_scored_after_each_epoch(tmp_path):
     plain = w2v.train(SENTENCES, **settings).report
     assert all(np.isnan(plain.epoch_heldout)) and plain.heldout_seconds == 0.0
     assert vectors.report.heldout_seconds > 0.0  # scoring is timed apart from training
+
+
+def test_heldout_with_its_standard_error_as_a_fourth_argument(tmp_path):
+    """A sampled held-out score comes with its standard error, given to a callback
+    taking four arguments and kept in the report."""
+    held = tmp_path / "held.txt"
+    held.write_text("\n".join(" ".join(s) for s in HELD_OUT * 40) + "\n")
+    seen = []
+    settings = dict(negative=3, dim=6, window=2, min_count=1, sample=0, epochs=2, threads=1, seed=3)
+    record = lambda e, loss, bits, error: seen.append((bits, error))  # noqa: E731
+    report = w2v.train(SENTENCES, heldout=str(held), heldout_pairs=300, heldout_normalised=30,
+                       on_epoch_end=record, **settings).report  # fmt: skip
+    assert [bits for bits, _ in seen] == report.epoch_heldout and [e for _, e in seen] == report.epoch_heldout_se
+    assert all(0.0 < error < 1.0 for _, error in seen)
+
+
+@pytest.fixture(scope="module")
+def noise_model(tmp_path_factory):
+    """Skip-gram and CBOW models with negative sampling."""
+    folder = tmp_path_factory.mktemp("noise")
+    models = {}
+    for name in ("skipgram", "cbow"):
+        path = folder / f"{name}.npz"
+        w2v.train(SENTENCES, model=name, negative=3, dim=6, window=2, min_count=1, sample=0, epochs=2, threads=1,
+                  seed=3, save_model=str(path))  # fmt: skip
+        models[name] = TrainState.load(str(path))
+    return models
+
+
+@pytest.mark.parametrize("name", ["skipgram", "cbow"])
+def test_a_normalised_subsample_estimates_the_exact_figure_within_its_standard_error(noise_model, name, tmp_path):
+    """``log p = c_o - log Z``: c_o over the predictions scored, log Z over a subsample.
+    Over 40 seeds the estimates centre on the exact figure and spread as their
+    standard error says (two-phase sampling, ``scoring.Totals``)."""
+    state, corpus = noise_model[name], HELD_OUT * 200
+    exact = score_model(state, corpus, str(tmp_path)).scores[0]
+    assert exact.standard_error == 0.0 and exact.normalised == exact.pairs
+    estimates = [score_model(state, corpus, str(tmp_path), sampling=Sampling(600, 60, seed)).scores[0]
+                 for seed in range(40)]  # fmt: skip
+    bits = np.array([e.bits_per_word for e in estimates])
+    errors = np.array([e.standard_error for e in estimates])
+    assert all(e.pairs == 600 and e.normalised == 60 for e in estimates)
+    assert abs(bits.mean() - exact.bits_per_word) < 3 * errors.mean() / math.sqrt(len(bits))
+    assert 0.6 < bits.std(ddof=1) / errors.mean() < 1.5
+    only_normalised = score_model(state, corpus, str(tmp_path), sampling=Sampling(None, 100, 1)).scores[0]
+    assert only_normalised.pairs == exact.pairs and only_normalised.normalised == 100
+    assert abs(only_normalised.bits_per_word - exact.bits_per_word) < 4 * only_normalised.standard_error
+
+
+def test_cli_prints_the_standard_error_of_a_sampled_figure(tmp_path, capsys):
+    """``train --heldout`` prints each epoch's figure with its standard error; ``w2v
+    score`` prints one only when it samples."""
+    corpus, held = tmp_path / "c.txt", tmp_path / "held.txt"
+    corpus.write_text("\n".join(" ".join(s) for s in SENTENCES) + "\n")
+    held.write_text("\n".join(" ".join(s) for s in HELD_OUT * 40) + "\n")
+    main(["train", str(corpus), "-o", str(tmp_path / "v.bin"), "--dim", "6", "--min-count", "1", "--epochs", "2",
+          "--threads", "1", "--heldout", str(held), "--heldout-normalised", "20",
+          "--save-model", str(tmp_path / "m.npz")])  # fmt: skip
+    epochs = [line for line in capsys.readouterr().err.splitlines() if line.startswith("w2v: epoch")]
+    assert [line.split(":")[1] for line in epochs] == [" epoch 1", " epoch 2"]
+    assert all(re.fullmatch(r"w2v: epoch \d: loss [\d.]+, held-out [\d.]+ ± 0\.\d{4} bits per word", e) for e in epochs)
+    main(["score", str(tmp_path / "m.npz"), str(held)])
+    assert "±" not in capsys.readouterr().out
+    main(["score", str(tmp_path / "m.npz"), str(held), "--max-normalised", "20"])
+    assert re.match(r"ns: [\d.]+ ± 0\.\d{4} bits per word \(perplexity", capsys.readouterr().out)

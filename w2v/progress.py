@@ -25,10 +25,13 @@ SHORT_UNITS = {"words": "w", "tokens": "tok", "bytes": "B"}  # tqdm's unit names
 
 
 class Bar(Protocol):
-    """What every bar does: move to ``done`` (with fields such as ``loss="2.53"``), and
-    close, ``completed`` or not (the step failed: an error message follows)."""
+    """What every bar does: move to ``done`` (with fields such as ``loss="2.53"``), leave
+    a pause of ``seconds`` just ended out of its rate, and close, ``completed`` or not
+    (the step failed: an error message follows)."""
 
     def update(self, done: int, **fields: str) -> None: ...
+
+    def pause(self, seconds: float) -> None: ...
 
     def close(self, completed: bool = True) -> None: ...
 
@@ -37,6 +40,9 @@ class NoBar:
     """A bar showing nothing."""
 
     def update(self, done: int, **fields: str) -> None:
+        pass
+
+    def pause(self, seconds: float) -> None:
         pass
 
     def close(self, completed: bool = True) -> None:
@@ -58,6 +64,10 @@ class TerminalBar:
         if fields:
             self.bar.set_postfix(fields, refresh=False)
         self.bar.update(done - self.bar.n)
+
+    def pause(self, seconds: float) -> None:
+        self.bar.start_t += seconds  # tqdm's mean rate counts from start_t, its smoothed one from last_print_t
+        self.bar.last_print_t += seconds
 
     def close(self, completed: bool = True) -> None:
         self.bar.close()
@@ -102,6 +112,9 @@ class LineBar:
         tenth = bool(self.total) and done >= self.next_mark and since >= LINE_GAP
         if self.shown is None or tenth or since >= LINE_SECONDS:
             self._print(now)
+
+    def pause(self, seconds: float) -> None:
+        self.started += seconds
 
     def close(self, completed: bool = True) -> None:
         if completed and self.shown != (self.done, tuple(self.fields.items())):

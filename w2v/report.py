@@ -15,6 +15,7 @@ class TrainReport:
     epoch_loss: list[float] = field(default_factory=list)
     prepare_seconds: float = 0.0  # counting, vocabulary, encoding the corpus to ids (compiling excluded)
     epoch_heldout: list[float] = field(default_factory=list)  # held-out bits per word after each epoch (nan: none)
+    epoch_heldout_se: list[float] = field(default_factory=list)  # their standard errors (sampling)
     compile_seconds: float = 0.0  # compiling kernels not in Numba's cache yet (a first run): 0.0 when all were
     heldout_seconds: float = 0.0  # scoring the held-out text after each epoch (``heldout``)
     rounds: list[dict] = field(default_factory=list)  # on a cluster: each round's words, bytes and seconds

@@ -20,10 +20,11 @@ import numpy as np
 from w2v.cluster.connect import connect
 from w2v.config import TRAIN_FIELDS, TrainConfig, check_setting_names
 from w2v.corpus.idstream import Encoded, IdStream, VocabChooser, encode_corpus, evenly_spaced
-from w2v.corpus.sources import source_list
+from w2v.corpus.sources import expand_sources, source_list
 from w2v.corpus.vocab import Vocab, decode_word
 from w2v.engine.runloop import Hooks
-from w2v.engine.scoring import score_encoded
+from w2v.engine.sampling import Sampling
+from w2v.engine.scoring import Plan, TreeScorer, model_losses, score_plan
 from w2v.engine.state import TrainState, checkpoint_lock, checkpoint_path
 from w2v.engine.weights import Model, carry_weights
 from w2v.engine.workers import Progress, run_epochs, stream_offsets
@@ -58,7 +59,8 @@ def select_vocab(config: TrainConfig, read_vocab: str | None) -> VocabChooser:
     return choose
 
 
-HELDOUT_PAIRS = 100_000  # predictions scored on the held-out corpus after each epoch
+HELDOUT_PAIRS = 30_000  # predictions scored on the held-out corpus after each epoch
+HELDOUT_NORMALISED = 500  # of those, normalised over the vocabulary (losses other than hierarchical softmax)
 # fixed by a model's weights: continued training keeps them
 STRUCTURE = ("model", "dim", "hs", "tree", "negative", "nce", "sampled_softmax", "softmax", "ns_exponent", "cbow_mean")
 
@@ -79,6 +81,7 @@ def train(
     save_model: str | None = None,
     heldout=None,
     heldout_pairs: int | None = HELDOUT_PAIRS,
+    heldout_normalised: int | None = HELDOUT_NORMALISED,
     notes: dict | None = None,
     cluster: str | None = None,
     **settings,
@@ -114,8 +117,11 @@ def train(
     ``min_count`` times. ``notes``: a JSON-able dict stored in checkpoints.
     ``heldout``: a corpus (as ``corpus``) to score after each epoch (``w2v.engine.scoring``:
     bits per predicted word of the model's first loss, on a sample of
-    ``heldout_pairs`` predictions, all if None), in ``report.epoch_heldout`` and
-    given to ``on_epoch_end`` as a third argument when it takes one.
+    ``heldout_pairs`` predictions, all if None, of which ``heldout_normalised`` are
+    normalised over the vocabulary, all if None), in ``report.epoch_heldout`` (its
+    standard error in ``report.epoch_heldout_se``) and given to ``on_epoch_end`` as a
+    third (and fourth) argument when it takes them; the held-out corpus is checked
+    before ``corpus`` is read.
     ``cluster``: train on a Dask cluster (``local:N``, a scheduler's address or file;
     ``w2v.cluster.connect``), whose workers read ``corpus`` (files or URLs) themselves
     (``w2v.cluster.training``); ``threads`` is then the threads of each worker.
@@ -129,7 +135,9 @@ def train(
         checkpoint = resume  # keep checkpointing where the run was
     every = None if checkpoint_every is None else checkpoint_every * 60.0
     hooks = Hooks(progress, on_epoch_end, on_progress, checkpoint_seconds=every)
-    outputs = Outputs(checkpoint, save_vocab, save_model, heldout, heldout_pairs)
+    check_heldout(heldout)
+    sampling = Sampling(heldout_pairs, heldout_normalised, seed=settings.get("seed", 1))
+    outputs = Outputs(checkpoint, save_vocab, save_model, heldout, sampling)
     if resume is not None and base is not None and bool(base.replicas) != (cluster is not None):
         raise ConfigError(
             f"{resume} was checkpointed on a cluster: resume it with cluster=ADDRESS (--cluster)"
@@ -163,6 +171,14 @@ def train(
     return Vectors([decode_word(w) for w in encoded.vocab.words], syn0, report, counts=encoded.vocab.counts)
 
 
+def check_heldout(heldout) -> None:
+    """Fail before the corpus is read where the held-out corpus names files or folders
+    that are not there (``sources.expand_sources``)."""
+    listed = [heldout] if isinstance(heldout, (str, os.PathLike)) else heldout
+    if isinstance(listed, (list, tuple)) and listed and all(isinstance(x, (str, os.PathLike)) for x in listed):
+        expand_sources(listed, "held-out corpus")
+
+
 @dataclass
 class Outputs:
     """What a run writes besides its vectors, and what it scores between epochs."""
@@ -171,7 +187,7 @@ class Outputs:
     save_vocab: str | None
     save_model: str | None
     heldout: object  # a corpus, or None
-    heldout_pairs: int | None
+    heldout_sampling: Sampling  # its predictions scored
 
 
 def train_on(address: str, corpus, config: TrainConfig, plan, hooks: Hooks, outputs: Outputs,
@@ -211,7 +227,8 @@ def run_training(run: "Run", hooks: Hooks, outputs: Outputs, workdir: str) -> tu
     encoded, held = run.encoded, None
     try:
         if outputs.heldout is not None:
-            scorer, held = run.heldout_scorer(outputs.heldout, outputs.heldout_pairs, os.path.join(workdir, "heldout"))
+            held_dir = os.path.join(workdir, "heldout")
+            scorer, held = run.heldout_scorer(outputs.heldout, outputs.heldout_sampling, held_dir)
             hooks.heldout = scorer
         train_start = time.perf_counter()
         losses = run.train(hooks, outputs.checkpoint)
@@ -230,7 +247,8 @@ def run_training(run: "Run", hooks: Hooks, outputs: Outputs, workdir: str) -> tu
         seconds=0.0,
         train_seconds=train_seconds,
         epoch_loss=losses,
-        epoch_heldout=run.progress.heldout.tolist(),
+        epoch_heldout=run.progress.heldout[:, 0].tolist(),
+        epoch_heldout_se=run.progress.heldout[:, 1].tolist(),
         heldout_seconds=run.progress.heldout_seconds,
     )
     return report, run.model.syn0
@@ -276,13 +294,29 @@ class Run:
             hooks = dataclasses.replace(hooks, checkpoint=lambda: self.state().save(checkpoint_path(checkpoint)))
         return run_epochs(self.model, self.encoded.stream, self.config, self.progress, hooks)
 
-    def heldout_scorer(self, corpus, pairs: int | None, workdir: str) -> tuple[Callable[[], float], IdStream]:
-        """A function giving the held-out bits per word of the weights as they are
-        (``scoring.score_encoded``) on ``corpus``, encoded once into ``workdir``, and
-        the stream it reads, for the caller to close."""
+    def heldout_scorer(
+        self, corpus, sampling: Sampling, workdir: str
+    ) -> tuple[Callable[[], tuple[float, float]], IdStream]:
+        """A function giving the held-out bits per word of the weights as they are, and
+        its standard error (``scoring.score_plan``: the model's first loss, on the
+        predictions ``sampling`` draws, drawn once), on ``corpus``, encoded once into
+        ``workdir``; and the stream it reads, for the caller to close."""
         os.makedirs(workdir)
-        encoded = encode_corpus(corpus, self.config, workdir, lambda _words, _counts: self.encoded.vocab)
-        scorer = lambda: score_encoded(self.state(), encoded, None, pairs, self.config.seed).scores[0].bits_per_word  # noqa: E731
+        config = self.config
+        try:
+            encoded = encode_corpus(corpus, config, workdir, lambda _words, _counts: self.encoded.vocab)
+            plan = Plan(encoded.stream, config.model, config.window, sampling, len(self.encoded.vocab))
+        except CorpusError as err:
+            raise CorpusError(f"held-out corpus: {err}") from None
+        first_loss = model_losses(config)[:1]
+
+        tables = self.model.tables
+        tree = TreeScorer(tables.syn1, (tables.path_nodes, tables.path_labels, tables.path_offsets))
+
+        def scorer() -> tuple[float, float]:
+            score = score_plan(self.state(), plan, encoded, first_loss, tree).scores[0]
+            return score.bits_per_word, score.standard_error
+
         return scorer, encoded.stream
 
     def state(self) -> TrainState:

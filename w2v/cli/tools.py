@@ -11,6 +11,7 @@ from w2v.cluster.phrases import check_new_folder
 from w2v.config import DEFAULT_PRUNE_AT
 from w2v.corpus.phrases import check_npmi_threshold
 from w2v.corpus.vocab import decode_word, display_word
+from w2v.engine.sampling import Sampling
 from w2v.engine.scoring import score_model
 from w2v.engine.state import TrainState
 from w2v.errors import ConfigError, W2VError, plural
@@ -28,7 +29,14 @@ CLUSTER_HELP = "Count on a Dask cluster: local:N (N processes here), tcp://HOST:
 @click.argument("corpus", nargs=-1, required=True)
 @click.option("--window", type=click.IntRange(min=1), default=None, help="Reach of the pairs [the model's window].")
 @click.option("--max-pairs", type=click.IntRange(min=1), default=None, help="Score a uniform sample of N predictions.")
-@click.option("--seed", type=int, default=1, show_default=True, help="Random seed of the --max-pairs sample.")
+@click.option(
+    "--max-normalised",
+    type=click.IntRange(min=1),
+    default=None,
+    help="Of those, sum the normaliser over the vocabulary for a uniform sample of N (all losses but hs); "
+    "the others take that sample's mean.",
+)
+@click.option("--seed", type=int, default=1, show_default=True, help="Random seed of the samples.")
 @click.option("--json", "as_json", is_flag=True, default=False, help="Print the figures as JSON.")
 @click.option(
     "--per-line",
@@ -36,18 +44,21 @@ CLUSTER_HELP = "Count on a Dask cluster: local:N (N processes here), tcp://HOST:
     default=False,
     help="Print each non-blank line's log-probability in bits, a column per loss (10,000-token pieces of longer lines).",
 )
-def score(model, corpus, window, max_pairs, seed, as_json, per_line):
+def score(model, corpus, window, max_pairs, max_normalised, seed, as_json, per_line):
     """Held-out cross-entropy of MODEL's own prediction task on CORPUS, in bits per word.
 
     MODEL is a --save-model file or a checkpoint (folder or file): vectors files
     hold no output weights. Skip-gram predicts every word within --window of
-    each word, CBOW each word from its whole window; no subsampling.
+    each word, CBOW each word from its whole window; no subsampling. Every
+    prediction is scored exactly unless --max-pairs or --max-normalised sample
+    them: the figure then comes with its standard error.
     """
     import tempfile
 
     state = TrainState.load(model)
     with tempfile.TemporaryDirectory(prefix="w2v-") as workdir:
-        result = score_model(state, list(corpus), workdir, window, max_pairs, seed)
+        sources = corpus_sources(list(corpus), [])
+        result = score_model(state, sources, workdir, window, Sampling(max_pairs, max_normalised, seed))
     if per_line:
         click.echo("".join("\t".join(f"{bits:.4f}" for bits in row) + "\n" for row in result.sentence_bits), nl=False)
     elif as_json:
@@ -57,8 +68,9 @@ def score(model, corpus, window, max_pairs, seed, as_json, per_line):
         click.echo(json.dumps({**first, "other_losses": others}, indent=2))
     else:
         for s in result.scores:
+            error = f" ± {s.standard_error:.4f}" if s.standard_error else ""
             click.echo(
-                f"{s.loss}: {s.bits_per_word:.4f} bits per word (perplexity {s.perplexity:,.1f}) on "
+                f"{s.loss}: {s.bits_per_word:.4f}{error} bits per word (perplexity {s.perplexity:,.1f}) on "
                 f"{plural(s.pairs, 'prediction')}; unigram {s.unigram_bits_per_word:.4f}; "
                 f"{plural(s.oov_tokens, 'token')} out of vocabulary"
             )

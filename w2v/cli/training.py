@@ -17,6 +17,7 @@ from w2v.errors import ClusterLost, W2VError, plural
 from w2v.files import atomic_output, binary_name, check_writable, is_special, is_url
 from w2v.progress import Steps
 from w2v.toolkit import word_classes
+from w2v.train import HELDOUT_NORMALISED, HELDOUT_PAIRS
 from w2v.train import train as train_vectors
 from w2v.vectorio.word2vec import write_vectors
 from w2v.vectors.plots import picture_format, plot_loss
@@ -57,7 +58,7 @@ def check_distinct_outputs(paths: dict[str, str | None]) -> None:
 def corpus_sources(corpus: list[str], outputs: list[str | None]) -> list[str]:
     """The command's corpus expanded (``sources.expand_sources``), without the files the
     command writes (``outputs``: files, or folders such as a checkpoint's; None and ``-``
-    ignored), each left out with a note, and with a warning for each file that is
+    ignored), each left out with a note, with a warning for each file that is
     clearly not text (``sources.check_text``)."""
     written = [path for path in outputs if path and path != "-"]
     sources, skipped = without_outputs(expand_sources(corpus), written)
@@ -320,9 +321,16 @@ def rerun_recipe(ctx: click.Context) -> dict:
 @click.option(
     "--heldout-pairs",
     type=click.IntRange(min=1),
-    default=100_000,
+    default=HELDOUT_PAIRS,
     show_default=True,
     help="--heldout: predictions scored (a uniform sample).",
+)
+@click.option(
+    "--heldout-normalised",
+    type=click.IntRange(min=1),
+    default=HELDOUT_NORMALISED,
+    show_default=True,
+    help="--heldout: of those, how many are normalised over the vocabulary (all but --hs; as w2v score --max-normalised).",
 )
 @click.option(
     "--update-vocab", is_flag=True, default=False, help="--init-model: add CORPUS's new words (min-count applies)."
@@ -357,7 +365,7 @@ def train(corpus, output, fmt, quiet, cbow_sum, save_vocab, read_vocab, **settin
     source = phrased_corpus(sources, extras, settings, quiet)
     seed, heldout = (
         settings["seed"],
-        {"heldout": settings.pop("heldout"), "heldout_pairs": settings.pop("heldout_pairs")},
+        {key: settings.pop(key) for key in ("heldout", "heldout_pairs", "heldout_normalised")},
     )
     if heldout["heldout"] is not None and not quiet:
         heldout["on_epoch_end"] = print_epoch
@@ -411,11 +419,12 @@ def echo_summary(vectors, output: str, write_seconds: float) -> None:
     )
 
 
-def print_epoch(epoch: int, loss: float, heldout: float) -> None:
+def print_epoch(epoch: int, loss: float, heldout: float, standard_error: float) -> None:
     """The line ``w2v train --heldout`` prints after each epoch, above the progress bar."""
     from tqdm import tqdm
 
-    tqdm.write(f"w2v: epoch {epoch + 1}: loss {loss:.4f}, held-out {heldout:.4f} bits per word", file=sys.stderr)
+    scored = f"held-out {heldout:.4f} ± {standard_error:.4f} bits per word"
+    tqdm.write(f"w2v: epoch {epoch + 1}: loss {loss:.4f}, {scored}", file=sys.stderr)
 
 
 def check_train_options(ctx, corpus, output, save_vocab, read_vocab, long_run, extras, cbow_sum, settings) -> None:

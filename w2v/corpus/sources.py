@@ -33,20 +33,21 @@ WHITESPACE = b" \t\n\r\x0b\x0c"
 FIRST_SPACE = re.compile(rb"[ \t\n\r\x0b\x0c]")
 
 
-def expand_sources(sources: Iterable[str | os.PathLike]) -> list[str]:
+def expand_sources(sources: Iterable[str | os.PathLike], what: str = "corpus") -> list[str]:
     """Resolve the user's corpus arguments into a list of readable sources.
 
     A folder becomes its files (recursively, sorted, hidden ones skipped); ``-``
     is standard input; a URL (``scheme://``) is passed to smart_open as it is; a
     path that is neither a file nor a folder (a FIFO, ``/dev/stdin``, the
     ``/dev/fd/N`` of a shell's ``<(command)``) is a stream, read once (``is_stream``).
-    Raises CorpusError for a local path that does not exist or a folder with no files.
+    Raises CorpusError for a local path that does not exist or a folder with no files,
+    naming it by ``what`` it is.
     """
     resolved = []
     for source in sources:
         text = os.fspath(source)
         if not text:  # Path("") is the current folder: an unset shell variable would train on it
-            raise CorpusError("empty corpus path ''")
+            raise CorpusError(f"empty {what} path ''")
         if text == "-" or is_url(text):
             resolved.append(text)
             continue
@@ -58,14 +59,14 @@ def expand_sources(sources: Iterable[str | os.PathLike]) -> list[str]:
                 if p.is_file() and not any(part.startswith(".") for part in p.relative_to(path).parts)
             )
             if not files:
-                raise CorpusError(f"corpus folder has no files: {text}")
+                raise CorpusError(f"{what} folder has no files: {text}")
             resolved.extend(files)
         elif path.exists():  # a file, or a stream
             resolved.append(text)
         else:
-            raise CorpusError(f"corpus not found: {text}")
+            raise CorpusError(f"{what} not found: {text}")
     if not resolved:
-        raise CorpusError("no corpus given")
+        raise CorpusError(f"no {what} given")
     return resolved
 
 

@@ -795,11 +795,35 @@ def path_log_probs(hidden, targets, syn1, path_nodes, path_labels, path_offsets,
         out[b] = total
 
 
+@jit_kernel
+def context_vectors(contexts, syn0, mean, out):
+    """CBOW's hidden vectors for ``w2v score``: ``out[b] = sum_c syn0[c]`` ((B, D)
+    float32) over the context words ``c = contexts[b, k] >= 0`` ((B, 2 window)
+    int64; -1: none), in the order of k as training adds them, divided by their
+    number if ``mean``."""
+    for b in range(contexts.shape[0]):
+        row = out[b]
+        row[:] = 0.0
+        count = 0
+        for k in range(contexts.shape[1]):
+            word = contexts[b, k]
+            if word >= 0:
+                vector = syn0[word]
+                for d in range(row.shape[0]):
+                    row[d] += vector[d]
+                count += 1
+        if mean and count > 0:
+            scale = np.float32(1.0) / np.float32(count)
+            for d in range(row.shape[0]):
+                row[d] *= scale
+
+
 def load_scoring_kernel() -> None:
-    """Load (or compile) ``path_log_probs`` for the argument types ``scoring`` passes,
-    on no rows: a first training run compiles it with the batch kernel, so that
-    ``w2v score`` and ``--heldout`` compile nothing later."""
+    """Load (or compile) ``path_log_probs`` and ``context_vectors`` for the argument
+    types ``scoring`` passes, on no rows: a first training run compiles them with
+    the batch kernel, so that ``w2v score`` and ``--heldout`` compile nothing later."""
     rows, float32, int32, int64 = np.empty((0, 1), np.float32), np.float32, np.int32, np.int64
     path_log_probs(
         rows, np.empty(0, int64), rows, np.empty(0, int32), np.empty(0, float32), np.zeros(1, int64), np.empty(0)
     )
+    context_vectors(np.empty((0, 1), int64), rows, True, rows)

@@ -24,6 +24,8 @@ from w2v.config import TrainConfig
 from w2v.errors import ClusterLost, W2VError
 from w2v.progress import Bar, NoBar, progress_bar
 
+NOT_SCORED = (math.nan, math.nan)  # held-out bits per word and standard error of an epoch not scored
+
 
 def learning_rate(alpha: float, min_alpha: float, progress: float) -> float:
     """Linear decay from ``alpha`` at progress 0 to ``min_alpha`` at 1 (the fraction
@@ -38,7 +40,8 @@ class Hooks:
     - ``show_progress``: a progress bar on stderr (``progress.progress_bar``);
     - ``on_epoch_end(epoch, mean_loss)`` after each epoch, or
       ``on_epoch_end(epoch, mean_loss, heldout)`` if it takes a third argument
-      (held-out bits per word, nan without ``heldout``);
+      (held-out bits per word, nan without ``heldout``), or
+      ``on_epoch_end(epoch, mean_loss, heldout, heldout_se)`` with its standard error;
     - ``on_progress(words_done, total_words, alpha, loss)`` about every 0.2 s (one
       process) or round (a cluster), and at the end;
     - ``checkpoint()`` saves the run as it stands: after each epoch, every
@@ -50,18 +53,24 @@ class Hooks:
     on_progress: Callable[[int, int, float, float], None] | None = None
     checkpoint: Callable[[], None] | None = None
     checkpoint_seconds: float | None = None
-    heldout: Callable[[], float] | None = None  # scores the weights between epochs (bits per word)
+    heldout: Callable[[], tuple[float, float]] | None = None  # scores the weights: bits per word, standard error
 
 
-def call_epoch_end(callback: Callable, epoch: int, loss: float, heldout: float = float("nan")) -> None:
-    """``callback(epoch, mean_loss, heldout)``, or ``callback(epoch, mean_loss)`` for a
-    callback that takes two arguments (``Hooks.on_epoch_end``)."""
-    arguments: tuple = (epoch, loss, heldout)
+def call_epoch_end(callback: Callable, epoch: int, loss: float, heldout: tuple[float, float] = NOT_SCORED) -> None:
+    """``callback(epoch, mean_loss, bits, standard_error)``, or with the first three or
+    two of those arguments, as many as the callback takes (``Hooks.on_epoch_end``)."""
+    arguments: tuple = (epoch, loss, *heldout)
+    taken = next((n for n in (4, 3) if takes(callback, arguments[:n])), 2)
+    callback(*arguments[:taken])
+
+
+def takes(callback: Callable, arguments: tuple) -> bool:
+    """Whether ``callback`` can be called with ``arguments`` (False where its signature cannot be read)."""
     try:
         inspect.signature(callback).bind(*arguments)
-    except (TypeError, ValueError):  # takes two arguments, or has no signature to read
-        arguments = arguments[:2]
-    callback(*arguments)
+    except (TypeError, ValueError):
+        return False
+    return True
 
 
 def kept_after(error: BaseException) -> bool:
@@ -106,14 +115,15 @@ class RunLoop:
     ) -> None:
         """Call ``on_epoch_end`` for each epoch finished since the last report (the first
         ``epochs_done`` are), with its mean loss ``epoch_loss(epoch)`` (nats per example,
-        nan before any) and held-out bits per word (``heldout[epoch]``, (epochs,)
-        float64, nan unscored; nan without); then move the bar to ``done`` words with
+        nan before any) and held-out bits per word and standard error (``heldout[epoch]``,
+        (epochs, 2) float64, nan unscored; nan without); then move the bar to ``done`` words with
         the epoch under way, the learning rate there and the epoch's loss so far, and
         call ``on_progress`` with them."""
         hooks = self.hooks
         while self.reported < min(epochs_done, self.epochs):
             if hooks.on_epoch_end is not None:
-                scored = math.nan if heldout is None else float(heldout[self.reported])
+                bits, error = NOT_SCORED if heldout is None else heldout[self.reported].tolist()
+                scored = (bits, error)
                 call_epoch_end(hooks.on_epoch_end, self.reported, epoch_loss(self.reported), scored)
             self.reported += 1
         current = min(self.reported, self.epochs - 1)

@@ -20,25 +20,33 @@ training drops them, and counted. The cross-entropy is
   as ``bits_per_word``; ``softmax(s)`` is reported as ``bits_per_word_plain``,
   ``log Z = logsumexp_w s_w`` (mean and spread) says how far from self-normalised
   the scores are, and ``bits_per_word_z1`` takes ``p = exp(s_o)`` (Z = 1).
+- NCE, sampled and full softmax: ``softmax(s)``.
 
 The baseline every model must beat is the unigram model ``p(o) = count(o) / total``
 of the model's vocabulary, on the same predictions.
+
+Every prediction is scored exactly by default; a ``sampling.Sampling`` scores a
+sample of them and normalises a subsample of those, with a standard error
+(``w2v.engine.sampling``). A ``Plan`` draws the sample once, so that a text
+scored after each epoch recomputes only what depends on the weights.
 """
 
 import itertools
 import math
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import asdict, dataclass
+from typing import NamedTuple
 
 import numpy as np
 
 from w2v.corpus.idstream import Encoded, IdStream, encode_corpus
+from w2v.engine.sampling import EVERY_PREDICTION, Sample, Sampling, TwoPhase
 from w2v.engine.state import TrainState
 from w2v.engine.weights import path_tables
 from w2v.errors import CorpusError, FormatError
 
-BLOCK_VALUES = 1 << 22  # scores held at once (float64: 32 MiB) when scoring against the whole vocabulary
+BLOCK_VALUES = 1 << 20  # floats held at once in a temporary matrix (4 MiB)
 LOG2E = 1.0 / math.log(2.0)
 
 
@@ -51,8 +59,10 @@ class Score:
     oov_tokens: int  # corpus tokens outside the vocabulary, dropped
     bits_per_word: float  # the loss's own distribution (negative sampling: the implied one)
     perplexity: float
-    unigram_bits_per_word: float
-    mean_log_z: float | None = None  # unnormalised losses: log Z of softmax(s) (nats)
+    unigram_bits_per_word: float  # over every prediction of the text
+    standard_error: float = 0.0  # of bits_per_word, from sampling (0.0: every prediction scored exactly)
+    normalised: int = 0  # predictions whose normaliser was summed (hierarchical softmax: all scored)
+    mean_log_z: float | None = None  # unnormalised losses: log Z of softmax(s) (nats), over the normalised
     std_log_z: float | None = None
     bits_per_word_z1: float | None = None  # taking p = exp(s_o)
     bits_per_word_plain: float | None = None  # softmax(s)
@@ -62,16 +72,18 @@ class Score:
 
 
 @dataclass
-class Predictions:
-    """A block of predictions: hidden vectors ``hidden`` (B, D) float32, the words
-    they predict ``targets`` (B,) int64, the sentence of each ``sentences`` (B,)
-    int64, and for skip-gram the input word of each ``inputs`` (B,) int64, whose
-    row of ``syn0`` the hidden vector is (CBOW: None)."""
+class Planned:
+    """A batch's predictions to score, before the weights: the words they predict
+    ``targets`` (B,) int64, the sentence of each ``sentences`` (B,) int64, and either
+    skip-gram's input words ``inputs`` (B,) int64 or CBOW's context words
+    ``contexts`` (B, 2 window) int64 (-1: none there); ``normalised`` (B,) bool:
+    those of the normaliser's subsample."""
 
-    hidden: np.ndarray
     targets: np.ndarray
     sentences: np.ndarray
     inputs: np.ndarray | None
+    contexts: np.ndarray | None
+    normalised: np.ndarray
 
 
 def sentence_index(ids: np.ndarray, first: int) -> np.ndarray:
@@ -80,157 +92,78 @@ def sentence_index(ids: np.ndarray, first: int) -> np.ndarray:
     return first + np.concatenate([[0], np.cumsum(ids[:-1] < 0)]) if len(ids) else np.zeros(0, np.int64)
 
 
-def skipgram_pairs(ids: np.ndarray, window: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """Positions (input, predicted) of every ordered pair within ``window`` of each
-    other in one sentence of ``ids`` (int32, ``-1`` ending sentences)."""
+def skipgram_pairs(ids: np.ndarray, window: int) -> tuple[np.ndarray, np.ndarray]:
+    """Positions (input, predicted) (P,) int64 of every ordered pair within ``window``
+    of each other in one sentence of ``ids`` (int32, ``-1`` ending sentences)."""
     sentence = np.cumsum(ids < 0)
-    inputs, outputs = [], []
+    inputs, outputs = [np.zeros(0, np.int64)], [np.zeros(0, np.int64)]
     for d in range(1, window + 1):
         a = np.arange(len(ids) - d)
-        ok = (ids[a] >= 0) & (ids[a + d] >= 0) & (sentence[a] == sentence[a + d])
-        a = a[ok]
+        a = a[(ids[a] >= 0) & (ids[a + d] >= 0) & (sentence[a] == sentence[a + d])]
         inputs += [a, a + d]
         outputs += [a + d, a]
-    order = np.concatenate([[0], *outputs]).astype(np.int64)[1:]
-    return np.concatenate([[0], *inputs]).astype(np.int64)[1:], order, sentence
+    return np.concatenate(inputs), np.concatenate(outputs)
 
 
-def skipgram_predictions(ids, syn0, window, keep, first_sentence) -> Predictions:
-    """The skip-gram predictions of one batch of ids, those where ``keep(n)`` (a (n,)
-    bool mask for n pairs) is true."""
-    inputs, outputs, _ = skipgram_pairs(ids, window)
-    kept = keep(len(inputs))
-    inputs, outputs = inputs[kept], outputs[kept]
-    sentences = sentence_index(ids, first_sentence)
-    words = ids[inputs].astype(np.int64)
-    return Predictions(syn0[words], ids[outputs].astype(np.int64), sentences[outputs], words)
-
-
-def cbow_predictions(ids, syn0, window, cbow_mean, keep, first_sentence) -> Predictions:
-    """The CBOW predictions of one batch of ids: each word with a context, from the
-    mean (``cbow_mean``) or sum of its whole window's input vectors."""
+def context_words(ids: np.ndarray, positions: np.ndarray, window: int) -> np.ndarray:
+    """(P, 2 window) int64: for each of ``positions`` in ``ids``, the words at offsets
+    -window .. -1, 1 .. window, -1 where that is outside its sentence or the text."""
+    offsets = np.array([*range(-window, 0), *range(1, window + 1)])
+    at = positions[:, None] + offsets[None, :]
+    inside = (at >= 0) & (at < len(ids))
+    at = np.where(inside, at, positions[:, None])
     sentence = np.cumsum(ids < 0)
-    hidden = np.zeros((len(ids), syn0.shape[1]), dtype=np.float32)
-    count = np.zeros(len(ids), dtype=np.int64)
-    for d in (*range(-window, 0), *range(1, window + 1)):
-        at = np.arange(max(-d, 0), len(ids) - max(d, 0))
-        ok = (ids[at] >= 0) & (ids[at + d] >= 0) & (sentence[at] == sentence[at + d])
-        hidden[at[ok]] += syn0[ids[at[ok] + d]]
-        count[at[ok]] += 1
-    positions = np.flatnonzero(count > 0)
-    positions = positions[keep(len(positions))]
-    hidden = hidden[positions]
-    if cbow_mean:
-        hidden /= count[positions, None].astype(np.float32)
+    valid = inside & (ids[at] >= 0) & (sentence[at] == sentence[positions][:, None])
+    return np.where(valid, ids[at], -1).astype(np.int64)
+
+
+def cbow_positions(ids: np.ndarray, window: int) -> np.ndarray:
+    """Positions (P,) int64 of the words of ``ids`` with at least one context word."""
+    positions = np.flatnonzero(ids >= 0)
+    keep = np.zeros(len(positions), dtype=bool)
+    rows = max(1, BLOCK_VALUES // (2 * window))
+    for start in range(0, len(positions), rows):
+        part = slice(start, start + rows)
+        keep[part] = (context_words(ids, positions[part], window) >= 0).any(axis=1)
+    return positions[keep]
+
+
+def plan_batch(ids: np.ndarray, first_sentence: int, model: str, window: int, sample: Sample) -> Planned:
+    """The predictions of one batch of ids that ``sample`` takes (module docstring)."""
     sentences = sentence_index(ids, first_sentence)
-    return Predictions(hidden, ids[positions].astype(np.int64), sentences[positions], None)
+    if model == "cbow":
+        positions = cbow_positions(ids, window)
+        kept, normalised = sample.take(len(positions))
+        positions = positions[kept]
+        contexts = context_words(ids, positions, window)
+        return Planned(ids[positions].astype(np.int64), sentences[positions], None, contexts, normalised)
+    inputs, outputs = skipgram_pairs(ids, window)
+    kept, normalised = sample.take(len(inputs))
+    inputs, outputs = inputs[kept], outputs[kept]
+    return Planned(ids[outputs].astype(np.int64), sentences[outputs], ids[inputs].astype(np.int64), None, normalised)
 
 
-def path_log_probs(hidden: np.ndarray, targets: np.ndarray, state: TrainState, threads: int = 2) -> np.ndarray:
-    """``log p(target | hidden)`` (nats, float64 (B,)) under hierarchical softmax
-    (``kernels.path_log_probs``), the rows split between ``threads`` threads."""
-    from w2v.engine.kernels import path_log_probs as kernel  # Numba: imported when a model is scored
+def hidden_vectors(planned: Planned, syn0: np.ndarray, cbow_mean: bool) -> np.ndarray:
+    """(B, D) float32: the hidden vector of each planned prediction, skip-gram's input
+    row, or the sum (``cbow_mean``: the mean) of CBOW's context rows
+    (``kernels.context_vectors``)."""
+    if planned.inputs is not None:
+        return syn0[planned.inputs]
+    from w2v.engine.kernels import context_vectors  # Numba: imported when a model is scored
 
-    nodes, labels, offsets = path_tables(state.vocab, state.config)
-    out = np.empty(len(targets))
-    hidden = np.ascontiguousarray(hidden, dtype=np.float32)
-    bounds = np.linspace(0, len(targets), threads + 1).astype(np.int64)
-    parts = [slice(a, b) for a, b in itertools.pairwise(bounds.tolist())]
+    contexts = planned.contexts
+    assert contexts is not None
+    hidden = np.empty((len(contexts), syn0.shape[1]), dtype=np.float32)
+    in_threads(len(contexts), lambda rows: context_vectors(contexts[rows], syn0, cbow_mean, hidden[rows]))
+    return hidden
+
+
+def in_threads(count: int, work: Callable[[slice], None], threads: int = 2) -> None:
+    """``work(rows)`` on ``threads`` consecutive slices of ``range(count)``, each in a
+    thread (Numba's kernels release the GIL)."""
+    bounds = np.linspace(0, count, threads + 1).astype(np.int64).tolist()
     with ThreadPoolExecutor(threads) as pool:
-        list(pool.map(lambda p: kernel(hidden[p], targets[p], state.syn1, nodes, labels, offsets, out[p]), parts))
-    return out
-
-
-def log_normalisers(hidden: np.ndarray, out: np.ndarray, log_prior: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """``logsumexp_w s_w`` and ``logsumexp_w (s_w + log_prior_w)`` (B,) float64 for the
-    hidden vectors (B, D), ``s_w = u_w . h`` over the rows of ``out`` (V, D), in blocks
-    of ``BLOCK_VALUES`` scores (the scores in float32, their sums in float64)."""
-    log_z = np.empty(len(hidden))
-    log_z_prior = np.empty(len(hidden))
-    rows = max(1, BLOCK_VALUES // max(len(out), 1))
-    for start in range(0, len(hidden), rows):
-        block = slice(start, start + rows)
-        scores = (hidden[block] @ out.T).astype(np.float64)
-        log_z[block] = logsumexp_rows(scores)
-        log_z_prior[block] = logsumexp_rows(scores + log_prior)
-    return log_z, log_z_prior
-
-
-def logsumexp_rows(x: np.ndarray) -> np.ndarray:
-    """``log sum_j exp(x[i, j])`` for each row (float64)."""
-    top = x.max(axis=1)
-    return top + np.log(np.exp(x - top[:, None]).sum(axis=1))
-
-
-class NoiseScorer:
-    """Negative sampling's distributions for blocks of predictions (module docstring).
-    For skip-gram, whose hidden vector is the input word's row, the normalisers are
-    computed once per input word and kept."""
-
-    def __init__(self, state: TrainState):
-        self.syn0, self.out = state.syn0, state.syn1neg
-        self.log_q = np.log(state.vocab.noise_distribution(state.config.ns_exponent))
-        self.cache = np.full((2, len(state.vocab)), np.nan)  # per input word: log Z, log Z with the prior
-
-    def normalisers(self, block: Predictions) -> tuple[np.ndarray, np.ndarray]:
-        """``log Z`` of softmax(s) and of softmax(s + log q) for each prediction (B,)."""
-        if block.inputs is None:
-            return log_normalisers(block.hidden, self.out, self.log_q)
-        missing = np.unique(block.inputs[np.isnan(self.cache[0, block.inputs])])
-        if len(missing):
-            self.cache[:, missing] = log_normalisers(self.syn0[missing], self.out, self.log_q)
-        return self.cache[0, block.inputs], self.cache[1, block.inputs]
-
-    def normalised(self, block: Predictions, implied: bool) -> dict[str, np.ndarray]:
-        """Per prediction (nats): the ``plain`` (softmax(s)) and ``z1`` log-probabilities,
-        ``log_z``, and the loss's own: the distribution negative sampling implies
-        (``implied``), else ``plain``."""
-        scores = np.einsum("ij,ij->i", block.hidden, self.out[block.targets]).astype(np.float64)
-        log_z, log_z_prior = self.normalisers(block)
-        implied_log_p = scores + self.log_q[block.targets] - log_z_prior
-        plain = scores - log_z
-        return {"own": implied_log_p if implied else plain, "plain": plain, "z1": scores, "log_z": log_z}
-
-
-@dataclass
-class Totals:
-    """Sums over the predictions scored (nats), one entry per quantity."""
-
-    count: int
-    sums: dict[str, float]
-    squares: dict[str, float]
-
-    def add(self, values: dict[str, np.ndarray]) -> None:
-        for key, value in values.items():
-            self.sums[key] = self.sums.get(key, 0.0) + float(value.sum())
-            self.squares[key] = self.squares.get(key, 0.0) + float((value * value).sum())
-
-    def bits(self, key: str) -> float:
-        """Mean of ``-value`` over the predictions, in bits."""
-        return -self.sums[key] / max(self.count, 1) * LOG2E
-
-
-class Sample:
-    """Which predictions to score, in order: all of them, or ``size`` of ``total``
-    drawn uniformly without replacement (seeded)."""
-
-    def __init__(self, total: int, size: int | None, seed: int):
-        self.chosen = (
-            None
-            if size is None or size >= total
-            else np.sort(np.random.default_rng(seed).choice(total, size, replace=False))
-        )
-        self.seen = 0
-
-    def take(self, n: int) -> np.ndarray:
-        """A (n,) bool mask over the next ``n`` predictions."""
-        mask = np.ones(n, dtype=bool)
-        if self.chosen is not None:
-            mask[:] = False
-            lo, hi = np.searchsorted(self.chosen, [self.seen, self.seen + n])
-            mask[self.chosen[lo:hi] - self.seen] = True
-        self.seen += n
-        return mask
+        list(pool.map(work, [slice(a, b) for a, b in itertools.pairwise(bounds)]))
 
 
 def batches_of(stream: IdStream) -> Iterator[tuple[np.ndarray, int]]:
@@ -242,91 +175,263 @@ def batches_of(stream: IdStream) -> Iterator[tuple[np.ndarray, int]]:
         first += int((ids < 0).sum())
 
 
-def predictions(stream: IdStream, state: TrainState, window: int, sample: Sample) -> Iterator[Predictions]:
-    """The model's predictions over ``stream``, batch by batch (module docstring)."""
-    config = state.config
+class Census(NamedTuple):
+    """What scoring needs to know of every prediction of a text: how many there are,
+    how often each word is the target (``targets``, (V,) int64) and the sentences."""
+
+    predictions: int
+    targets: np.ndarray
+    sentences: int
+
+
+def census(stream: IdStream, model: str, window: int, vocab_size: int) -> Census:
+    """Count the predictions of ``stream`` for ``model`` in one pass."""
+    targets = np.zeros(vocab_size, dtype=np.int64)
+    sentences = 0
+    every = Sample(0, EVERY_PREDICTION)
     for ids, first in batches_of(stream):
-        if config.model == "cbow":
-            yield cbow_predictions(ids, state.syn0, window, config.cbow_mean, sample.take, first)
-        else:
-            yield skipgram_predictions(ids, state.syn0, window, sample.take, first)
+        targets += np.bincount(plan_batch(ids, first, model, window, every).targets, minlength=vocab_size)
+        sentences += int((ids < 0).sum())
+    return Census(int(targets.sum()), targets, sentences)
 
 
-def count_predictions(stream: IdStream, state: TrainState, window: int) -> int:
-    """How many predictions ``predictions`` makes over ``stream``."""
-    counted = Sample(0, None, 0)
-    for _ in predictions(stream, state, window, counted):
-        pass
-    return counted.seen
+def joined(parts: list[Planned]) -> Planned:
+    """The planned predictions of several batches as one block (sentence indices are the text's already)."""
+    return Planned(
+        np.concatenate([p.targets for p in parts]),
+        np.concatenate([p.sentences for p in parts]),
+        concatenated([p.inputs for p in parts]),
+        concatenated([p.contexts for p in parts]),
+        np.concatenate([p.normalised for p in parts]),
+    )
+
+
+def concatenated(arrays: list[np.ndarray | None]) -> np.ndarray | None:
+    """The arrays end to end, or None where they are None."""
+    present = [array for array in arrays if array is not None]
+    return np.concatenate(present) if present else None
+
+
+class Plan:
+    """The predictions of an encoded text to score with a model of ``model`` and
+    ``window``: counted once (``census``) and, when sampled, drawn once and kept, so
+    that scoring the text again after each epoch recomputes only what depends on
+    the weights, in one block; every prediction is planned again, batch by batch, otherwise."""
+
+    def __init__(self, stream: IdStream, model: str, window: int, sampling: Sampling, vocab_size: int):
+        self.stream, self.model, self.window, self.sampling = stream, model, window, sampling
+        self.census = census(stream, model, window, vocab_size)
+        if self.census.predictions == 0:
+            raise CorpusError("nothing to score: no word of the corpus has an in-vocabulary neighbour")
+        self.kept = None if sampling.predictions is None else [joined(list(self.draw()))]
+
+    def draw(self) -> Iterator[Planned]:
+        sample = Sample(self.census.predictions, self.sampling)
+        for ids, first in batches_of(self.stream):
+            yield plan_batch(ids, first, self.model, self.window, sample)
+
+    def batches(self) -> Iterator[Planned]:
+        return iter(self.kept) if self.kept is not None else self.draw()
+
+
+class TreeScorer:
+    """Hierarchical softmax's log-probabilities with the output weights ``syn1`` and
+    the tree's ``paths`` (``weights.path_tables``: nodes, labels, offsets)."""
+
+    def __init__(self, syn1: np.ndarray, paths: tuple[np.ndarray, np.ndarray, np.ndarray], threads: int = 2):
+        self.syn1, self.paths, self.threads = syn1, paths, threads
+
+    @classmethod
+    def of(cls, state: TrainState) -> "TreeScorer":
+        return cls(state.syn1, path_tables(state.vocab, state.config))
+
+    def log_probs(self, hidden: np.ndarray, targets: np.ndarray) -> np.ndarray:
+        """``log p(target | hidden)`` (nats, float64 (B,)) for hidden vectors (B, D)
+        (``kernels.path_log_probs``), the rows split between the threads."""
+        from w2v.engine.kernels import path_log_probs  # Numba: imported when a model is scored
+
+        out = np.empty(len(targets))
+        hidden = np.ascontiguousarray(hidden, dtype=np.float32)
+        in_threads(
+            len(targets), lambda p: path_log_probs(hidden[p], targets[p], self.syn1, *self.paths, out[p]), self.threads
+        )
+        return out
+
+
+def log_normalisers(hidden: np.ndarray, out: np.ndarray, log_prior: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """``log Z = log sum_w exp(s_w)`` and ``log Z' = log sum_w exp(s_w + log_prior_w)``
+    (B,) float64 for the hidden vectors (B, D), ``s_w = u_w . h`` over the rows of
+    ``out`` (V, D), in blocks of ``BLOCK_VALUES`` scores. Each block takes one matrix
+    product for the scores, one pass for ``e_w = exp(s_w - max_w s_w)`` and one more
+    product for both sums, ``e . 1`` and ``e . (prior / max prior)`` (float32; the logs float64)."""
+    log_z = np.empty(len(hidden))
+    log_z_prior = np.empty(len(hidden))
+    top_prior = float(log_prior.max())
+    weights = np.stack([np.ones(len(out)), np.exp(log_prior - top_prior)], axis=1).astype(np.float32)  # (V, 2)
+    rows = max(1, BLOCK_VALUES // max(len(out), 1))
+    for start in range(0, len(hidden), rows):
+        block = slice(start, start + rows)
+        scores = hidden[block] @ out.T
+        top = scores.max(axis=1)
+        np.exp(scores - top[:, None], out=scores)
+        sums = (scores @ weights).astype(np.float64)
+        log_z[block] = top + np.log(sums[:, 0])
+        log_z_prior[block] = top + np.log(sums[:, 1]) + top_prior
+    return log_z, log_z_prior
+
+
+class Expansions(NamedTuple):
+    """``log sum_w pi_w exp(u_w . h) ~ h . mean + h^T covariance h / 2``: the
+    second-order (cumulant) expansions in ``h`` of normalisers under k weightings
+    ``pi`` of the output vectors ``u_w``, each summing to 1 (``means`` (D, k),
+    ``covariances`` (D, k D), float32). Stand-ins for ``log Z`` at ``k D^2`` flops a
+    prediction instead of ``V D``: control variates (``sampling``)."""
+
+    means: np.ndarray
+    covariances: np.ndarray
+
+    @classmethod
+    def of(cls, out: np.ndarray, weights: np.ndarray) -> "Expansions":
+        """For the output vectors ``out`` (V, D) and weightings ``weights`` (k, V)."""
+        weights = weights.astype(np.float32)
+        means = weights @ out  # (k, D)
+        blocks = [out.T @ (out * pi[:, None]) - np.outer(mean, mean) for pi, mean in zip(weights, means, strict=True)]
+        return cls(np.ascontiguousarray(means.T), np.concatenate(blocks, axis=1))
+
+    def log_z(self, hidden: np.ndarray) -> np.ndarray:
+        """(B, k) float64: each expansion at each hidden vector (B, D)."""
+        k = self.means.shape[1]
+        quadratic = (hidden @ self.covariances).reshape(len(hidden), k, -1)
+        return (hidden @ self.means + 0.5 * np.einsum("bkd,bd->bk", quadratic, hidden)).astype(np.float64)
+
+
+class NoiseScorer:
+    """The word output vectors' distributions for blocks of predictions (module
+    docstring). For skip-gram, whose hidden vector is the input word's row, the
+    normalisers are computed once per input word and kept."""
+
+    def __init__(self, state: TrainState):
+        self.syn0, self.out = state.syn0, state.syn1neg
+        self.log_q = np.log(state.vocab.noise_distribution(state.config.ns_exponent))
+        self.cache = np.full((2, len(state.vocab)), np.nan)  # per input word: log Z, log Z with the prior
+        self.implied = state.config.output_loss == "ns"
+        uniform = np.full(len(self.out), 1.0 / max(len(self.out), 1))
+        self.expansions = Expansions.of(self.out, np.stack([uniform, np.exp(self.log_q)]))
+
+    def normalisers(self, planned: Planned, hidden: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """``log Z`` of softmax(s) and of softmax(s + log q) for each normalised prediction."""
+        if planned.inputs is None:
+            return log_normalisers(hidden[planned.normalised], self.out, self.log_q)
+        inputs = planned.inputs[planned.normalised]
+        missing = np.unique(inputs[np.isnan(self.cache[0, inputs])])
+        if len(missing):
+            self.cache[:, missing] = log_normalisers(self.syn0[missing], self.out, self.log_q)
+        return self.cache[0, inputs], self.cache[1, inputs]
+
+    def proxies(self, planned: Planned, hidden: np.ndarray) -> np.ndarray:
+        """(B, 2): minus both expansions (``Expansions``) at each prediction; for
+        skip-gram computed once per input word."""
+        if planned.inputs is None:
+            return -self.expansions.log_z(hidden)
+        words, at = np.unique(planned.inputs, return_inverse=True)
+        return -self.expansions.log_z(self.syn0[words])[at]
+
+    def parts(self, planned: Planned, hidden: np.ndarray) -> dict[str, tuple]:
+        """(exact part, control variates, -log Z of the normalised) of the loss's own
+        distribution (``own``: for negative sampling the one it implies) and of
+        ``plain`` softmax(s), in nats (``sampling.TwoPhase``)."""
+        scores = np.einsum("ij,ij->i", hidden, self.out[planned.targets]).astype(np.float64)
+        log_z, log_z_prior = self.normalisers(planned, hidden)
+        proxies = self.proxies(planned, hidden)
+        plain = (scores, proxies, -log_z)
+        if not self.implied:
+            return {"own": plain, "plain": plain}
+        return {"own": (scores + self.log_q[planned.targets], proxies, -log_z_prior), "plain": plain}
 
 
 @dataclass
 class ScoreResult:
-    """``scores``, one per loss of the model; ``sentence_bits`` (S, losses) float64:
-    each sentence's total log-probability in bits under each loss's distribution."""
+    """``scores``, one per loss scored; ``sentence_bits`` (S, losses) float64: each
+    sentence's total log-probability in bits under each loss's distribution, over
+    the predictions normalised (all of them by default)."""
 
     scores: list[Score]
     sentence_bits: np.ndarray
 
 
+def model_losses(config) -> list[str]:
+    """The losses a model of ``config`` can be scored with: ``hs`` first, then its word output vectors'."""
+    return (["hs"] if config.hs else []) + ([config.output_loss] if config.output_loss else [])
+
+
 def score_model(
-    state: TrainState, corpus, workdir: str, window: int | None = None, max_pairs: int | None = None, seed: int = 1
+    state: TrainState, corpus, workdir: str, window: int | None = None, sampling: Sampling = EVERY_PREDICTION
 ) -> ScoreResult:
     """Score ``state``'s model on ``corpus`` (a path, URL, list of them, or tokenised
     sentences), reading it into ``workdir``. ``window``: the pairs' reach (default the
-    model's); ``max_pairs``: score a uniform sample of that many predictions."""
+    model's); ``sampling``: which predictions (default all, exactly)."""
     encoded = encode_corpus(corpus, state.config, workdir, lambda _words, _counts: state.vocab)
     try:
-        return score_encoded(state, encoded, window, max_pairs, seed)
+        plan = Plan(encoded.stream, state.config.model, window or state.config.window, sampling, len(state.vocab))
+        return score_plan(state, plan, encoded)
     finally:
         encoded.stream.close()
 
 
-def score_encoded(
-    state: TrainState, encoded: Encoded, window: int | None = None, max_pairs: int | None = None, seed: int = 1
+def score_plan(
+    state: TrainState, plan: Plan, encoded: Encoded, losses: list[str] | None = None, tree: TreeScorer | None = None
 ) -> ScoreResult:
-    """``score_model`` on a corpus already encoded with ``state``'s vocabulary."""
-    losses = (["hs"] if state.config.hs else []) + ([state.config.output_loss] if state.config.output_loss else [])
+    """Score ``state``'s model on ``plan``'s predictions of ``encoded`` (a corpus
+    encoded with the model's vocabulary) for ``losses`` (of ``model_losses``; all if
+    None); ``tree``: hierarchical softmax's scorer, if the caller has its paths already."""
+    losses = model_losses(state.config) if losses is None else losses
     if not losses or state.syn0.shape[0] == 0:
         raise FormatError("the model has no output weights to score with")
-    window = window or state.config.window
-    total = count_predictions(encoded.stream, state, window)
-    if total == 0:
-        raise CorpusError("nothing to score: no word of the corpus has an in-vocabulary neighbour")
-    return accumulate(encoded, state, window, Sample(total, max_pairs, seed), losses)
-
-
-def accumulate(encoded: Encoded, state: TrainState, window: int, sample: Sample, losses: list[str]) -> ScoreResult:
-    """Sum every loss's log-probabilities over the sampled predictions (``score_model``)."""
-    stream = encoded.stream
     log_unigram = np.log(state.vocab.counts / state.vocab.total)
     noise = NoiseScorer(state) if losses[-1] != "hs" else None
-    totals = {loss: Totals(0, {}, {}) for loss in losses}
-    sentences = int(sum(int((ids < 0).sum()) for ids, _ in batches_of(stream)))
-    sentence_logs = np.zeros((sentences + 1, len(losses)))
-    for block in predictions(stream, state, window, sample):
+    tree = tree or (TreeScorer.of(state) if losses[0] == "hs" else None)
+    estimates = {(loss, part): TwoPhase(0 if loss == "hs" else 2) for loss in losses for part in ("own", "plain")}
+    sentence_logs = np.zeros((plan.census.sentences + 1, len(losses)))
+    for planned in plan.batches():
+        hidden = hidden_vectors(planned, state.syn0, state.config.cbow_mean)
+        unigram = log_unigram[planned.targets]
         for column, loss in enumerate(losses):
-            if loss == "hs":
-                values = {"own": path_log_probs(block.hidden, block.targets, state)}
-            else:
-                values = noise.normalised(block, implied=loss == "ns") if noise is not None else {}
-            values["unigram"] = log_unigram[block.targets]
-            totals[loss].count += len(block.targets)
-            totals[loss].add(values)
-            sentence_logs[:, column] += np.bincount(block.sentences, values["own"], minlength=sentences + 1)
-    oov = encoded.corpus_words - stream.words
-    scores = [summary(loss, totals[loss], oov) for loss in losses]
-    return ScoreResult(scores, sentence_logs[:sentences] * LOG2E)
+            normalised = planned.normalised if loss != "hs" else np.ones(len(hidden), dtype=bool)
+            for part, (exact, proxy, z) in loss_parts(loss, planned, hidden, tree if loss == "hs" else noise).items():
+                estimates[loss, part].add(exact, unigram, proxy, normalised, z)
+                if part == "own":
+                    full = exact[normalised] + z
+                    at = planned.sentences[normalised]
+                    sentence_logs[:, column] += np.bincount(at, full, minlength=len(sentence_logs))
+    unigram_mean = float(plan.census.targets @ log_unigram) / plan.census.predictions
+    oov = encoded.corpus_words - encoded.stream.words
+    scores = [summary(loss, estimates, unigram_mean, oov, plan.census.predictions) for loss in losses]
+    return ScoreResult(scores, sentence_logs[: plan.census.sentences] * LOG2E)
 
 
-def summary(loss: str, totals: Totals, oov: int) -> Score:
-    """The ``Score`` of one loss from its totals."""
-    bits = totals.bits("own")
-    score = Score(loss, totals.count, oov, bits, 2.0**bits, totals.bits("unigram"))
+def loss_parts(loss: str, planned: Planned, hidden: np.ndarray, scorer: "TreeScorer | NoiseScorer | None") -> dict:
+    """``loss``'s log-probabilities of a block as (exact part, control variate,
+    -log Z of the normalised) per distribution (``own``, and ``plain`` for the
+    word output vectors, scored by a ``NoiseScorer``); hierarchical softmax's,
+    scored by a ``TreeScorer``, are exact, with no normaliser."""
+    if isinstance(scorer, TreeScorer):
+        return {"own": (scorer.log_probs(hidden, planned.targets), np.zeros((len(hidden), 0)), np.zeros(len(hidden)))}
+    assert isinstance(scorer, NoiseScorer)
+    return scorer.parts(planned, hidden)
+
+
+def summary(loss: str, estimates: dict, unigram_mean: float, oov: int, population: int) -> Score:
+    """The ``Score`` of one loss from its estimates (``TwoPhase``, by (loss, part))."""
+    own = estimates[loss, "own"]
+    bits = -own.mean(unigram_mean) * LOG2E
+    score = Score(loss, own.count, oov, bits, 2.0**bits, -unigram_mean * LOG2E)
+    score.standard_error = own.standard_error(population) * LOG2E
+    score.normalised = own.normaliser.count
     if loss != "hs":
-        mean = totals.sums["log_z"] / totals.count
-        score.mean_log_z = mean
-        score.std_log_z = math.sqrt(max(totals.squares["log_z"] / totals.count - mean * mean, 0.0))
-        score.bits_per_word_z1 = totals.bits("z1")
-        score.bits_per_word_plain = totals.bits("plain")
+        plain = estimates[loss, "plain"]
+        sxx, _, _ = plain.normaliser.centred()
+        score.mean_log_z = -plain.normaliser.means()[0]
+        score.std_log_z = math.sqrt(max(sxx, 0.0) / max(plain.normaliser.count, 1))
+        score.bits_per_word_z1 = -plain.sum_c / max(plain.count, 1) * LOG2E
+        score.bits_per_word_plain = -plain.mean(unigram_mean) * LOG2E
     return score

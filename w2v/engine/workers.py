@@ -56,7 +56,7 @@ class Progress:
         self.examples = np.zeros((threads, epochs), dtype=np.int64)
         self.batches = np.zeros((threads, epochs), dtype=np.int64)
         self.words = np.zeros(threads, dtype=np.int64)
-        self.heldout = np.full(epochs, np.nan)  # held-out bits per word after each epoch (``Hooks.heldout``)
+        self.heldout = np.full((epochs, 2), np.nan)  # held-out bits per word after each epoch, its standard error
         self.heldout_seconds = 0.0  # spent scoring it
         self.jobs_done = 0
         if resumed is not None:  # a checkpoint's state: row 0 holds what it did
@@ -168,11 +168,14 @@ class EpochRunner:
             self.report()
         return [self.progress.epoch_loss(e) for e in range(self.config.epochs)]
 
-    def score_heldout(self, scorer: Callable[[], float], epoch: int) -> None:
-        """Score the held-out text after ``epoch`` (0-based), timing it apart from training."""
+    def score_heldout(self, scorer: Callable[[], tuple[float, float]], epoch: int) -> None:
+        """Score the held-out text after ``epoch`` (0-based), timing it apart from
+        training, and leave that time out of the bar's rate."""
         started = time.perf_counter()
         self.progress.heldout[epoch] = scorer()
-        self.progress.heldout_seconds += time.perf_counter() - started
+        seconds = time.perf_counter() - started
+        self.progress.heldout_seconds += seconds
+        self.loop.bar.pause(seconds)
 
     def load_kernel(self) -> None:
         """Import the kernels (Numba: imported by the first run, not by ``import w2v``)
