@@ -12,6 +12,7 @@ import importlib.util
 import io
 import json
 import os
+import re
 import resource
 import shlex
 import struct
@@ -26,9 +27,12 @@ from conftest import without_progress
 
 import w2v
 from w2v.cli import main
+from w2v.cli import training as cli_training
 from w2v.corpus.phrases import PhraseTable
 from w2v.errors import CorpusError
 from w2v.vectors.wordvectors import Vectors
+
+w2v_train = sys.modules["w2v.train"]  # the module: ``w2v.train`` is its function
 
 pytestmark = pytest.mark.filterwarnings("error")  # a warning on stderr is a second line
 
@@ -827,3 +831,29 @@ def test_a_missing_heldout_file_is_named_before_the_corpus_is_read(ws, capsys):
 def test_an_empty_heldout_file_is_named_as_held_out(ws, capsys):
     code, out, err = run(capsys, shlex.split(f"{TRAIN} --heldout empty.txt"))
     assert (code, out, err) == (1, "", "w2v: error: held-out corpus: the corpus is empty: it holds no words\n")
+
+
+def test_a_full_softmax_over_many_words_says_what_an_epoch_costs(ws, capsys, monkeypatch):
+    """Above ``SOFTMAX_NOTED_ABOVE`` words (5,000; lowered here below the tiny corpus's
+    vocabulary) one note gives the estimated time an epoch and the fast losses."""
+    monkeypatch.setattr(w2v_train, "SOFTMAX_NOTED_ABOVE", 5)
+    notes = {}
+    for flags in ("--softmax", "--hs", "--sampled-softmax 5"):
+        code, _, err = run(capsys, shlex.split(f"train corpus.txt -o out.bin --epochs 1 --dim 8 --min-count 1 {flags}"))
+        assert code == 0
+        notes[flags] = [line for line in err.splitlines() if "full softmax" in line]
+    assert notes["--hs"] == notes["--sampled-softmax 5"] == [] and len(notes["--softmax"]) == 1
+    assert re.fullmatch(
+        r"w2v: note: a full softmax over [\d,]+ words updates every output vector at each prediction: "
+        r"about \d+ s an epoch here; --hs, --negative 5 or --sampled-softmax 25 take seconds",
+        notes["--softmax"][0],
+    )
+
+
+def test_a_corpus_read_from_a_terminal_says_so(ws, capsys, monkeypatch):
+    monkeypatch.setattr(cli_training, "is_terminal", lambda stream: stream is sys.stdin)
+    with open(ws / "corpus.txt") as typed:
+        monkeypatch.setattr(sys, "stdin", typed)
+        code, _, err = run(capsys, shlex.split("train - -o out.bin --epochs 1 --dim 8 --min-count 1 --threads 1 -q"))
+    assert code == 0
+    assert err == "w2v: reading the corpus from standard input (a newline ends a sentence; Ctrl-D ends the corpus)\n"

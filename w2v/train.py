@@ -29,7 +29,7 @@ from w2v.engine.state import TrainState, checkpoint_lock, checkpoint_path
 from w2v.engine.weights import Model, carry_weights
 from w2v.engine.workers import Progress, run_epochs, stream_offsets
 from w2v.errors import ConfigError, CorpusError, plural
-from w2v.progress import Steps, reading
+from w2v.progress import Steps, note, reading
 from w2v.report import TrainReport
 from w2v.vectors.wordvectors import Vectors
 
@@ -61,6 +61,8 @@ def select_vocab(config: TrainConfig, read_vocab: str | None) -> VocabChooser:
 
 HELDOUT_PAIRS = 30_000  # predictions scored on the held-out corpus after each epoch
 HELDOUT_NORMALISED = 500  # of those, normalised over the vocabulary (losses other than hierarchical softmax)
+SOFTMAX_NOTED_ABOVE = 5_000  # a full softmax over more words than this gets a note on its cost
+SOFTMAX_FLOPS = 10e9  # what a thread does of a full softmax's updates, a second, for that note
 # fixed by a model's weights: continued training keeps them
 STRUCTURE = ("model", "dim", "hs", "tree", "negative", "nce", "sampled_softmax", "softmax", "ns_exponent", "cbow_mean")
 
@@ -230,6 +232,8 @@ def run_training(run: "Run", hooks: Hooks, outputs: Outputs, workdir: str) -> tu
             held_dir = os.path.join(workdir, "heldout")
             scorer, held = run.heldout_scorer(outputs.heldout, outputs.heldout_sampling, held_dir)
             hooks.heldout = scorer
+        if run.config.softmax and len(encoded.vocab) > SOFTMAX_NOTED_ABOVE:
+            note(softmax_cost(run), hooks.show_progress)
         train_start = time.perf_counter()
         losses = run.train(hooks, outputs.checkpoint)
         train_seconds = time.perf_counter() - train_start - run.progress.heldout_seconds  # reported apart
@@ -252,6 +256,31 @@ def run_training(run: "Run", hooks: Hooks, outputs: Outputs, workdir: str) -> tu
         heldout_seconds=run.progress.heldout_seconds,
     )
     return report, run.model.syn0
+
+
+def softmax_cost(run: "Run") -> str:
+    """The note for a full softmax over a large vocabulary: each prediction updates all
+    V output vectors, ``6 V D`` flops (scores, gradient, update), so an epoch costs
+    ``6 V D`` times its predictions: skip-gram ``window + 1`` per word kept by
+    subsampling (the shrunk window's mean reach on both sides), CBOW one; at
+    ``SOFTMAX_FLOPS`` a thread."""
+    config, vocab = run.config, run.encoded.vocab
+    kept = float(np.dot(vocab.counts, run.model.keep_prob))
+    predictions = kept * (config.window + 1 if config.model == "skipgram" else 1)
+    seconds = predictions * 6 * len(vocab) * config.dim / (SOFTMAX_FLOPS * (config.threads or 1))
+    return (
+        f"note: a full softmax over {plural(len(vocab), 'word')} updates every output vector at each prediction: "
+        f"about {duration(seconds)} an epoch here; --hs, --negative 5 or --sampled-softmax 25 take seconds"
+    )
+
+
+def duration(seconds: float) -> str:
+    """``seconds`` in the largest unit that keeps it above one: ``40 s``, ``12 minutes``, ``3.5 hours``."""
+    if seconds < 120:
+        return f"{seconds:.0f} s"
+    if seconds < 7200:
+        return f"{seconds / 60:.0f} minutes"
+    return f"{seconds / 3600:.1f} hours"
 
 
 def encode_shown(corpus, config: TrainConfig, workdir: str, choose: VocabChooser, show: bool) -> Encoded:

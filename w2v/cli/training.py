@@ -15,7 +15,7 @@ from w2v.corpus.vocab import display_word
 from w2v.engine.state import read_meta
 from w2v.errors import ClusterLost, W2VError, plural
 from w2v.files import atomic_output, binary_name, check_writable, is_special, is_url
-from w2v.progress import Steps
+from w2v.progress import Steps, is_terminal, note
 from w2v.toolkit import word_classes
 from w2v.train import HELDOUT_NORMALISED, HELDOUT_PAIRS
 from w2v.train import train as train_vectors
@@ -59,13 +59,16 @@ def corpus_sources(corpus: list[str], outputs: list[str | None]) -> list[str]:
     """The command's corpus expanded (``sources.expand_sources``), without the files the
     command writes (``outputs``: files, or folders such as a checkpoint's; None and ``-``
     ignored), each left out with a note, with a warning for each file that is
-    clearly not text (``sources.check_text``)."""
+    clearly not text (``sources.check_text``), and a note when standard input is read
+    from a terminal."""
     written = [path for path in outputs if path and path != "-"]
     sources, skipped = without_outputs(expand_sources(corpus), written)
     for source in skipped:
         click.echo(f"w2v: note: not reading {source}: this run writes it", err=True)
     if not sources:
         raise W2VError("no corpus left to read: every file given is one this run writes")
+    if "-" in sources and is_terminal(sys.stdin):
+        note("reading the corpus from standard input (a newline ends a sentence; Ctrl-D ends the corpus)")
     for source in sources:
         reason = check_text(source)
         if reason:
