@@ -92,9 +92,9 @@ NS, NCE, SAMPLED_SOFTMAX, SOFTMAX = 0, 1, 2, 3  # kernels' loss kinds
 
 def candidates(params, target, words, kind, negative) -> tuple[list[int], list[float]]:
     """The word output loss's candidate rows (the target first) and their logit offsets:
-    a noise word equal to the target is left out, except by NCE; NCE's and sampled
-    softmax's offsets are -log(k q(w))."""
-    rows = [int(w) for d, w in enumerate(words) if d == 0 or w != target or kind == NCE]
+    a noise word equal to the target is left out by negative sampling, kept by NCE and
+    sampled softmax; NCE's and sampled softmax's offsets are -log(k q(w))."""
+    rows = [int(w) for d, w in enumerate(words) if d == 0 or w != target or kind != NS]
     log_q = params[7]
     offsets = [-(math.log(max(negative, 1)) + float(log_q[w])) if kind in (NCE, SAMPLED_SOFTMAX) else 0.0 for w in rows]
     return rows, offsets

@@ -237,16 +237,20 @@ def draw_noise(state, alias_prob, alias_idx):
 @jit_inline
 def draw_candidates(candidates, offsets, target, settings, log_k, state, tables):
     """The candidate output rows of an example, into ``candidates`` ((samples + 1,)
-    int32): ``candidates[0] = target``, then ``settings.samples`` words drawn from the
-    noise distribution q; a draw equal to the target is dropped (negative sampling,
-    as word2vec.c skips it; sampled softmax, as its accidental hits are removed) or
-    kept (NCE). For NCE and sampled softmax, ``offsets[r] = -log(k q(w_r))`` (float32)
-    with ``log_k = log(samples)``. Returns (how many candidates, new state)."""
+    int32): ``candidates[0] = target``, then ``settings.samples`` words drawn with
+    replacement from the noise distribution q. A draw equal to the target is dropped
+    for negative sampling, as word2vec.c skips it, and kept for NCE and sampled
+    softmax: with every draw kept, sampled softmax over the target and its draws is
+    consistent for every k (its expected step vanishes at the true logits, as for
+    ranking NCE), which removing the hits is not (its gradient tends to the true
+    one over ``1 - p(o | h)``). For NCE and sampled softmax,
+    ``offsets[r] = -log(k q(w_r))`` (float32) with ``log_k = log(samples)``.
+    Returns (how many candidates, new state)."""
     candidates[0] = target
     n = 1
     for _ in range(settings.samples):
         word, state = draw_noise(state, tables.alias_prob, tables.alias_idx)
-        if word != target or settings.kind == NCE:
+        if word != target or settings.kind != NS:
             candidates[n] = word
             n += 1
     if settings.kind != NS:
