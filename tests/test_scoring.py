@@ -55,7 +55,8 @@ def direct_hs(state, hidden, target):
 def direct_ns(state, hidden, target):
     scores = state.syn1neg.astype(np.float64) @ hidden
     log_q = np.log(state.vocab.noise_distribution(state.config.ns_exponent))
-    implied = scores + log_q
+    draws = state.config.negative
+    implied = -np.logaddexp(0, -(scores + np.log(draws) + log_q))  # log sigma(s + log(k q)): p / (1 - p) = k q e^s
     implied_log_p = implied[target] - np.log(np.exp(implied).sum())
     return implied_log_p, scores[target] - np.log(np.exp(scores).sum()), np.log(np.exp(scores).sum())
 

@@ -14,10 +14,13 @@ training drops them, and counted. The cross-entropy is
 
 - hierarchical softmax: ``p(o | h) = prod_{n in path(o)} sigma((1 - 2 d_n) u_n . h)``,
   normalised by construction (exact).
-- negative sampling: its scores ``s_w = u_w . h`` are not normalised. At its
-  optimum ``s_w = log p(w | h) - log(k q(w))`` (q the noise distribution), so the
-  distribution it implies is ``softmax(s + log q)`` over the vocabulary, reported
-  as ``bits_per_word``; ``softmax(s)`` is reported as ``bits_per_word_plain``,
+- negative sampling: its scores ``s_w = u_w . h`` are not normalised. Its draws
+  equal to the target are skipped (as word2vec.c does), so at its optimum
+  ``s_w = log p(w | h) - log(k q(w)) - log(1 - p(w | h))`` (q the noise
+  distribution, k its draws): ``x_w = k q(w) exp(s_w)`` is ``p / (1 - p)``, and the
+  distribution it implies is ``p(w | h) ~ x_w / (1 + x_w) = sigma(s_w + log(k q(w)))``,
+  normalised over the vocabulary, reported as ``bits_per_word``; ``softmax(s)`` is
+  reported as ``bits_per_word_plain``,
   ``log Z = logsumexp_w s_w`` (mean and spread) says how far from self-normalised
   the scores are, and ``bits_per_word_z1`` takes ``p = exp(s_o)`` (Z = 1).
 - NCE, sampled and full softmax: ``softmax(s)``.
@@ -48,6 +51,7 @@ from w2v.errors import CorpusError, FormatError
 
 BLOCK_VALUES = 1 << 20  # floats held at once in a temporary matrix (4 MiB)
 LOG2E = 1.0 / math.log(2.0)
+SIGMA_FLOOR = -15.0  # below it sigma(a) = exp(a) (1 - 3e-7): negative sampling's normaliser as a logsumexp
 
 
 @dataclass
@@ -258,26 +262,38 @@ class TreeScorer:
         return out
 
 
-def log_normalisers(hidden: np.ndarray, out: np.ndarray, log_prior: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """``log Z = log sum_w exp(s_w)`` and ``log Z' = log sum_w exp(s_w + log_prior_w)``
+def log_normalisers(hidden: np.ndarray, out: np.ndarray, offsets: np.ndarray | None) -> tuple[np.ndarray, np.ndarray]:
+    """``log Z = log sum_w exp(s_w)`` and ``log Z_ns = log sum_w sigma(s_w + offsets_w)``
     (B,) float64 for the hidden vectors (B, D), ``s_w = u_w . h`` over the rows of
-    ``out`` (V, D), in blocks of ``BLOCK_VALUES`` scores. Each block takes one matrix
-    product for the scores, one pass for ``e_w = exp(s_w - max_w s_w)`` and one more
-    product for both sums, ``e . 1`` and ``e . (prior / max prior)`` (float32; the logs float64)."""
+    ``out`` (V, D), in blocks of ``BLOCK_VALUES`` scores (float32; the logs float64).
+    ``Z_ns`` normalises negative sampling's implied distribution (``NoiseScorer``; nan
+    where ``offsets`` is None); where every ``s_w + offsets_w`` is below ``SIGMA_FLOOR``
+    it is taken as ``log sum_w exp(s_w + offsets_w)``, which it then equals to float32
+    precision."""
     log_z = np.empty(len(hidden))
-    log_z_prior = np.empty(len(hidden))
-    top_prior = float(log_prior.max())
-    weights = np.stack([np.ones(len(out)), np.exp(log_prior - top_prior)], axis=1).astype(np.float32)  # (V, 2)
+    log_z_ns = np.full(len(hidden), np.nan)
     rows = max(1, BLOCK_VALUES // max(len(out), 1))
     for start in range(0, len(hidden), rows):
         block = slice(start, start + rows)
         scores = hidden[block] @ out.T
+        log_z[block] = logsumexp_rows(scores)
+        if offsets is None:
+            continue
+        scores += offsets.astype(np.float32)
         top = scores.max(axis=1)
-        np.exp(scores - top[:, None], out=scores)
-        sums = (scores @ weights).astype(np.float64)
-        log_z[block] = top + np.log(sums[:, 0])
-        log_z_prior[block] = top + np.log(sums[:, 1]) + top_prior
-    return log_z, log_z_prior
+        low = top < SIGMA_FLOOR
+        with np.errstate(over="ignore"):  # exp(-a) of a far below 0 is inf, and sigma(a) then 0
+            sigmas = 1.0 / (1.0 + np.exp(-scores))
+        log_z_ns[block] = np.log(sigmas.sum(axis=1, dtype=np.float64))
+        if low.any():
+            log_z_ns[block][low] = logsumexp_rows(scores[low])
+    return log_z, log_z_ns
+
+
+def logsumexp_rows(x: np.ndarray) -> np.ndarray:
+    """``log sum_j exp(x[i, j])`` (float64 (rows,)) for each row of ``x`` (float32)."""
+    top = x.max(axis=1)
+    return top + np.log(np.exp(x - top[:, None]).sum(axis=1, dtype=np.float64))
 
 
 class Expansions(NamedTuple):
@@ -313,19 +329,22 @@ class NoiseScorer:
     def __init__(self, state: TrainState):
         self.syn0, self.out = state.syn0, state.syn1neg
         self.log_q = np.log(state.vocab.noise_distribution(state.config.ns_exponent))
-        self.cache = np.full((2, len(state.vocab)), np.nan)  # per input word: log Z, log Z with the prior
+        self.cache = np.full((2, len(state.vocab)), np.nan)  # per input word: log Z, log Z_ns
         self.implied = state.config.output_loss == "ns"
+        draws = float(state.config.negative or 0)  # k, above 0 for negative sampling
+        self.offsets = np.log(draws) + self.log_q if self.implied else None  # log(k q_w)
         uniform = np.full(len(self.out), 1.0 / max(len(self.out), 1))
         self.expansions = Expansions.of(self.out, np.stack([uniform, np.exp(self.log_q)]))
 
     def normalisers(self, planned: Planned, hidden: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-        """``log Z`` of softmax(s) and of softmax(s + log q) for each normalised prediction."""
+        """``log Z`` of softmax(s) and ``log Z_ns`` of negative sampling's implied
+        distribution (``log_normalisers``) for each normalised prediction."""
         if planned.inputs is None:
-            return log_normalisers(hidden[planned.normalised], self.out, self.log_q)
+            return log_normalisers(hidden[planned.normalised], self.out, self.offsets)
         inputs = planned.inputs[planned.normalised]
         missing = np.unique(inputs[np.isnan(self.cache[0, inputs])])
         if len(missing):
-            self.cache[:, missing] = log_normalisers(self.syn0[missing], self.out, self.log_q)
+            self.cache[:, missing] = log_normalisers(self.syn0[missing], self.out, self.offsets)
         return self.cache[0, inputs], self.cache[1, inputs]
 
     def proxies(self, planned: Planned, hidden: np.ndarray) -> np.ndarray:
@@ -341,12 +360,13 @@ class NoiseScorer:
         distribution (``own``: for negative sampling the one it implies) and of
         ``plain`` softmax(s), in nats (``sampling.TwoPhase``)."""
         scores = np.einsum("ij,ij->i", hidden, self.out[planned.targets]).astype(np.float64)
-        log_z, log_z_prior = self.normalisers(planned, hidden)
+        log_z, log_z_ns = self.normalisers(planned, hidden)
         proxies = self.proxies(planned, hidden)
         plain = (scores, proxies, -log_z)
-        if not self.implied:
+        if self.offsets is None:
             return {"own": plain, "plain": plain}
-        return {"own": (scores + self.log_q[planned.targets], proxies, -log_z_prior), "plain": plain}
+        log_sigma = -np.logaddexp(0.0, -(scores + self.offsets[planned.targets]))  # log sigma(s_o + log(K q_o))
+        return {"own": (log_sigma, proxies, -log_z_ns), "plain": plain}
 
 
 @dataclass
