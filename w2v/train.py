@@ -343,7 +343,7 @@ class Run:
         tree = TreeScorer(tables.syn1, (tables.path_nodes, tables.path_labels, tables.path_offsets))
 
         def scorer() -> tuple[float, float]:
-            score = score_plan(self.state(), plan, encoded, first_loss, tree).scores[0]
+            score = score_plan(self.state(), plan, encoded, losses=first_loss, tree=tree, diagnostics=False).scores[0]
             return score.bits_per_word, score.standard_error
 
         return scorer, encoded.stream

@@ -262,21 +262,24 @@ class TreeScorer:
         return out
 
 
-def log_normalisers(hidden: np.ndarray, out: np.ndarray, offsets: np.ndarray | None) -> tuple[np.ndarray, np.ndarray]:
+def log_normalisers(
+    hidden: np.ndarray, out: np.ndarray, offsets: np.ndarray | None, plain: bool = True
+) -> tuple[np.ndarray, np.ndarray]:
     """``log Z = log sum_w exp(s_w)`` and ``log Z_ns = log sum_w sigma(s_w + offsets_w)``
     (B,) float64 for the hidden vectors (B, D), ``s_w = u_w . h`` over the rows of
     ``out`` (V, D), in blocks of ``BLOCK_VALUES`` scores (float32; the logs float64).
     ``Z_ns`` normalises negative sampling's implied distribution (``NoiseScorer``; nan
-    where ``offsets`` is None); where every ``s_w + offsets_w`` is below ``SIGMA_FLOOR``
+    where ``offsets`` is None; ``Z`` is nan unless ``plain``); where every ``s_w + offsets_w`` is below ``SIGMA_FLOOR``
     it is taken as ``log sum_w exp(s_w + offsets_w)``, which it then equals to float32
     precision."""
-    log_z = np.empty(len(hidden))
+    log_z = np.full(len(hidden), np.nan)
     log_z_ns = np.full(len(hidden), np.nan)
     rows = max(1, BLOCK_VALUES // max(len(out), 1))
     for start in range(0, len(hidden), rows):
         block = slice(start, start + rows)
         scores = hidden[block] @ out.T
-        log_z[block] = logsumexp_rows(scores)
+        if plain:
+            log_z[block] = logsumexp_rows(scores)
         if offsets is None:
             continue
         scores += offsets.astype(np.float32)
@@ -326,13 +329,14 @@ class NoiseScorer:
     docstring). For skip-gram, whose hidden vector is the input word's row, the
     normalisers are computed once per input word and kept."""
 
-    def __init__(self, state: TrainState):
+    def __init__(self, state: TrainState, diagnostics: bool = True):
         self.syn0, self.out = state.syn0, state.syn1neg
         self.log_q = np.log(state.vocab.noise_distribution(state.config.ns_exponent))
         self.cache = np.full((2, len(state.vocab)), np.nan)  # per input word: log Z, log Z_ns
         self.implied = state.config.output_loss == "ns"
         draws = float(state.config.negative or 0)  # k, above 0 for negative sampling
         self.offsets = np.log(draws) + self.log_q if self.implied else None  # log(k q_w)
+        self.plain = diagnostics or not self.implied  # softmax(s): the own distribution, or a diagnostic
         uniform = np.full(len(self.out), 1.0 / max(len(self.out), 1))
         self.expansions = Expansions.of(self.out, np.stack([uniform, np.exp(self.log_q)]))
 
@@ -340,11 +344,11 @@ class NoiseScorer:
         """``log Z`` of softmax(s) and ``log Z_ns`` of negative sampling's implied
         distribution (``log_normalisers``) for each normalised prediction."""
         if planned.inputs is None:
-            return log_normalisers(hidden[planned.normalised], self.out, self.offsets)
+            return log_normalisers(hidden[planned.normalised], self.out, self.offsets, self.plain)
         inputs = planned.inputs[planned.normalised]
         missing = np.unique(inputs[np.isnan(self.cache[0, inputs])])
         if len(missing):
-            self.cache[:, missing] = log_normalisers(self.syn0[missing], self.out, self.offsets)
+            self.cache[:, missing] = log_normalisers(self.syn0[missing], self.out, self.offsets, self.plain)
         return self.cache[0, inputs], self.cache[1, inputs]
 
     def proxies(self, planned: Planned, hidden: np.ndarray) -> np.ndarray:
@@ -366,7 +370,8 @@ class NoiseScorer:
         if self.offsets is None:
             return {"own": plain, "plain": plain}
         log_sigma = -np.logaddexp(0.0, -(scores + self.offsets[planned.targets]))  # log sigma(s_o + log(K q_o))
-        return {"own": (log_sigma, proxies, -log_z_ns), "plain": plain}
+        own = (log_sigma, proxies, -log_z_ns)
+        return {"own": own, "plain": plain} if self.plain else {"own": own}
 
 
 @dataclass
@@ -399,16 +404,23 @@ def score_model(
 
 
 def score_plan(
-    state: TrainState, plan: Plan, encoded: Encoded, losses: list[str] | None = None, tree: TreeScorer | None = None
+    state: TrainState,
+    plan: Plan,
+    encoded: Encoded,
+    *,
+    losses: list[str] | None = None,
+    tree: TreeScorer | None = None,
+    diagnostics: bool = True,
 ) -> ScoreResult:
     """Score ``state``'s model on ``plan``'s predictions of ``encoded`` (a corpus
     encoded with the model's vocabulary) for ``losses`` (of ``model_losses``; all if
-    None); ``tree``: hierarchical softmax's scorer, if the caller has its paths already."""
+    None); ``tree``: hierarchical softmax's scorer, if the caller has its paths
+    already; ``diagnostics``: negative sampling's softmax(s) figures too (``Score``)."""
     losses = model_losses(state.config) if losses is None else losses
     if not losses or state.syn0.shape[0] == 0:
         raise FormatError("the model has no output weights to score with")
     log_unigram = np.log(state.vocab.counts / state.vocab.total)
-    noise = NoiseScorer(state) if losses[-1] != "hs" else None
+    noise = NoiseScorer(state, diagnostics) if losses[-1] != "hs" else None
     tree = tree or (TreeScorer.of(state) if losses[0] == "hs" else None)
     estimates = {(loss, part): TwoPhase(0 if loss == "hs" else 2) for loss in losses for part in ("own", "plain")}
     sentence_logs = np.zeros((plan.census.sentences + 1, len(losses)))
@@ -447,7 +459,7 @@ def summary(loss: str, estimates: dict, unigram_mean: float, oov: int, populatio
     score = Score(loss, own.count, oov, bits, 2.0**bits, -unigram_mean * LOG2E)
     score.standard_error = own.standard_error(population) * LOG2E
     score.normalised = own.normaliser.count
-    if loss != "hs":
+    if loss != "hs" and estimates[loss, "plain"].count:
         plain = estimates[loss, "plain"]
         sxx, _, _ = plain.normaliser.centred()
         score.mean_log_z = -plain.normaliser.means()[0]
