@@ -104,6 +104,7 @@ def ws(tmp_path, tiny_corpus, monkeypatch) -> Path:
     (tmp_path / "list.toml").write_text("dim = [8, 16]\n")
     (tmp_path / "text-dim.toml").write_text("dim = 'big'\n")
     (tmp_path / "zero-dim.toml").write_text("[train]\ndim = 0\n")
+    (tmp_path / "many-epochs.toml").write_text("epochs = 20000\n")
     PhraseTable([{(b"the", b"cat"): 150.0}]).save(str(tmp_path / "table.txt"))
     (tmp_path / "damaged-table.txt").write_bytes((tmp_path / "table.txt").read_bytes() + b"1 the dog\n")
     (tmp_path / "blocked.npy").write_bytes(b"old blocked.npy\n")
@@ -211,6 +212,12 @@ CASES = {
         (f"{TRAIN} --window 100000000000000000000", 1, "window"),
         (f"{TRAIN} --epochs 0", 1, "epochs"),
         (f"{TRAIN} --epochs 1000000000000", 1, "epochs"),
+        (f"{TRAIN} --epochs 2147483647", 1, "--epochs must be at most 10,000, not 2,147,483,647\n"),
+        (
+            "train corpus.txt -o out.bin --config many-epochs.toml -q",
+            1,
+            "--epochs must be at most 10,000, not 20,000\n",
+        ),
         (f"{TRAIN} --min-count 0", 1, "min_count"),
         (f"{TRAIN} --max-vocab 0", 1, "max_vocab"),
         (f"{TRAIN} --prune-at 0", 1, "prune_at"),

@@ -260,7 +260,7 @@ def test_sigterm_stops_training_with_143_and_writes_nothing(tiny_corpus, tmp_pat
     out = tmp_path / "v.bin"
     out.write_bytes(b"old vectors")
     command = [sys.executable, "-m", "w2v", "train", str(tiny_corpus), "-o", str(out)]
-    command += ["--dim", "16", "--min-count", "1", "--epochs", "100000", "--threads", "2"]
+    command += ["--dim", "16", "--min-count", "1", "--epochs", "10000", "--threads", "2"]
     child = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
     assert child.stderr is not None
     for line in child.stderr:  # progress lines, stderr not being a terminal

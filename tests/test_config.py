@@ -65,6 +65,10 @@ def test_resolved_is_a_copy():
         (dict(alpha=0.01, min_alpha=0.02), "min_alpha"),
         (dict(seed=-1), "seed"),
         (dict(seed=2**64), "seed"),
+        (dict(epochs=10_001), r"^epochs must be at most 10,000, not 10,001$"),
+        (dict(epochs=2**31 - 1), r"^epochs must be at most 10,000, not 2,147,483,647$"),
+        (dict(epochs=None), r"^epochs must be a positive integer, not None$"),
+        (dict(dim=True), r"^dim must be a positive integer, not True$"),
     ],
 )
 def test_invalid_settings(settings, message):
@@ -75,6 +79,7 @@ def test_invalid_settings(settings, message):
 def test_valid_edge_settings():
     TrainConfig(negative=0, hs=True, sample=0.0, seed=0, min_count=1, max_vocab=1).resolved()
     TrainConfig(seed=2**64 - 1, window=1, dim=1).resolved()
+    TrainConfig(epochs=10_000).resolved()
 
 
 def write(tmp_path, text, name="preset.toml"):

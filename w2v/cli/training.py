@@ -8,7 +8,7 @@ from collections.abc import Iterator
 import click
 
 from w2v.cli.app import CONTEXT, Stopped, Terminated, cli
-from w2v.config import COMBINE, DEFAULT_PRUNE_AT, load_preset, preset_names
+from w2v.config import COMBINE, DEFAULT_PRUNE_AT, MAX_EPOCHS, load_preset, preset_names
 from w2v.corpus.phrases import learn_phrases, passes_read, phrased_lines
 from w2v.corpus.sources import check_text, expand_sources, is_stream, without_outputs
 from w2v.corpus.vocab import display_word
@@ -203,7 +203,15 @@ def rerun_recipe(ctx: click.Context) -> dict:
     show_default=True,
     help="Distinct words held while counting; past it the rarest are pruned (word2vec.c ReduceVocab).",
 )
-@click.option("--epochs", "--iter", "epochs", type=int, default=5, show_default=True)
+@click.option(
+    "--epochs",
+    "--iter",
+    "epochs",
+    type=int,
+    default=5,
+    show_default=True,
+    help=f"Passes over the corpus (at most {MAX_EPOCHS:,}).",
+)
 @click.option("--alpha", type=float, default=None, help="Starting learning rate [0.025 skip-gram, 0.05 CBOW].")
 @click.option("--min-alpha", type=float, default=None, help="Final learning rate [alpha * 1e-4].")
 @click.option(
