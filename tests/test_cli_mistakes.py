@@ -218,6 +218,12 @@ CASES = {
             1,
             "--epochs must be at most 10,000, not 20,000\n",
         ),
+        (
+            f"{TRAIN} -o ck/checkpoint.npz --checkpoint ck",
+            2,
+            "-o and --checkpoint name the same file: ck/checkpoint.npz\n",
+        ),
+        (f"{TRAIN} --save-model ck/checkpoint.npz --checkpoint ck/", 2, "--save-model and --checkpoint name the same"),
         (f"{TRAIN} --min-count 0", 1, "min_count"),
         (f"{TRAIN} --max-vocab 0", 1, "max_vocab"),
         (f"{TRAIN} --prune-at 0", 1, "prune_at"),
@@ -520,6 +526,15 @@ def test_plain_w2v_prints_the_help_with_exit_2(ws, capsys):
     code, out, err = run(capsys, [])
     assert code == 2 and out == ""
     assert err.startswith("Usage: w2v") and "w2v: error" not in err and "train" in err
+
+
+def test_an_output_that_is_the_resumed_checkpoint_is_refused(ws, capsys):
+    """``--resume FOLDER -o FOLDER/checkpoint.npz``: the checkpoint that the run saves after each epoch."""
+    assert run(capsys, shlex.split(f"{TRAIN} --checkpoint ck"))[0] == 0
+    before = snapshot(ws)
+    code, out, err = run(capsys, ["train", "--resume", "ck", "-o", "ck/checkpoint.npz", "-q"])
+    assert (code, out, err) == (2, "", "w2v: error: -o and --resume name the same file: ck/checkpoint.npz\n")
+    assert snapshot(ws) == before
 
 
 def test_failed_training_leaves_save_vocab_untouched(ws, capsys):

@@ -12,7 +12,7 @@ from w2v.config import COMBINE, DEFAULT_PRUNE_AT, MAX_EPOCHS, load_preset, prese
 from w2v.corpus.phrases import learn_phrases, passes_read, phrased_lines
 from w2v.corpus.sources import check_text, expand_sources, is_stream, without_outputs
 from w2v.corpus.vocab import display_word
-from w2v.engine.state import read_meta
+from w2v.engine.state import checkpoint_path, read_meta
 from w2v.errors import ClusterLost, W2VError, plural
 from w2v.files import atomic_output, binary_name, check_writable, is_special, is_url
 from w2v.progress import Steps, is_terminal, note
@@ -451,6 +451,7 @@ def check_train_options(ctx, corpus, output, save_vocab, read_vocab, long_run, e
     check_distinct_outputs(
         {"-o": output, "--save-vocab": save_vocab, "--save-model": long_run["save_model"], "--plot": extras["plot"]}
         | ({"--classes-output": extras["classes_output"]} if extras["classes"] else {})
+        | checkpoint_file(long_run)
     )
     if extras["plot"]:
         picture_format(extras["plot"])  # matplotlib and the picture's format, before training
@@ -473,6 +474,15 @@ def check_train_options(ctx, corpus, output, save_vocab, read_vocab, long_run, e
             check_writable(path)
     if read_vocab and not os.path.isfile(read_vocab):
         raise W2VError(f"vocabulary file not found: {read_vocab}")
+
+
+def checkpoint_file(long_run: dict) -> dict[str, str]:
+    """The checkpoint file the run writes (``state.checkpoint_path``), by the option that
+    names its folder: ``--checkpoint``, else ``--resume`` when it names a folder; empty for none."""
+    if long_run["checkpoint"]:
+        return {"--checkpoint": checkpoint_path(long_run["checkpoint"])}
+    resume = long_run["resume"]
+    return {"--resume": checkpoint_path(resume)} if resume and os.path.isdir(resume) else {}
 
 
 def check_cluster_options(cluster: str | None, extras: dict) -> None:
