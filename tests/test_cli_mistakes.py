@@ -104,6 +104,11 @@ def ws(tmp_path, tiny_corpus, monkeypatch) -> Path:
     (tmp_path / "list.toml").write_text("dim = [8, 16]\n")
     (tmp_path / "text-dim.toml").write_text("dim = 'big'\n")
     (tmp_path / "zero-dim.toml").write_text("[train]\ndim = 0\n")
+    (tmp_path / "float-dim.toml").write_text("dim = 10.5\n")
+    (tmp_path / "true-dim.toml").write_text("dim = true\n")
+    (tmp_path / "number-hs.toml").write_text("hs = 1\n")
+    (tmp_path / "latin1.toml").write_bytes("# café\ndim = 8\n".encode("latin1"))
+    (tmp_path / "deep.toml").write_text("dim = " + "[" * 5000 + "]" * 5000 + "\n")
     (tmp_path / "many-epochs.toml").write_text("epochs = 20000\n")
     PhraseTable([{(b"the", b"cat"): 150.0}]).save(str(tmp_path / "table.txt"))
     (tmp_path / "damaged-table.txt").write_bytes((tmp_path / "table.txt").read_bytes() + b"1 the dog\n")
@@ -256,6 +261,11 @@ CASES = {
         (f"{TRAIN} --config list.toml", 2, "dim"),
         ("train corpus.txt -o out.bin --config text-dim.toml -q", 2, "'big'"),
         ("train corpus.txt -o out.bin --config zero-dim.toml -q", 1, "dim"),
+        (f"{TRAIN} --config float-dim.toml", 2, "setting dim in preset float-dim.toml must be an integer, not 10.5\n"),
+        (f"{TRAIN} --config true-dim.toml", 2, "setting dim in preset true-dim.toml must be an integer, not true\n"),
+        (f"{TRAIN} --config number-hs.toml", 2, "setting hs in preset number-hs.toml must be true or false, not 1\n"),
+        (f"{TRAIN} --config latin1.toml", 2, "preset latin1.toml is not UTF-8 text (byte 0xe9 at offset 5), as TOML"),
+        (f"{TRAIN} --config deep.toml", 2, "invalid TOML in preset deep.toml: arrays or tables nested too deeply\n"),
         (f"{TRAIN} --classes -1", 2, "--classes"),
         (f"{TRAIN} --classes 50", 1, "50 classes"),  # more classes than words: found after training
         (f"{TRAIN} --classes 2 --classes-output somedir", 1, "somedir"),

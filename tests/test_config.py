@@ -109,6 +109,22 @@ def test_load_preset_errors(tmp_path):
         load_preset(str(tmp_path / "missing.toml"), TRAIN_FIELDS)
 
 
+def test_load_preset_refuses_what_tomllib_would_raise_on(tmp_path):
+    """Not UTF-8 (UnicodeDecodeError), arrays nested past the recursion limit (RecursionError),
+    and a file no preset is near the size of (/dev/zero would fill the memory)."""
+    (tmp_path / "latin1.toml").write_bytes(b"model = 'caf\xe9'\n")
+    with pytest.raises(
+        ConfigError, match=r"latin1.toml is not UTF-8 text \(byte 0xe9 at offset 12\), as TOML must be$"
+    ):
+        load_preset(str(tmp_path / "latin1.toml"), TRAIN_FIELDS)
+    deep = write(tmp_path, "dim = " + "[" * 100_000 + "]" * 100_000 + "\n")
+    with pytest.raises(ConfigError, match=r"preset.toml: arrays or tables nested too deeply$"):
+        load_preset(deep, TRAIN_FIELDS)
+    big = write(tmp_path, "# " + "x" * (1 << 20) + "\ndim = 8\n")
+    with pytest.raises(ConfigError, match=r"preset.toml is larger than 1,048,576 bytes: not a preset$"):
+        load_preset(big, TRAIN_FIELDS)
+
+
 # ---- the CLI's settings (in-process, training replaced by a recorder) ---------------------
 
 

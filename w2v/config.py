@@ -235,6 +235,40 @@ def preset_path(name_or_path: str) -> str:
     return str(path)
 
 
+MAX_PRESET_BYTES = 1 << 20  # a preset sets a few dozen options (the shipped ones: 200 bytes); /dev/zero never ends
+
+
+def read_preset(path: str) -> bytes:
+    """The bytes of the preset file ``path``: ConfigError if it cannot be read or holds
+    more than ``MAX_PRESET_BYTES``."""
+    try:
+        with open(path, "rb") as handle:
+            data = handle.read(MAX_PRESET_BYTES + 1)
+    except OSError as err:
+        stem = Path(path).stem  # a missing x/cbow-ns.toml: the user means the shipped preset
+        shipped = stem in preset_names() and not os.path.exists(path)
+        hint = f" (the preset shipped with w2v: --config {stem})" if shipped else ""
+        raise ConfigError(f"cannot read preset {path}: {err.strerror}{hint}") from None
+    if len(data) > MAX_PRESET_BYTES:
+        raise ConfigError(f"preset {path} is larger than {MAX_PRESET_BYTES:,} bytes: not a preset")
+    return data
+
+
+def parse_preset(path: str, data: bytes) -> dict:
+    """The TOML document ``data`` of the preset ``path``; ConfigError if it is not UTF-8
+    (as TOML must be) or not valid TOML, arrays nested past Python's recursion limit included."""
+    try:
+        return tomllib.loads(data.decode("utf-8"))
+    except UnicodeDecodeError as err:
+        raise ConfigError(
+            f"preset {path} is not UTF-8 text (byte 0x{data[err.start]:02x} at offset {err.start:,}), as TOML must be"
+        ) from None
+    except tomllib.TOMLDecodeError as err:
+        raise ConfigError(f"invalid TOML in preset {path}: {err}") from None
+    except RecursionError:  # tomllib parses a nested array or inline table by recursion
+        raise ConfigError(f"invalid TOML in preset {path}: arrays or tables nested too deeply") from None
+
+
 def load_preset(name_or_path: str, allowed: set[str]) -> dict:
     """Read a TOML preset, a shipped one by name or a file (``preset_path``), into a dict
     of settings (dashes in keys become underscores).
@@ -244,16 +278,7 @@ def load_preset(name_or_path: str, allowed: set[str]) -> dict:
     and for a value that is not a number, a string or a boolean (a list, a table, a date).
     """
     path = preset_path(name_or_path)
-    try:
-        with open(path, "rb") as handle:
-            data = tomllib.load(handle)
-    except OSError as err:
-        stem = Path(path).stem  # a missing x/cbow-ns.toml: the user means the shipped preset
-        shipped = stem in preset_names() and not os.path.exists(path)
-        hint = f" (the preset shipped with w2v: --config {stem})" if shipped else ""
-        raise ConfigError(f"cannot read preset {path}: {err.strerror}{hint}") from None
-    except tomllib.TOMLDecodeError as err:
-        raise ConfigError(f"invalid TOML in preset {path}: {err}") from None
+    data = parse_preset(path, read_preset(path))
     table = data.get("train", data) if isinstance(data.get("train"), dict) else data
     settings = {key.replace("-", "_"): value for key, value in table.items()}
     unknown = sorted(set(settings) - allowed)

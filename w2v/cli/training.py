@@ -8,12 +8,12 @@ from collections.abc import Iterator
 import click
 
 from w2v.cli.app import CONTEXT, Stopped, Terminated, cli
-from w2v.config import COMBINE, DEFAULT_PRUNE_AT, MAX_EPOCHS, load_preset, preset_names
+from w2v.config import COMBINE, DEFAULT_PRUNE_AT, MAX_EPOCHS, load_preset, preset_names, preset_path
 from w2v.corpus.phrases import learn_phrases, passes_read, phrased_lines
 from w2v.corpus.sources import check_text, expand_sources, is_stream, without_outputs
 from w2v.corpus.vocab import display_word
 from w2v.engine.state import checkpoint_path, read_meta
-from w2v.errors import ClusterLost, W2VError, plural
+from w2v.errors import ClusterLost, ConfigError, W2VError, plural
 from w2v.files import atomic_output, binary_name, check_writable, is_special, is_url
 from w2v.progress import Steps, is_terminal, note
 from w2v.toolkit import word_classes
@@ -28,14 +28,36 @@ def apply_preset(ctx: click.Context, _param, preset: str | None) -> str | None:
     so command-line flags win."""
     if preset is None:
         return None
-    names = {p.name: p.name for p in ctx.command.params if p.name not in ("config", "corpus")}
-    names.update(PRESET_ALIASES)
+    params = {p.name: p for p in ctx.command.params if p.name and p.name not in ("config", "corpus")}
+    params.update({key: params[name] for key, name in PRESET_ALIASES.items()})
     try:
-        settings = {names[key]: value for key, value in load_preset(preset, set(names)).items()}
+        path = preset_path(preset)
+        settings = load_preset(path, set(params))
+        for key, value in settings.items():
+            check_preset_value(path, key, value, params[key])
     except W2VError as err:
         raise click.BadParameter(str(err), param_hint="--config") from None
-    ctx.default_map = {**(ctx.default_map or {}), **settings}
+    defaults = {params[key].name: value for key, value in settings.items()}
+    ctx.default_map = {**(ctx.default_map or {}), **defaults}
     return preset
+
+
+def check_preset_value(path: str, key: str, value, param: click.Parameter) -> None:
+    """ConfigError unless the TOML ``value`` of setting ``key`` in the preset ``path`` has
+    the type of the option ``param``: click would convert it (10.5 to an integer 10, true
+    to 1, 1 to a flag turned on, 5 to a file name), but a preset says what it means."""
+    kind = param.type
+    if isinstance(param, click.Option) and param.is_flag:
+        fits, wanted = isinstance(value, bool), "true or false"
+    elif isinstance(kind, click.types.IntParamType):
+        fits, wanted = isinstance(value, int) and not isinstance(value, bool), "an integer"
+    elif isinstance(kind, click.types.FloatParamType):
+        fits, wanted = isinstance(value, int | float) and not isinstance(value, bool), "a number"
+    else:
+        fits, wanted = isinstance(value, str), "a string"
+    if not fits:
+        written = str(value).lower() if isinstance(value, bool) else repr(value)  # as TOML spells it
+        raise ConfigError(f"setting {key} in preset {path} must be {wanted}, not {written}")
 
 
 def output_format(path: str, fmt: str) -> bool:
