@@ -8,6 +8,7 @@ import stat
 import subprocess
 import sys
 import tempfile
+import time
 from pathlib import Path
 
 import numpy as np
@@ -165,3 +166,46 @@ def test_a_symlink_of_another_user_in_a_shared_folder_is_refused(tmp_path):
     os.lchown(link, os.geteuid(), -1)  # our own link there is followed
     write_atomic(str(link), b"new\n")
     assert (tmp_path / "victim").read_bytes() == b"new\n"
+
+
+def aged(path: Path, seconds: float) -> Path:
+    """``path`` with its modification time ``seconds`` before now (negative: after), the link itself for a link."""
+    moment = time.time() - seconds
+    os.utime(path, (moment, moment), follow_symlinks=False)
+    return path
+
+
+def written(path: Path, seconds: float) -> Path:
+    """A file at ``path`` last modified ``seconds`` before now (``aged``)."""
+    path.write_bytes(b"half a file\n")
+    return aged(path, seconds)
+
+
+HOUR = 3600.0
+
+
+def test_a_write_removes_the_temporary_files_killed_writes_of_it_left(tmp_path):
+    """A write killed by SIGKILL leaves its ``.NAME.XXXXXXXX.tmp``; the next write of NAME
+    removes those older than its own process, and nothing else: not another output's, not
+    a name of another shape, not a link or a folder, not one modified since this process
+    started (another run's write under way)."""
+    for name in (".out.txt.a1b2_c3d.tmp", ".out.txt.zzzzzzzz.tmp"):
+        written(tmp_path / name, HOUR)
+    other_shapes = (".out.txt.abc.tmp", ".out.txt.ABCDEFGH.tmp", ".out.txt.abcdefghi.tmp", ".other.txt.abcdefgh.tmp",
+                    "out.txt.abcdefgh.tmp", ".out.txt.abcdefgh.tmp.gz")  # fmt: skip
+    kept = [written(tmp_path / name, HOUR) for name in other_shapes]
+    kept.append(written(tmp_path / ".out.txt.underway.tmp", -HOUR))  # modified after this process started
+    (tmp_path / ".out.txt.folder00.tmp").mkdir()
+    (tmp_path / ".out.txt.linklink.tmp").symlink_to(tmp_path / "out.txt")
+    kept += [aged(tmp_path / ".out.txt.folder00.tmp", HOUR), aged(tmp_path / ".out.txt.linklink.tmp", HOUR)]
+    write_atomic(str(tmp_path / "out.txt"), b"new\n")
+    assert sorted(p.name for p in tmp_path.iterdir()) == sorted(["out.txt", *(p.name for p in kept)])
+    assert (tmp_path / "out.txt").read_bytes() == b"new\n"
+
+
+@pytest.mark.skipif(not hasattr(os, "geteuid") or os.geteuid() != 0, reason="giving a file to another user needs root")
+def test_a_stale_temporary_file_of_another_user_stays(tmp_path):
+    theirs = written(tmp_path / ".out.txt.abcdefgh.tmp", HOUR)
+    os.chown(theirs, 4242, 4242)
+    write_atomic(str(tmp_path / "out.txt"), b"new\n")
+    assert theirs.exists()

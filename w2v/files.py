@@ -5,6 +5,7 @@ import os
 import stat
 import sys
 import tempfile
+import time
 from collections.abc import Iterator
 from contextlib import contextmanager, suppress
 from typing import BinaryIO, Literal
@@ -138,6 +139,38 @@ def finished_mode(target: str) -> int:
         return 0o666 & ~UMASK
 
 
+RUN_STARTED = time.time()  # about when this process started: w2v imports this module at once
+TEMPORARY_LETTERS = frozenset("abcdefghijklmnopqrstuvwxyz0123456789_")  # tempfile's names: 8 of them
+
+
+def is_temporary_of(entry_name: str, name: str) -> bool:
+    """Whether ``entry_name`` is a temporary file name ``atomic_output`` gives an output
+    called ``name``: ``.NAME.XXXXXXXX.tmp``, X one of ``TEMPORARY_LETTERS``."""
+    prefix, suffix = f".{name}.", ".tmp"
+    letters = entry_name[len(prefix) : -len(suffix)]
+    shaped = entry_name.startswith(prefix) and entry_name.endswith(suffix)
+    return shaped and len(entry_name) == len(prefix) + 8 + len(suffix) and set(letters) <= TEMPORARY_LETTERS
+
+
+def remove_stale_temporaries(folder: str, name: str) -> None:
+    """Remove from ``folder`` what earlier writes of the output ``name`` left when killed
+    (SIGKILL, a power cut): its temporary files (``is_temporary_of``) that are regular
+    files, owned by this user and last modified before this process started, so never
+    the file of another run's write under way. A file that cannot be removed stays."""
+    if not hasattr(os, "geteuid"):  # no owner to check (Windows)
+        return
+    try:
+        with os.scandir(folder) as found:
+            stale = [entry for entry in found if is_temporary_of(entry.name, name)]
+    except OSError:
+        return
+    for entry in stale:
+        with suppress(OSError):
+            info = entry.stat(follow_symlinks=False)
+            if stat.S_ISREG(info.st_mode) and info.st_uid == os.geteuid() and info.st_mtime < RUN_STARTED:
+                os.unlink(entry.path)
+
+
 @contextmanager
 def atomic_output(path: str, compress: bool = False) -> Iterator[BinaryIO]:
     """A binary file object for ``path``, written to a temporary file beside it and
@@ -148,7 +181,9 @@ def atomic_output(path: str, compress: bool = False) -> Iterator[BinaryIO]:
     permissions of the one it replaces, or a new file's. ``path`` naming a symlink: the
     file it leads to is replaced (``output_target``). A device or FIFO is written in
     place, ``-`` is standard output, and with ``compress`` a .gz/.bz2/.xz/.zst name is
-    compressed. OSError becomes a one-line W2VError naming ``path``."""
+    compressed. OSError becomes a one-line W2VError naming ``path``. Once it is in place,
+    the temporary files that earlier writes of it left when killed are removed
+    (``remove_stale_temporaries``)."""
     if path == "-":
         yield sys.stdout.buffer
         sys.stdout.buffer.flush()
@@ -172,6 +207,7 @@ def atomic_output(path: str, compress: bool = False) -> Iterator[BinaryIO]:
             with suppress(OSError):
                 os.unlink(temporary)
             raise
+        remove_stale_temporaries(folder, name)
     except OSError as err:  # numpy's tofile raises one without strerror ("N requested and 0 written")
         raise W2VError(f"cannot write {path}: {err.strerror or err}") from None
 
