@@ -320,6 +320,75 @@ def test_a_run_that_loses_more_workers_than_it_survives_keeps_its_checkpoint(top
     assert killed and 0 < state.jobs_done < state.batches * SETTINGS["epochs"] and len(state.replicas) == 2
 
 
+ACTOR_LOST = "Worker holding Actor was lost"  # Dask's words (distributed/actor.py, scheduler.py)
+
+
+class ActorLostInARound:
+    """Replica 0's actor, whose worker is lost as the run's second round begins, as Dask
+    says it (``RuntimeError: Worker holding Actor was lost``): at the call (``when`` is
+    "call": the actor's future has erred) or from the call's result. Once: the replica
+    started again in its place is a real one."""
+
+    def __init__(self, actor, when: str, lost: list[int]):
+        self.actor, self.when, self.lost = actor, when, lost
+
+    def __getattr__(self, name: str):
+        method = getattr(self.actor, name)
+        if name != "train_round" or self.lost:
+            return method
+
+        def train_round(update, done, *others):
+            if done == 0:  # the first round
+                return method(update, done, *others)
+            self.lost.append(done)
+            if self.when == "call":
+                raise RuntimeError(f"{ACTOR_LOST}.  Status: error")
+            return LostResult()
+
+        return train_round
+
+
+class LostResult:
+    """A call of an actor whose worker is lost: its result is Dask's RuntimeError."""
+
+    def result(self):
+        raise RuntimeError(ACTOR_LOST)
+
+
+@pytest.mark.parametrize("when", ["call", "result"])
+def test_an_actor_lost_in_a_round_costs_the_round(topics, monkeypatch, when):
+    """A worker lost during a round, as Dask reports it for an actor (a RuntimeError, not a
+    lost connection), costs the round: the replica starts again on the other worker."""
+    lost: list[int] = []
+    start = ClusterRun.start
+
+    def start_then_lose(run, workers):
+        start(run, workers)
+        run.actors[0] = ActorLostInARound(run.actors[0], when, lost)
+
+    monkeypatch.setattr(ClusterRun, "start", start_then_lose)
+    trained = w2v.train(str(topics), cluster="local:2", threads=1, **SETTINGS)
+    assert lost and trained.report.workers_lost == 1
+    assert trained.report.train_words == 4 * 4000 * 12  # the lost round was trained again
+    assert topic_margin(trained) > 0.3
+
+
+def test_an_actor_lost_as_the_replicas_start_is_one_error(topics, monkeypatch):
+    """The first replica's actor gone as it starts (Dask's RuntimeError from its future): one line."""
+    from w2v.cluster.connect import Cluster
+
+    result = Cluster.result
+
+    def lost_actor_first(cluster, future, on=None):
+        if on is not None:  # a replica's actor, started on worker ``on``
+            raise RuntimeError(ACTOR_LOST)
+        return result(cluster, future, on)
+
+    monkeypatch.setattr(Cluster, "result", lost_actor_first)
+    with pytest.raises(W2VError, match=r"^a worker left the cluster as the replicas started \(Worker holding Actor"):
+        w2v.train(str(topics), cluster="local:2", threads=1, **SETTINGS)
+
+
 def test_a_worker_gone_as_the_replicas_start_is_one_error(topics, monkeypatch):
     """A replica's worker gone before its actor starts: Dask would wait for it to
     come back; the run stops with one line."""

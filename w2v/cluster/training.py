@@ -9,7 +9,8 @@ text from them and sends back the rows that moved; the client combines them
 of record; a worker holds its replica's weights twice (the copy it trains and the
 same at the last combining).
 
-A worker lost during a round (its process killed, its machine gone) costs its
+A worker lost during a round (its process killed, its machine gone: a lost
+connection, or Dask's RuntimeError for its actor, ``worker_lost``) costs its
 round: its report is not combined, and a new replica of its parts, started on a
 worker still there (or one that joined), begins at its last finished round with
 the current weights, so its slice is trained again. A worker lost as the replicas
@@ -42,6 +43,13 @@ from w2v.files import is_url
 
 MAX_REPLACEMENTS = 8  # lost workers a run survives, in all
 LOST_WORKER = (OSError, TimeoutError)  # what a call to a lost worker raises (Dask's CommClosedError is an OSError)
+# Dask's RuntimeError for an actor whose worker is gone: from a call to it, or from the future that starts it
+ACTOR_LOST = "Worker holding Actor was lost"
+
+
+def worker_lost(error: BaseException) -> bool:
+    """Whether ``error``, raised by a call to a replica's actor, says that its worker is gone."""
+    return isinstance(error, LOST_WORKER) or (isinstance(error, RuntimeError) and str(error).startswith(ACTOR_LOST))
 
 
 @dataclass
@@ -111,7 +119,9 @@ def train_on_cluster(cluster: Cluster, sources: list[str], config: TrainConfig, 
     try:
         try:
             run.start(workers)
-        except LOST_WORKER as error:
+        except Exception as error:
+            if not worker_lost(error):
+                raise
             raise W2VError(f"a worker left the cluster as the replicas started ({error}): run it again") from None
         losses = run.train()
     finally:
@@ -244,11 +254,17 @@ class ClusterRun:
         self.state().save(checkpoint_path(self.checkpoint))
 
     def round(self, update: Changes | None) -> Changes:
-        """One round: every replica with jobs left trains from ``update``; returns the next update."""
+        """One round: every replica with jobs left trains from ``update``; returns the next
+        update. A replica whose call fails (``lost``) costs the round its report."""
         started, ledger = time.perf_counter(), self.ledger
         active = ledger.active()
-        calls = {k: self.actors[k].train_round(update, ledger.trained, len(active), ledger.sync_words)
-                 for k in active}  # fmt: skip
+        calls: dict[int, Any] = {}  # by replica: its call's future
+        failed: dict[int, Exception] = {}
+        for k in active:  # a lost worker's actor refuses the call at once
+            try:
+                calls[k] = self.actors[k].train_round(update, ledger.trained, len(active), ledger.sync_words)
+            except Exception as error:
+                failed[k] = error
         results: dict[int, RoundResult] = {}
         for k, call in calls.items():
             try:
@@ -256,7 +272,9 @@ class ClusterRun:
             except W2VError:
                 raise
             except Exception as error:
-                self.lost(k, error)
+                failed[k] = error
+        for k, failure in failed.items():
+            self.lost(k, failure)
         return ledger.record(update, results, started)
 
     def lost(self, k: int, error: Exception) -> None:
@@ -265,7 +283,7 @@ class ClusterRun:
         if that one leaves as the replica starts; ClusterLost once the run has lost more
         than ``MAX_REPLACEMENTS`` workers, or the replica has failed to start on that many.
         Any other error is raised as it is."""
-        if not isinstance(error, LOST_WORKER):
+        if not worker_lost(error):
             raise error
         if self.replaced >= MAX_REPLACEMENTS:
             raise ClusterLost(f"lost a worker again ({error}) after {MAX_REPLACEMENTS}, the most a run survives")
@@ -280,7 +298,9 @@ class ClusterRun:
                 self.actors[k].fingerprint().result()
                 self.actors[k].place(self.ledger.placement(k)).result()
                 return
-            except (*LOST_WORKER, KeyError) as again:  # KeyError: the scheduler no longer knows the worker
+            except Exception as again:
+                if not (worker_lost(again) or isinstance(again, KeyError)):  # KeyError: a worker the scheduler dropped
+                    raise
                 if not tries_left:
                     raise ClusterLost(
                         f"a lost worker's replica did not start again on {MAX_REPLACEMENTS} workers in turn "
