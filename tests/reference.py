@@ -27,10 +27,12 @@ same updates (up to float32 rounding), the same loss and the same example count:
   more than ``CHUNK`` context words is taken as consecutive examples of at most
   ``CHUNK`` of them (sharing the window's noise words).
 
-Also here: small readers of the word2vec vector formats, used by the tests.
+Also here: small readers of the word2vec vector formats, and a writer of fastText's
+``.bin`` layout (for models no fastText would write), used by the tests.
 """
 
 import math
+import struct
 from collections.abc import Iterable, Iterator
 
 import numpy as np
@@ -266,6 +268,21 @@ def read_word2vec(path, binary: bool) -> tuple[list[bytes], np.ndarray]:
             rows.append(np.array([float(x) for x in fields[1:]], dtype=np.float32))
         assert len(words) == count
     return words, np.array(rows, dtype=np.float32).reshape(count, dim)
+
+
+def fasttext_bin(
+    words: list[bytes], dim: int = 2, bucket: int = 4, minn: int = 3, maxn: int = 6, rows: int | None = None
+) -> bytes:
+    """A fastText ``.bin`` model (format version 12, as ``w2v.vectorio.fasttext`` documents
+    it) of the unsupervised ``words`` and the given settings, its input matrix of ``rows``
+    rows (default ``len(words) + bucket``, fastText's) holding ``0.0, 0.1, 0.2, ...``."""
+    rows = len(words) + max(bucket, 0) if rows is None else rows
+    head = struct.pack("<2i", 793712314, 12)
+    head += struct.pack("<12id", dim, 5, 1, 1, 5, 1, 2, 2, bucket, minn, maxn, 100, 1e-4)  # skipgram, ns
+    head += struct.pack("<3i2q", len(words), len(words), 0, 100, -1)  # size nwords nlabels ntokens pruneidx_size
+    head += b"".join(word + b"\0" + struct.pack("<qb", 1, 0) for word in words)  # count 1, type word
+    matrix = (np.arange(rows * dim, dtype="<f4") / 10).tobytes()
+    return head + b"\0" + struct.pack("<2q", rows, dim) + matrix + struct.pack("<2q", 0, dim)  # an empty output
 
 
 def token_blocks(

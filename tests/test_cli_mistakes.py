@@ -24,6 +24,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 from conftest import without_progress
+from reference import fasttext_bin
 
 import w2v
 from w2v.cli import main
@@ -54,6 +55,13 @@ BAD_NPY = {  # name: a damaged header; every one with a .vocab.txt of 6 words be
     "deep": "[" * 300,
     "huge": "{'descr': '<f4', 'fortran_order': False, 'shape': (6, 99999999999999999999999), }",
     "garbled": "{'descr': '<f4', 'fortran_order': False, 'shape': (6, 10), }\x00",
+}
+
+
+CRAFTED_FASTTEXT = {  # fastText models with settings out of bounds
+    "maxn.bin": {"maxn": 2**31 - 1},  # was a loop of maxn steps, memory growing
+    "bucket0.bin": {"bucket": 0},  # n-grams hashed modulo 0
+    "buckets-past.bin": {"bucket": 100, "rows": 6},  # buckets past the matrix's end
 }
 
 
@@ -93,6 +101,8 @@ def ws(tmp_path, tiny_corpus, monkeypatch) -> Path:
         if header is not None:
             (tmp_path / f"{name}.npy").write_bytes(npy_bytes(header))
         (tmp_path / f"{name}.vocab.txt").write_text("".join(f"{w}\n" for w in WORDS))
+    for name, settings in CRAFTED_FASTTEXT.items():
+        (tmp_path / name).write_bytes(fasttext_bin([b"the", b"cat"], **settings))
     (tmp_path / "pruned.txt").write_text("a b c\n")  # --prune-at 2 prunes all three
     (tmp_path / "notvectors.txt").write_text("these words are no vectors\n")
     (tmp_path / "notvocab.txt").write_text("the cat sat\n")
@@ -307,6 +317,17 @@ CASES = {
         ("similar king -v lone.npy", 1, "lone.vocab.txt"),
         ("similar king -v strings.npy", 1, "strings.npy: the matrix holds <U3 values"),
         *[(f"similar king -v {name}.npy", 1, f"{name}.npy: not a readable .npy matrix") for name in BAD_NPY],
+        (
+            "similar the -v maxn.bin",
+            1,
+            "maxn.bin: damaged fastText model (maxn 2147483647: n-grams are 0 to 100 characters long)\n",
+        ),
+        (
+            "similar the -v bucket0.bin",
+            1,
+            "bucket0.bin: damaged fastText model (bucket 0, where minn 3 and maxn 6 "
+            "make n-grams, hashed into buckets)\n",
+        ),
         ("similar king -v vecs.bin -n 0", 2, "--top"),
         ("similar king -v vecs.bin --restrict 0", 2, "--restrict"),
         ("similar king -v vecs.bin --limit -1", 2, "--limit"),
@@ -354,6 +375,12 @@ CASES = {
         ("convert vecs.bin nowhere/emb --to projector", 1, "nowhere"),
         ("convert vecs.bin blocked.npy", 1, "blocked.vocab.txt"),  # blocked.npy stays as it was
         ("convert strings.npy out.txt", 1, "strings.npy"),
+        (
+            "convert buckets-past.bin out.txt",
+            1,
+            "buckets-past.bin: damaged fastText model (input matrix of 6 x 2 "
+            "values, where its 2 words and 100 buckets make 102 x 2)\n",
+        ),
     ],
     "vocab": [
         ("vocab -o vocab.txt", 2, "CORPUS"),

@@ -12,9 +12,11 @@ from fractions import Fraction
 
 import numpy as np
 import pytest
+from reference import fasttext_bin
 
 import w2v
 from w2v.errors import FormatError
+from w2v.vectorio import fasttext as fasttext_reader
 from w2v.vectors.wordvectors import Vectors
 
 SENTENCES = [["the", "cat", "sat", "on", "the", "mat"], ["a", "dog", "sat", "on", "a", "log"]] * 50
@@ -215,6 +217,63 @@ def test_damaged_or_compressed_fasttext_models(tmp_path):
     packed.write_bytes(gzip.compress(path.read_bytes()[:4096]))
     with pytest.raises(FormatError, match=r"model.bin.gz is a fastText model: decompress it first"):
         Vectors.load(packed)
+
+
+DAMAGED_FASTTEXT = {  # settings of a crafted model: what the error says of them
+    "maxn 2^31 - 1": ({"maxn": 2**31 - 1}, "maxn 2147483647: n-grams are 0 to 100 characters long"),
+    "maxn 101": ({"maxn": 101}, "maxn 101: n-grams are 0 to 100 characters long"),
+    "minn -1": ({"minn": -1}, "minn -1: n-grams are 0 to 100 characters long"),
+    "dim 0": ({"dim": 0}, "dim 0"),
+    "bucket 0": ({"bucket": 0}, "bucket 0, where minn 3 and maxn 6 make n-grams, hashed into buckets"),
+    "bucket -3": ({"bucket": -3}, "bucket -3"),
+    "buckets past the matrix": (
+        {"bucket": 100, "rows": 6},
+        "input matrix of 6 x 2 values, where its 2 words and 100 buckets make 102 x 2",
+    ),
+    "a matrix past its buckets": (
+        {"bucket": 4, "rows": 7},
+        "input matrix of 7 x 2 values, where its 2 words and 4 buckets make 6 x 2",
+    ),
+}
+
+
+@pytest.mark.parametrize(("settings", "why"), DAMAGED_FASTTEXT.values(), ids=DAMAGED_FASTTEXT)
+def test_fasttext_settings_out_of_bounds_are_one_line(tmp_path, settings, why):
+    """A huge maxn was a loop of maxn steps (memory growing without end); a bucket out of
+    the matrix an IndexError hidden by a BufferError."""
+    path = tmp_path / "crafted.bin"
+    path.write_bytes(fasttext_bin([b"the", b"cat"], **settings))
+    with pytest.raises(FormatError) as caught:
+        Vectors.load(path)
+    assert str(caught.value) == f"{path}: damaged fastText model ({why})"
+
+
+def test_fasttext_settings_at_their_bounds_load(tmp_path):
+    """maxn 100 (its bound) reads, and a model without n-grams needs no bucket: each
+    word's vector is its own row."""
+    path = tmp_path / "bounds.bin"
+    path.write_bytes(fasttext_bin([b"the", b"cat"], minn=100, maxn=100))
+    np.testing.assert_allclose(Vectors.load(path).vectors, [[0.0, 0.1], [0.2, 0.3]])
+    path.write_bytes(fasttext_bin([b"the", b"cat"], bucket=0, maxn=0))
+    np.testing.assert_allclose(Vectors.load(path).vectors, [[0.0, 0.1], [0.2, 0.3]])
+    path.write_bytes(fasttext_bin([b"a" * 300], minn=1, maxn=100, bucket=1))  # every n-gram in row 1
+    ngrams = sum(min(100, 302 - start) for start in range(302)) - 2  # of "<a...a>", but "<" and ">" alone
+    expected = (np.array([0.0, 0.1]) + ngrams * np.array([0.2, 0.3])) / (ngrams + 1)
+    np.testing.assert_allclose(Vectors.load(path).vectors, [expected], rtol=1e-3)  # summed in float32, as fastText
+
+
+def test_an_error_while_reading_a_fasttext_model_is_not_hidden(tmp_path, monkeypatch):
+    """What stops the reading (here Ctrl-C) is raised as it is, not as a BufferError from
+    closing a map that the traceback's arrays still use."""
+    path = tmp_path / "model.bin"
+    path.write_bytes(fasttext_bin([b"the", b"cat"]))
+
+    def interrupted(matrix, model, n):
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(fasttext_reader, "word_vectors", interrupted)
+    with pytest.raises(KeyboardInterrupt):
+        Vectors.load(path)
 
 
 # --- the commands: --limit, --to npy ---------------------------------------------------------

@@ -15,10 +15,26 @@ row and the rows of its character n-grams: the ``minn`` to ``maxn`` characters
 each hashed by 32-bit FNV-1a over its bytes taken as signed chars, modulo
 ``bucket``. ``</s>`` has no n-grams. The file is memory-mapped: a 7 GB model
 costs only the pages of the rows used.
+
+fastText checks none of its settings when it loads a model; this reader refuses
+(``FormatError``, one line) the values no model fastText trains can hold:
+
+- ``minn`` and ``maxn`` outside 0 to ``MAX_NGRAM`` characters. fastText's n-grams
+  are 3 to 6 characters by default and tuned within a few characters of that;
+  ``maxn`` 0 (or ``minn > maxn``) means no n-grams. An n-gram never runs past its
+  word, so a longer ``maxn`` changes nothing but the work: 100 characters is far
+  beyond any in use, and as long as word2vec.c's longest word (``MAX_STRING``).
+- ``dim`` below 1, and ``bucket`` below 0, or 0 where ``minn`` and ``maxn`` make
+  n-grams: fastText would hash them modulo 0 (it writes ``bucket`` 0 only for
+  supervised models without n-grams).
+- an input matrix of other than ``nwords + bucket`` rows of ``dim`` columns (the
+  shape fastText gives it), or one the file is too short to hold: every n-gram's
+  bucket is then a row of the matrix.
 """
 
 import mmap
 import struct
+from contextlib import suppress
 from dataclasses import dataclass
 
 import numpy as np
@@ -36,6 +52,7 @@ EOS = b"</s>"
 FNV_OFFSET = np.uint32(2166136261)
 FNV_PRIME = np.uint32(16777619)
 BLOCK_WORDS = 1024  # words whose n-gram rows are gathered at once
+MAX_NGRAM = 100  # the longest n-gram, in characters, that minn and maxn may name (see above)
 
 
 @dataclass
@@ -61,23 +78,37 @@ def load_fasttext(path: str, limit: int | None = None) -> tuple[list[str], np.nd
     """The words (V,) and vectors (V, D) float32 of the fastText model at ``path`` (a
     local, uncompressed file); ``limit``: the first ``limit`` words only."""
     try:
-        with open(path, "rb") as fin, mmap.mmap(fin.fileno(), 0, access=mmap.ACCESS_READ) as data:
-            model = read_model(data, path)
-            n = len(model.words) if limit is None else min(limit, len(model.words))
-            matrix = np.frombuffer(data, dtype="<f4", count=model.rows * model.dim, offset=model.matrix_at)
-            try:
-                vectors = word_vectors(matrix.reshape(model.rows, model.dim), model, n)
-            finally:
-                del matrix  # the map closes only once no array uses it
-    except (struct.error, IndexError):  # a header or dictionary cut short
-        raise FormatError(f"{path}: damaged fastText model (it ends inside its header or dictionary)") from None
-    except (OSError, ValueError) as err:
+        with open(path, "rb") as fin:
+            data = mmap.mmap(fin.fileno(), 0, access=mmap.ACCESS_READ)
+    except (OSError, ValueError) as err:  # ValueError: an empty file
         raise FormatError(f"{path}: cannot read the fastText model: {err}") from None
+    try:
+        model = parsed_model(data, path)
+        n = len(model.words) if limit is None else min(limit, len(model.words))
+        vectors = word_vectors(input_matrix(data, model), model, n)
+    finally:
+        with suppress(BufferError):  # arrays a traceback still holds use the map: it closes as they go
+            data.close()
     return [decode_word(word) for word in model.words[:n]], vectors
 
 
+def parsed_model(data: mmap.mmap, path: str) -> Model:
+    """``read_model``, a file cut short inside its header or dictionary a FormatError."""
+    try:
+        return read_model(data, path)
+    except (struct.error, IndexError):
+        raise damaged(path, "it ends inside its header or dictionary") from None
+
+
+def input_matrix(data: mmap.mmap, model: Model) -> np.ndarray:
+    """The (rows, D) float32 input matrix of ``model``, a view of the mapped file ``data``."""
+    matrix = np.frombuffer(data, dtype="<f4", count=model.rows * model.dim, offset=model.matrix_at)
+    return matrix.reshape(model.rows, model.dim)
+
+
 def read_model(data, path: str) -> Model:
-    """Parse the header, arguments and dictionary of the model in ``data`` (bytes-like)."""
+    """Parse the header, arguments and dictionary of the model in ``data`` (bytes-like);
+    FormatError for settings out of the bounds above."""
     magic, version = struct.unpack_from("<2i", data, 0)
     if magic != MAGIC or version not in VERSIONS:
         raise FormatError(f"{path}: fastText model version {version} is not supported (only {VERSIONS})")
@@ -85,14 +116,17 @@ def read_model(data, path: str) -> Model:
     dim, model_kind, bucket, minn, maxn = args[0], args[7], args[8], args[9], args[10]
     if version == 11 and model_kind == SUPERVISED:
         maxn = 0  # fastText's own rule for old supervised models
+    check_settings(path, dim, bucket, minn, maxn)
     at = 8 + ARGS.size
     size, nwords, _labels, _tokens, pruned = DICTIONARY.unpack_from(data, at)
+    if not 0 <= nwords <= size:
+        raise damaged(path, f"{nwords:,} words in a dictionary of {size:,} entries")
     at += DICTIONARY.size
     words = []
     for i in range(size):
         end = data.find(b"\0", at)
         if end < 0:
-            raise FormatError(f"{path}: damaged fastText model (dictionary entry {i + 1:,} has no end)")
+            raise damaged(path, f"dictionary entry {i + 1:,} has no end")
         if i < nwords:
             words.append(bytes(data[at:end]))
         at = end + 10  # the NUL, the int64 count and the int8 type
@@ -101,9 +135,39 @@ def read_model(data, path: str) -> Model:
         raise quantized(path)
     rows, columns = MATRIX.unpack_from(data, at + 1)
     at += 1 + MATRIX.size
-    if columns != dim or rows < nwords or at + 4 * rows * columns > len(data):
-        raise FormatError(f"{path}: damaged fastText model (input matrix of {rows:,} x {columns} values)")
+    if columns != dim or rows != nwords + bucket:
+        raise damaged(
+            path,
+            f"input matrix of {rows:,} x {columns} values, where its {nwords:,} words and {bucket:,} buckets "
+            f"make {nwords + bucket:,} x {dim}",
+        )
+    if at + 4 * rows * columns > len(data):
+        raise damaged(path, "it ends inside its input matrix")
     return Model(words, dim, bucket, minn, maxn, rows, at)
+
+
+def check_settings(path: str, dim: int, bucket: int, minn: int, maxn: int) -> None:
+    """FormatError unless ``dim``, ``bucket`` and the n-gram lengths ``minn`` and ``maxn``
+    (characters) are within the bounds the module's docstring gives."""
+    for name, length in (("minn", minn), ("maxn", maxn)):
+        if not 0 <= length <= MAX_NGRAM:
+            raise damaged(path, f"{name} {length}: n-grams are 0 to {MAX_NGRAM} characters long")
+    if dim < 1:
+        raise damaged(path, f"dim {dim}")
+    if bucket < 0:
+        raise damaged(path, f"bucket {bucket}")
+    if bucket == 0 and has_ngrams(minn, maxn):
+        raise damaged(path, f"bucket 0, where minn {minn} and maxn {maxn} make n-grams, hashed into buckets")
+
+
+def damaged(path: str, why: str) -> FormatError:
+    """The error for a model whose header, dictionary or matrix is damaged: ``why``."""
+    return FormatError(f"{path}: damaged fastText model ({why})")
+
+
+def has_ngrams(minn: int, maxn: int) -> bool:
+    """Whether n-gram lengths ``minn`` to ``maxn`` give a word any n-gram."""
+    return maxn >= max(minn, 1)
 
 
 def quantized(path: str) -> FormatError:
@@ -137,14 +201,14 @@ def ngram_buckets(words: list[bytes], minn: int, maxn: int, bucket: int) -> tupl
     padded = [b"<" + word + b">" for word in words]
     lengths = np.array([0 if word == EOS else len(p) for word, p in zip(words, padded, strict=True)])
     width = int(lengths.max(initial=0))
-    if maxn <= 0 or width == 0:
+    if not has_ngrams(minn, maxn) or width == 0:
         return np.empty(0, dtype=np.int64), np.empty(0, dtype=np.int64)
     text = np.zeros((len(words), width + 1), dtype=np.uint8)  # a zero byte past every word
     for i, p in enumerate(padded):
         text[i, : lengths[i]] = np.frombuffer(p, dtype=np.uint8)[: lengths[i]]
     signed = text.view(np.int8).astype(np.int32).view(np.uint32)  # a byte as fastText hashes it
     continuation = (text & 0xC0) == 0x80
-    owners, buckets = [], []
+    owners, buckets = [np.empty(0, dtype=np.int64)], [np.empty(0, dtype=np.int64)]  # n-grams may all be too short
     for start in range(width):
         rows = np.flatnonzero((start < lengths) & ~continuation[:, start])
         hashes = np.full(len(rows), FNV_OFFSET, dtype=np.uint32)
@@ -152,6 +216,8 @@ def ngram_buckets(words: list[bytes], minn: int, maxn: int, bucket: int) -> tupl
         for size in range(1, maxn + 1):
             left = ends < lengths[rows]
             rows, hashes, ends = rows[left], hashes[left], ends[left]
+            if not len(rows):
+                break  # every word ended: no longer n-gram starts here
             more = np.ones(len(rows), dtype=bool)  # the first byte of the character, then its continuations
             while more.any():
                 hashes[more] = (hashes[more] ^ signed[rows[more], ends[more]]) * FNV_PRIME
