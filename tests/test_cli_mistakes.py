@@ -19,6 +19,7 @@ import struct
 import subprocess
 import sys
 import tempfile
+from itertools import pairwise
 from pathlib import Path
 
 import numpy as np
@@ -103,6 +104,9 @@ def ws(tmp_path, tiny_corpus, monkeypatch) -> Path:
         (tmp_path / f"{name}.vocab.txt").write_text("".join(f"{w}\n" for w in WORDS))
     for name, settings in CRAFTED_FASTTEXT.items():
         (tmp_path / name).write_bytes(fasttext_bin([b"the", b"cat"], **settings))
+    (tmp_path / "spaced.bin").write_bytes(fasttext_bin([b"the", b"c t"]))  # fastText ends words at whitespace
+    np.save(tmp_path / "tabbed.npy", matrix[:2])
+    (tmp_path / "tabbed.vocab.txt").write_text("man\nnew\tyork\n")  # an .npy's words, one a line, may hold tabs
     (tmp_path / "pruned.txt").write_text("a b c\n")  # --prune-at 2 prunes all three
     (tmp_path / "notvectors.txt").write_text("these words are no vectors\n")
     (tmp_path / "notvocab.txt").write_text("the cat sat\n")
@@ -328,6 +332,11 @@ CASES = {
             "bucket0.bin: damaged fastText model (bucket 0, where minn 3 and maxn 6 "
             "make n-grams, hashed into buckets)\n",
         ),
+        (
+            "similar the -v spaced.bin",
+            1,
+            "spaced.bin: damaged fastText model (word 2, 'c t', holds whitespace, which ends a word)\n",
+        ),
         ("similar king -v vecs.bin -n 0", 2, "--top"),
         ("similar king -v vecs.bin --restrict 0", 2, "--restrict"),
         ("similar king -v vecs.bin --limit -1", 2, "--limit"),
@@ -380,6 +389,16 @@ CASES = {
             1,
             "buckets-past.bin: damaged fastText model (input matrix of 6 x 2 "
             "values, where its 2 words and 100 buckets make 102 x 2)\n",
+        ),
+        (
+            "convert tabbed.npy out.txt",
+            1,
+            "cannot write out.txt: word 2, 'new\\x09york', holds whitespace, which ends a word\n",
+        ),
+        (
+            "convert tabbed.npy emb --to projector",
+            1,
+            "cannot write emb_metadata.tsv: word 2, 'new\\x09york', holds a tab or line break, which ends a word\n",
         ),
     ],
     "vocab": [
@@ -631,6 +650,24 @@ def test_a_full_disk_names_the_file_that_failed(ws):
     done = run_with_file_size_limit(ws, ["convert", "vecs.bin", "full/x.npy"], 200)
     err = done.stderr.decode()
     assert_one_error_line(done.returncode, done.stdout.decode(), err, 1, "cannot write full/x.npy: File too large")
+    assert snapshot(ws) == before
+
+
+def test_a_model_files_word_holding_whitespace_is_refused(ws, capsys):
+    """w2v never writes such a word (a corpus' words end at whitespace): a model file that
+    holds one is damaged, and every file written from it would read back other words."""
+    assert run(capsys, shlex.split(f"{TRAIN} --save-model model.npz"))[0] == 0
+    with np.load(ws / "model.npz") as archive:
+        arrays = dict(archive)
+    raw = arrays["vocab_words"].tobytes()
+    arrays["vocab_words"] = np.frombuffer(raw.replace(b"dog", b"d\tg", 1), dtype=np.uint8)  # offsets unchanged
+    np.savez(ws / "model.npz", **arrays)
+    number = 1 + [raw[a:b] for a, b in pairwise(arrays["vocab_offsets"].tolist())].index(b"dog")
+    before = snapshot(ws)
+    for line in ("similar cat -v model.npz", "convert model.npz out.txt", "convert model.npz emb --to projector",
+                 f"{TRAIN} --init-model model.npz"):  # fmt: skip
+        culprit = f"model.npz: damaged model file (word {number}, 'd\\x09g', holds whitespace, which ends a word)\n"
+        assert_one_error_line(*run(capsys, shlex.split(line)), 1, culprit)
     assert snapshot(ws) == before
 
 

@@ -5,6 +5,7 @@ converts them, never unpickled); and the query commands' --limit and convert's -
 
 import gzip
 import pickle
+import re
 import shlex
 import subprocess
 import sys
@@ -274,6 +275,58 @@ def test_an_error_while_reading_a_fasttext_model_is_not_hidden(tmp_path, monkeyp
     monkeypatch.setattr(fasttext_reader, "word_vectors", interrupted)
     with pytest.raises(KeyboardInterrupt):
         Vectors.load(path)
+
+
+WRITERS = {  # the file each writer names: Vectors -> folder -> None
+    "v.txt": lambda vectors, folder: vectors.save(folder / "v.txt"),
+    "v.bin": lambda vectors, folder: vectors.save(folder / "v.bin"),
+    "v.vocab.txt": lambda vectors, folder: vectors.save_npy(folder / "v.npy"),
+    "emb_metadata.tsv": lambda vectors, folder: vectors.save_projector(str(folder / "emb")),
+}
+SPACE = "holds whitespace, which ends a word"
+SPLIT_WORDS = {  # a second word: what each writer refusing it says (the others write it, and it reads back)
+    "new york": {"v.txt": f"'new york', {SPACE}", "v.bin": f"'new york', {SPACE}"},
+    "tab\there": {
+        "v.txt": f"'tab\\x09here', {SPACE}",
+        "v.bin": f"'tab\\x09here', {SPACE}",
+        "emb_metadata.tsv": "'tab\\x09here', holds a tab or line break, which ends a word",
+    },
+    "cr\rlf": {
+        "v.txt": f"'cr\\x0dlf', {SPACE}",
+        "v.bin": f"'cr\\x0dlf', {SPACE}",
+        "v.vocab.txt": "'cr\\x0dlf', holds a line break, which ends a word",
+        "emb_metadata.tsv": "'cr\\x0dlf', holds a tab or line break, which ends a word",
+    },
+}
+
+
+@pytest.mark.parametrize(("word", "refused"), SPLIT_WORDS.items(), ids=["space", "tab", "carriage return"])
+def test_a_word_the_file_would_end_early_is_not_written(tmp_path, word, refused):
+    """Whitespace ends a word in a word2vec file (and in a corpus), a line break in an
+    .npy export's vocabulary, a tab or line break in the projector's TSV metadata: such a
+    word would read back as other words (or the metadata as more lines than vectors).
+    Nothing is written; the other files take the word and read it back."""
+    vectors = Vectors(["the", word], np.ones((2, 3), dtype=np.float32))
+    for name, write in WRITERS.items():
+        folder = tmp_path / name
+        folder.mkdir()
+        if name in refused:
+            with pytest.raises(w2v.W2VError) as caught:
+                write(vectors, folder)
+            assert str(caught.value) == f"cannot write {folder / name}: word 2, {refused[name]}"
+            assert list(folder.iterdir()) == []
+        else:
+            write(vectors, folder)
+            if name != "emb_metadata.tsv":  # w2v does not read the projector's files
+                assert Vectors.load(next(folder.glob("v.[tbn]*"))).words == ["the", word]
+
+
+def test_an_empty_word_is_not_written(tmp_path):
+    vectors = Vectors(["the", ""], np.ones((2, 3), dtype=np.float32))
+    for name, write in WRITERS.items():
+        with pytest.raises(w2v.W2VError, match=f"^cannot write {re.escape(str(tmp_path / name))}: word 2 is empty$"):
+            write(vectors, tmp_path)
+    assert list(tmp_path.iterdir()) == []
 
 
 # --- the commands: --limit, --to npy ---------------------------------------------------------

@@ -9,6 +9,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from w2v.corpus.sources import WHITESPACE
 from w2v.errors import CorpusError, FormatError, plural
 from w2v.files import write_atomic
 
@@ -27,6 +28,7 @@ def decode_word(raw: bytes) -> str:
 
 
 CONTROL_CHARACTERS = re.compile("[\x00-\x1f\x7f-\x9f]")  # C0, DEL and C1
+WORD_END = re.compile(f"[{re.escape(WHITESPACE.decode())}]")  # what ends a word in a corpus and a vectors file
 
 
 def display_word(word: str) -> str:
@@ -35,6 +37,25 @@ def display_word(word: str) -> str:
     window's title or start a terminal's escape sequence, become ``\\xHH``."""
     shown = encode_word(word).decode("utf-8", "replace")
     return CONTROL_CHARACTERS.sub(lambda control: f"\\x{ord(control.group()):02x}", shown)
+
+
+def split_word(words: Sequence[str], ends: re.Pattern[str] = WORD_END, what: str = "whitespace") -> str | None:
+    """Why ``words`` cannot be written to a file and read back, naming the first that is
+    empty or holds a character of ``ends`` (``what`` names them: in a vectors file, as in a
+    corpus, whitespace ends a word, so such a word reads back as several, or none); None
+    when none does. A corpus never yields such a word; another tool's file may."""
+    if all(words) and not ends.search("".join(words)):
+        return None
+    index = next(i for i, word in enumerate(words) if not word or ends.search(word))
+    return split_reason(index, words[index], what)
+
+
+def split_reason(index: int, word: str, what: str = "whitespace") -> str:
+    """What is wrong with ``word``, the ``index``-th (from 0) of a vocabulary: it is empty,
+    or holds ``what`` (characters that end a word, see ``split_word``)."""
+    if not word:
+        return f"word {index + 1:,} is empty"
+    return f"word {index + 1:,}, '{display_word(word)}', holds {what}, which ends a word"
 
 
 @dataclass

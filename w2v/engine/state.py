@@ -53,7 +53,8 @@ except ImportError:  # Windows: checkpoint folders are not locked
     fcntl = None  # type: ignore[assignment]
 
 from w2v.config import TrainConfig
-from w2v.corpus.vocab import Vocab, decode_word
+from w2v.corpus.sources import FIRST_SPACE
+from w2v.corpus.vocab import Vocab, decode_word, split_reason
 from w2v.engine.weights import all_finite, weight_shapes
 from w2v.errors import ConfigError, FormatError, NotAModelError
 from w2v.files import atomic_output
@@ -129,12 +130,11 @@ class TrainState:
     def from_parts(cls, path: str, config: TrainConfig, arrays: dict, meta: dict) -> "TrainState":
         """Assemble and check a state read from ``path``, its arrays shaped as ``config`` says."""
         try:
-            raw, offsets = arrays["vocab_words"].tobytes(), arrays["vocab_offsets"].tolist()
-            if offsets[:1] != [0] or offsets[-1:] != [len(raw)] or (np.diff(arrays["vocab_offsets"]) <= 0).any():
-                raise ValueError("vocabulary offsets out of order")  # else words would come out empty or merged
+            offsets = arrays["vocab_offsets"]
+            words = vocab_words(arrays["vocab_words"].tobytes(), offsets, len(offsets) - 1)
             if (np.asarray(arrays["vocab_counts"]) < 1).any():
                 raise ValueError("a word count below 1")
-            vocab = Vocab([raw[a:b] for a, b in itertools.pairwise(offsets)], arrays["vocab_counts"])
+            vocab = Vocab(words, arrays["vocab_counts"])
             momentum = {name: arrays[key] for name, key in MOMENTUM.items() if key in arrays}
             if momentum and not momentum.keys() >= OUTPUT_MOMENTUM:
                 raise ValueError("the momentum of some weights only")
@@ -193,12 +193,29 @@ def load_word_vectors(path: str, limit: int | None = None) -> tuple[list[str], n
     names = ("vocab_words", "vocab_offsets", "syn0", "vocab_counts")
     with open_archive(path) as archive:
         checked_archive(archive, path)
-        words, offsets, syn0, counts = (read_entry(archive, path, name) for name in names)
-    raw = words.tobytes()
-    if offsets[0] != 0 or offsets[-1] != len(raw) or (np.diff(offsets) <= 0).any():
-        raise FormatError(f"{path}: damaged model file (vocabulary offsets out of order)")
+        raw, offsets, syn0, counts = (read_entry(archive, path, name) for name in names)
     n = len(syn0) if limit is None else min(limit, len(syn0))
-    return [decode_word(raw[a:b]) for a, b in itertools.pairwise(offsets[: n + 1].tolist())], syn0[:n], counts[:n]
+    try:
+        words = vocab_words(raw.tobytes(), offsets, n)
+    except ValueError as err:
+        raise FormatError(f"{path}: damaged model file ({err})") from None
+    return [decode_word(word) for word in words], syn0[:n], counts[:n]
+
+
+def vocab_words(raw: bytes, offsets: np.ndarray, count: int) -> list[bytes]:
+    """The first ``count`` words of a model file's vocabulary: ``raw``, the words' bytes,
+    cut at ``offsets`` ((V + 1,) int64). ValueError for offsets out of order (words would
+    come out empty or merged) or a word holding ASCII whitespace: w2v's words are a
+    corpus', which whitespace ends, so the file is damaged, and its word would be
+    written to vectors files as several."""
+    if offsets[0] != 0 or offsets[-1] != len(raw) or (np.diff(offsets) <= 0).any():
+        raise ValueError("vocabulary offsets out of order")
+    end = int(offsets[count])
+    space = FIRST_SPACE.search(raw, 0, end)
+    if space:
+        index = int(np.searchsorted(offsets, space.start(), side="right")) - 1
+        raise ValueError(split_reason(index, decode_word(raw[offsets[index] : offsets[index + 1]])))
+    return [raw[a:b] for a, b in itertools.pairwise(offsets[: count + 1].tolist())]
 
 
 def checked_archive(archive: zipfile.ZipFile, path: str) -> tuple[dict, TrainConfig]:

@@ -27,6 +27,8 @@ fastText checks none of its settings when it loads a model; this reader refuses
 - ``dim`` below 1, and ``bucket`` below 0, or 0 where ``minn`` and ``maxn`` make
   n-grams: fastText would hash them modulo 0 (it writes ``bucket`` 0 only for
   supervised models without n-grams).
+- a word that is empty or holds ASCII whitespace (fastText ends a word there, as
+  w2v does): written to a vectors file, it would read back as several words.
 - an input matrix of other than ``nwords + bucket`` rows of ``dim`` columns (the
   shape fastText gives it), or one the file is too short to hold: every n-gram's
   bucket is then a row of the matrix.
@@ -39,7 +41,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from w2v.corpus.vocab import decode_word
+from w2v.corpus.vocab import decode_word, split_word
 from w2v.errors import FormatError
 
 MAGIC = 793712314
@@ -85,11 +87,15 @@ def load_fasttext(path: str, limit: int | None = None) -> tuple[list[str], np.nd
     try:
         model = parsed_model(data, path)
         n = len(model.words) if limit is None else min(limit, len(model.words))
+        words = [decode_word(word) for word in model.words[:n]]
+        split = split_word(words)  # fastText ends its words at whitespace too
+        if split:
+            raise damaged(path, split)
         vectors = word_vectors(input_matrix(data, model), model, n)
     finally:
         with suppress(BufferError):  # arrays a traceback still holds use the map: it closes as they go
             data.close()
-    return [decode_word(word) for word in model.words[:n]], vectors
+    return words, vectors
 
 
 def parsed_model(data: mmap.mmap, path: str) -> Model:

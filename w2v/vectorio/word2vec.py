@@ -12,7 +12,10 @@ but ASCII whitespace, control bytes (NUL, ESC) included, as a corpus' words are.
 gensim (binary records without it), fastText ``.vec`` and this project, text or
 binary (auto-detected), and ``.npy`` exports (the matrix, its words one a line in
 ``<stem>.vocab.txt`` beside it). Damaged files raise ``FormatError`` naming the
-file and the record.
+file and the record. The writers refuse (``W2VError``, before writing) an empty word
+and one that the file would end early, which no reader (this one, word2vec.c's,
+gensim's) reads back whole: holding ASCII whitespace (word2vec files), a line break
+(an ``.npy`` export's vocabulary) or a tab or line break (a projector's metadata).
 """
 
 import io
@@ -25,7 +28,7 @@ from collections.abc import Sequence
 import numpy as np
 
 from w2v.corpus.sources import stream_errors
-from w2v.corpus.vocab import decode_word, encode_word
+from w2v.corpus.vocab import WORD_END, decode_word, encode_word, split_word
 from w2v.errors import FormatError, W2VError, plural
 from w2v.files import COMPRESSED, atomic_output, binary_name, is_url, open_input
 
@@ -39,6 +42,8 @@ HEADER_BYTES = 256
 DETECT_BYTES = 1 << 16  # of values read to detect the format, after the first word
 _NOT_IN_WORD = re.compile(rb"[\t\n\r\x0b\x0c]")  # ASCII whitespace but the space that ends a binary word
 _NEWLINES = re.compile(rb"\n*")
+LINE_BREAK = re.compile("[\n\r]")  # ends a word of an .npy export's vocabulary (one word a line)
+TSV_BREAK = re.compile("[\t\n\r]")  # ends a projector's metadata field
 _PRINTABLE = bytes(range(0x20, 0x7F)) + b"\t\r"
 
 
@@ -55,6 +60,7 @@ def save_vectors(
     path = os.fspath(path)
     if binary is None:
         binary = binary_name(path)
+    check_words(path, words)
     with atomic_output(path, compress=True) as out:
         write_vectors(out, words, vectors, binary)
 
@@ -93,6 +99,7 @@ def save_npy(path: str | os.PathLike, words: Sequence[str], vectors: np.ndarray)
     A failure names the file that failed."""
     path = os.fspath(path)
     vocab = npy_vocab_path(path)
+    check_words(vocab, words, LINE_BREAK, "a line break")
     matrix = np.ascontiguousarray(vectors, dtype=np.float32)
     with atomic_output(path) as out:
         np.lib.format.write_array_header_1_0(out, np.lib.format.header_data_from_array_1_0(matrix))
@@ -109,6 +116,7 @@ def save_projector(prefix: str, words: Sequence[str], vectors: np.ndarray) -> tu
     word, and ``PREFIX_metadata.tsv``, the words one a line (a single column: no header
     row). Both are written beside their names and renamed, the words first."""
     paths = (f"{prefix}_vectors.tsv", f"{prefix}_metadata.tsv")
+    check_words(paths[1], words, TSV_BREAK, "a tab or line break")
     row_format = "\t".join(["%.6g"] * vectors.shape[1]).encode() + b"\n"
     with atomic_output(paths[0]) as out, atomic_output(paths[1]) as words_out:
         words_out.write(b"".join(encode_word(w) + b"\n" for w in words))
@@ -116,6 +124,16 @@ def save_projector(prefix: str, words: Sequence[str], vectors: np.ndarray) -> tu
             block = np.asarray(vectors[start : start + WRITE_ROWS], dtype=np.float32).tolist()
             out.write(b"".join(row_format % tuple(row) for row in block))
     return paths
+
+
+def check_words(path: str, words: Sequence[str], ends: re.Pattern[str] = WORD_END, what: str = "whitespace") -> None:
+    """W2VError, before ``path`` is written, if a word is empty or holds a character of
+    ``ends`` (``what`` names them; ``split_word``), which would end it when the file is read
+    back: ASCII whitespace in word2vec files, a line break in an ``.npy`` export's
+    vocabulary, a tab or line break in a projector's TSV metadata."""
+    split = split_word(words, ends, what)
+    if split:
+        raise W2VError(f"cannot write {path}: {split}")
 
 
 def npy_vocab_path(path: str) -> str:
