@@ -271,17 +271,25 @@ def read_word2vec(path, binary: bool) -> tuple[list[bytes], np.ndarray]:
 
 
 def fasttext_bin(
-    words: list[bytes], dim: int = 2, bucket: int = 4, minn: int = 3, maxn: int = 6, rows: int | None = None
+    words: list[bytes],
+    dim: int = 2,
+    bucket: int = 4,
+    minn: int = 3,
+    maxn: int = 6,
+    rows: int | None = None,
+    values: np.ndarray | None = None,
 ) -> bytes:
     """A fastText ``.bin`` model (format version 12, as ``w2v.vectorio.fasttext`` documents
     it) of the unsupervised ``words`` and the given settings, its input matrix of ``rows``
-    rows (default ``len(words) + bucket``, fastText's) holding ``0.0, 0.1, 0.2, ...``."""
+    rows (default ``len(words) + bucket``, fastText's) holding ``values`` (by default
+    ``0.0, 0.1, 0.2, ...``)."""
     rows = len(words) + max(bucket, 0) if rows is None else rows
+    values = np.arange(rows * dim) / 10 if values is None else values
     head = struct.pack("<2i", 793712314, 12)
     head += struct.pack("<12id", dim, 5, 1, 1, 5, 1, 2, 2, bucket, minn, maxn, 100, 1e-4)  # skipgram, ns
     head += struct.pack("<3i2q", len(words), len(words), 0, 100, -1)  # size nwords nlabels ntokens pruneidx_size
     head += b"".join(word + b"\0" + struct.pack("<qb", 1, 0) for word in words)  # count 1, type word
-    matrix = (np.arange(rows * dim, dtype="<f4") / 10).tobytes()
+    matrix = np.asarray(values, dtype="<f4").tobytes()
     return head + b"\0" + struct.pack("<2q", rows, dim) + matrix + struct.pack("<2q", 0, dim)  # an empty output
 
 

@@ -59,6 +59,8 @@ BAD_NPY = {  # name: a damaged header; every one with a .vocab.txt of 6 words be
 }
 
 
+NONFINITE_TEXT = "6 3\nman 1 0 0\nwoman nan 1 0\nking 1 0 1\nqueen 0 1 inf\nprince 1e39 0.2 1\napple 0 0 -1\n"
+NONFINITE = "nonfinite.txt: 3 vectors hold NaN or infinite values (the first: 'woman', word 2)"  # 1e39: past float32
 CRAFTED_FASTTEXT = {  # fastText models with settings out of bounds
     "maxn.bin": {"maxn": 2**31 - 1},  # was a loop of maxn steps, memory growing
     "bucket0.bin": {"bucket": 0},  # n-grams hashed modulo 0
@@ -102,6 +104,7 @@ def ws(tmp_path, tiny_corpus, monkeypatch) -> Path:
         if header is not None:
             (tmp_path / f"{name}.npy").write_bytes(npy_bytes(header))
         (tmp_path / f"{name}.vocab.txt").write_text("".join(f"{w}\n" for w in WORDS))
+    (tmp_path / "nonfinite.txt").write_text(NONFINITE_TEXT)
     for name, settings in CRAFTED_FASTTEXT.items():
         (tmp_path / name).write_bytes(fasttext_bin([b"the", b"cat"], **settings))
     (tmp_path / "spaced.bin").write_bytes(fasttext_bin([b"the", b"c t"]))  # fastText ends words at whitespace
@@ -384,6 +387,8 @@ CASES = {
         ("convert vecs.bin nowhere/emb --to projector", 1, "nowhere"),
         ("convert vecs.bin blocked.npy", 1, "blocked.vocab.txt"),  # blocked.npy stays as it was
         ("convert strings.npy out.txt", 1, "strings.npy"),
+        ("convert nonfinite.txt out.txt", 1, f"{NONFINITE}: remove or fix them to convert the file\n"),
+        ("convert nonfinite.txt emb --to projector", 1, f"{NONFINITE}: remove or fix them to convert the file\n"),
         (
             "convert buckets-past.bin out.txt",
             1,
@@ -668,6 +673,44 @@ def test_a_model_files_word_holding_whitespace_is_refused(ws, capsys):
                  f"{TRAIN} --init-model model.npz"):  # fmt: skip
         culprit = f"model.npz: damaged model file (word {number}, 'd\\x09g', holds whitespace, which ends a word)\n"
         assert_one_error_line(*run(capsys, shlex.split(line)), 1, culprit)
+    assert snapshot(ws) == before
+
+
+QUERIES = {  # a query on nonfinite.txt: what it prints of the vectors left
+    "similar": ("similar king -v nonfinite.txt", "man\t0.7071\napple\t-0.7071\n"),
+    "analogy": ("analogy king man apple -v nonfinite.txt", ""),  # no word is left to answer
+    "similarity": ("similarity king apple -v nonfinite.txt", "-0.7071\n"),
+    "eval": ("eval -v nonfinite.txt --analogies questions.txt --json", '"skipped": 1'),  # woman, queen: unknown
+    "classes": ("classes -v nonfinite.txt -k 3 -o classes.txt -q", ""),
+}
+
+
+@pytest.mark.parametrize(("line", "printed"), QUERIES.values(), ids=QUERIES)
+def test_nonfinite_vectors_are_left_out_of_queries_with_one_warning(ws, capsys, line, printed):
+    """NaN and infinite values (1e39 reads as infinite in float32) answered every query
+    with nan, with numpy's RuntimeWarnings on stderr."""
+    code, out, err = run(capsys, shlex.split(line))
+    assert code == 0 and err == f"w2v: warning: {NONFINITE}; left out of the queries\n"
+    assert printed in out and "nan" not in out
+    if line.startswith("classes"):
+        assert [row.split()[0] for row in (ws / "classes.txt").read_text().splitlines()] == ["man", "king", "apple"]
+
+
+def test_a_model_files_nan_vector_is_left_out_of_queries_and_not_converted(ws, capsys):
+    assert run(capsys, shlex.split(f"{TRAIN} --save-model model.npz"))[0] == 0
+    with np.load(ws / "model.npz") as archive:
+        arrays = dict(archive)
+    raw, offsets = arrays["vocab_words"].tobytes(), arrays["vocab_offsets"].tolist()
+    row = [raw[a:b] for a, b in pairwise(offsets)].index(b"dog")
+    arrays["syn0"][row, 3] = np.nan
+    np.savez(ws / "model.npz", **arrays)
+    note = f"model.npz: 1 vector holds NaN or infinite values (the first: 'dog', word {row + 1})"
+    code, out, err = run(capsys, ["similar", "cat", "-v", "model.npz"])
+    assert code == 0 and err == f"w2v: warning: {note}; left out of the queries\n"
+    assert "dog" not in out and "nan" not in out and len(out.splitlines()) == 10
+    before = snapshot(ws)
+    converted = run(capsys, ["convert", "model.npz", "out.txt"])
+    assert_one_error_line(*converted, 1, f"{note}: remove or fix them to convert the file\n")
     assert snapshot(ws) == before
 
 

@@ -131,6 +131,26 @@ def test_unit_rows_in_blocks():
     np.testing.assert_allclose(whole, matrix / np.linalg.norm(matrix, axis=1, keepdims=True).clip(1e-30), rtol=1e-6)
 
 
+def test_a_vector_near_float32s_largest_keeps_its_direction():
+    """Its norm overflows float32 (it was scaled to zero, with a numpy RuntimeWarning)."""
+    v = Vectors(["big", "a"], np.array([[3e38, 3e38, 3e38], [1, 1, 0]], dtype=np.float32))
+    with np.errstate(all="raise"):
+        np.testing.assert_allclose(v.unit[0], [1 / math.sqrt(3)] * 3, rtol=1e-6)
+    assert v.most_similar("a") == approx([("big", 2 / math.sqrt(6))])
+
+
+def test_nonfinite_rows_are_found_and_left_out():
+    matrix = np.arange(12, dtype=np.float32).reshape(6, 2)
+    matrix[[1, 4]] = [[np.nan, 0], [1, -np.inf]]
+    v = Vectors(list("abcdef"), matrix, counts=np.arange(6, 0, -1))
+    np.testing.assert_array_equal(v.nonfinite_rows(), [1, 4])
+    np.testing.assert_array_equal(query.nonfinite_rows(matrix, block=4), [1, 4])
+    left = v.without_rows(v.nonfinite_rows())
+    assert left.words == list("acdf") and left.counts.tolist() == [6, 4, 3, 1]
+    np.testing.assert_array_equal(left.vectors, matrix[[0, 2, 3, 5]])
+    assert left.nonfinite_rows().tolist() == [] and ROYAL.nonfinite_rows().tolist() == []
+
+
 def test_agrees_with_gensim():
     keyedvectors = pytest.importorskip("gensim.models.keyedvectors")
     rng = np.random.default_rng(11)

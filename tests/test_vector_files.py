@@ -9,6 +9,7 @@ import re
 import shlex
 import subprocess
 import sys
+import warnings
 from fractions import Fraction
 
 import numpy as np
@@ -327,6 +328,23 @@ def test_an_empty_word_is_not_written(tmp_path):
         with pytest.raises(w2v.W2VError, match=f"^cannot write {re.escape(str(tmp_path / name))}: word 2 is empty$"):
             write(vectors, tmp_path)
     assert list(tmp_path.iterdir()) == []
+
+
+def test_values_past_float32_read_as_infinite_without_a_warning(tmp_path):
+    """1e39 in text, a float64 .npy's 1e300, fastText rows whose mean passes float32's
+    largest: each row reads as infinite, which the queries leave out, and numpy's
+    RuntimeWarning (an overflow in a cast or a sum) reaches no one."""
+    (tmp_path / "v.txt").write_text("2 2\nthe 1 2\ncat 1e39 1\n")
+    (tmp_path / "glove.txt").write_text("the 0.5 2\ncat -1e39 1\n")
+    np.save(tmp_path / "v.npy", np.array([[1, 2], [1e300, 1]]))
+    (tmp_path / "v.vocab.txt").write_text("the\ncat\n")
+    rows = np.array([[-6e37, 1], [3e38, 1], [1e37, 1]])  # the, cat, and the bucket of all 6 n-grams of each
+    (tmp_path / "v.bin").write_bytes(fasttext_bin([b"the", b"cat"], values=rows, bucket=1))
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        for name in ("v.txt", "glove.txt", "v.npy", "v.bin"):
+            loaded = Vectors.load(tmp_path / name)
+            assert loaded.words == ["the", "cat"] and loaded.nonfinite_rows().tolist() == [1], name
 
 
 # --- the commands: --limit, --to npy ---------------------------------------------------------

@@ -5,10 +5,11 @@ import sys
 from collections.abc import Callable
 
 import click
+import numpy as np
 
 from w2v.cli.app import CONTEXT, cli
 from w2v.corpus.vocab import display_word, encode_word
-from w2v.errors import W2VError, plural
+from w2v.errors import FormatError, W2VError, plural
 from w2v.files import binary_name, check_writable
 from w2v.vectorio.word2vec import text_records
 from w2v.vectors.evaluate import DEFAULT_ANALOGIES, DEFAULT_SIMILARITY, evaluate_analogies, evaluate_similarity
@@ -72,11 +73,27 @@ def load_vectors_as(path: str, fmt: str, limit: int | None):
     return Vectors.load(path, binary=binary, limit=limit, no_header=fmt == "glove")
 
 
-def load_for_query(path: str, fmt: str, limit: int | None):
-    """Load the vectors, with a hint when the default file is missing."""
+def load_for_query(path: str, fmt: str = "auto", limit: int | None = None) -> Vectors:
+    """Load the vectors, with a hint when the default file is missing. Vectors holding
+    NaN or an infinite value, which answer every query with NaN, are left out, with
+    one warning line."""
     if path == "vectors.bin" and not os.path.exists(path):
         raise W2VError("vectors file not found: vectors.bin (train one with 'w2v train CORPUS', or give -v FILE)")
-    return load_vectors_as(path, fmt, limit)
+    vectors = load_vectors_as(path, fmt, limit)
+    rows = vectors.nonfinite_rows()
+    if len(rows):
+        click.echo(f"w2v: warning: {nonfinite_note(path, vectors, rows)}; left out of the queries", err=True)
+        vectors = vectors.without_rows(rows)
+    return vectors
+
+
+def nonfinite_note(path: str, vectors: Vectors, rows: np.ndarray) -> str:
+    """What the (ascending) ``rows`` of ``vectors`` holding NaN or infinite values are:
+    their count and the first's word."""
+    first = int(rows[0])
+    verb = "holds" if len(rows) == 1 else "hold"
+    shown = display_word(vectors.words[first])
+    return f"{path}: {plural(len(rows), 'vector')} {verb} NaN or infinite values (the first: '{shown}', word {first + 1:,})"
 
 
 def limit_noted(search: Callable, limit: int | None) -> Callable:
@@ -351,6 +368,9 @@ def convert(source, dest, from_fmt, to_fmt, limit, quiet):
     for path in (f"{dest}_vectors.tsv", f"{dest}_metadata.tsv") if to_fmt == "projector" else (dest,):
         check_writable(path)
     vectors = load_vectors_as(source, from_fmt, limit)
+    rows = vectors.nonfinite_rows()
+    if len(rows):  # a query leaves them out; a converted file would carry them on unnoticed
+        raise FormatError(f"{nonfinite_note(source, vectors, rows)}: remove or fix them to convert the file")
     extra = ""
     if to_fmt == "npy":
         extra = f" and {vectors.save_npy(dest)}"

@@ -20,7 +20,7 @@ from w2v.cli.c_tools import (
     word2vec_run,
     word_analogy_session,
 )
-from w2v.cli.queries import one_vectors_file, vectors_file_argument
+from w2v.cli.queries import load_for_query, one_vectors_file, vectors_file_argument
 from w2v.cli.tools import check_phrase_outputs, write_phrases
 from w2v.cli.training import check_distinct_outputs, echo_summary
 from w2v.errors import ConfigError, W2VError
@@ -29,7 +29,6 @@ from w2v.progress import note
 from w2v.toolkit import word_classes
 from w2v.train import train as train_vectors
 from w2v.vectors.evaluate import parse_analogies, score_analogies
-from w2v.vectors.wordvectors import Vectors
 
 # the raw arguments reach the command: click must not read -hs as -h -s, nor -h as its help
 C_TOOL = {**CONTEXT, "help_option_names": ["--help"], "ignore_unknown_options": True}
@@ -147,7 +146,7 @@ def distance(file, vectors_path):
     FILE): vectors in any word2vec format.
     """
 
-    echo_session(distance_session(Vectors.load(one_vectors_file(file, vectors_path)), read_stdin_lines()))
+    echo_session(distance_session(load_for_query(one_vectors_file(file, vectors_path)), read_stdin_lines()))
 
 
 @cli.command("word-analogy", context_settings=CONTEXT)
@@ -161,7 +160,7 @@ def word_analogy(file, vectors_path):
     word2vec format.
     """
 
-    echo_session(word_analogy_session(Vectors.load(one_vectors_file(file, vectors_path)), read_stdin_lines()))
+    echo_session(word_analogy_session(load_for_query(one_vectors_file(file, vectors_path)), read_stdin_lines()))
 
 
 @cli.command("compute-accuracy", context_settings=CONTEXT)
@@ -182,7 +181,7 @@ def compute_accuracy(vectors_path, args):
     file, threshold = accuracy_arguments(vectors_path, list(args))
     if sys.stdin.isatty():
         note("reading analogy questions from standard input (': section' and 'a b c d' lines; Ctrl-D ends them)")
-    vectors = Vectors.load(file, limit=threshold or None)
+    vectors = load_for_query(file, limit=threshold or None)
     questions = parse_analogies(read_stdin_lines(), "standard input")
     result = score_analogies(vectors, questions, "-", restrict=None, rule="word2vec")
     for line in accuracy_report(result):

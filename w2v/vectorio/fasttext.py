@@ -193,7 +193,8 @@ def word_vectors(matrix: np.ndarray, model: Model, n: int) -> np.ndarray:
         block = model.words[start : min(start + BLOCK_WORDS, n)]
         owners, buckets = ngram_buckets(block, model.minn, model.maxn, model.bucket)
         sums = matrix[start : start + len(block)].astype(np.float32)
-        np.add.at(sums, owners, matrix[nwords + buckets])
+        with np.errstate(over="ignore", invalid="ignore"):  # past float32's range: inf or NaN, as fastText's sums
+            np.add.at(sums, owners, matrix[nwords + buckets])
         counts = 1 + np.bincount(owners, minlength=len(block))
         out[start : start + len(block)] = sums * (np.float32(1) / counts.astype(np.float32))[:, None]
     return out

@@ -422,7 +422,8 @@ def _load_npy(path: str, limit: int | None) -> tuple[list[str], np.ndarray]:
     if matrix.ndim != 2 or matrix.shape[0] != len(words):
         raise FormatError(f"{path}: matrix of shape {matrix.shape} but {plural(len(words), 'word')} in {vocab}")
     n = len(words) if limit is None else min(limit, len(words))
-    return words[:n], np.array(matrix[:n], dtype=np.float32)
+    with np.errstate(over="ignore"):  # a float64 past float32's range reads as infinite, as in a text file
+        return words[:n], np.array(matrix[:n], dtype=np.float32)
 
 
 # --- text without a header line: GloVe, fastText's print-word-vectors ---------------------

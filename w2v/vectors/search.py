@@ -12,20 +12,38 @@ from collections.abc import Callable, Collection
 import numpy as np
 
 BLOCK_ROWS = 65536
+FLOAT32_MAX = float(np.finfo(np.float32).max)
 # analogy rankings by the names callers may give: "cosmul" (the command line's) and "mul" both mean 3CosMul
 ANALOGY_METHODS = {"add": "add", "cosmul": "cosmul", "mul": "cosmul"}
 
 
 def unit_rows(matrix: np.ndarray, block: int = BLOCK_ROWS) -> np.ndarray:
     """A float32 copy of ``matrix`` (V, D) with each row scaled to unit length (zero rows
-    stay 0); norms are summed in float64, ``block`` rows at a time."""
+    stay 0); norms are summed in float64, ``block`` rows at a time. A row whose norm
+    overflows float32 (values near its largest) is divided in float64; one holding NaN
+    or an infinite value has no direction, and comes out NaN, silently: the queries of
+    the command line leave such rows out (``nonfinite_rows``)."""
     out = np.empty(matrix.shape, dtype=np.float32)
     for start in range(0, matrix.shape[0], block):
         rows = np.asarray(matrix[start : start + block], dtype=np.float32)
-        norms = np.sqrt(np.einsum("ij,ij->i", rows, rows, dtype=np.float64)).astype(np.float32)
-        norms[norms == 0] = 1
-        np.divide(rows, norms[:, None], out=out[start : start + block])
+        with np.errstate(over="ignore", invalid="ignore"):
+            norms = np.sqrt(np.einsum("ij,ij->i", rows, rows, dtype=np.float64))
+            lengths = norms.astype(np.float32)  # infinite where the norm overflows float32
+            lengths[lengths == 0] = 1
+            np.divide(rows, lengths[:, None], out=out[start : start + block])
+            long = np.flatnonzero(norms > FLOAT32_MAX)
+            out[start + long] = rows[long] / norms[long, None]
     return out
+
+
+def nonfinite_rows(matrix: np.ndarray, block: int = BLOCK_ROWS) -> np.ndarray:
+    """The rows (ascending, int64) of ``matrix`` (V, D) that hold NaN or an infinite
+    value, looked at ``block`` rows at a time (a (block, D) scratch of booleans)."""
+    found = [
+        start + np.flatnonzero(~np.isfinite(matrix[start : start + block]).all(axis=1))
+        for start in range(0, matrix.shape[0], block)
+    ]
+    return np.concatenate([np.empty(0, dtype=np.int64), *found])
 
 
 def analogy_method(method: str) -> str:

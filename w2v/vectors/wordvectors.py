@@ -31,7 +31,7 @@ from w2v.report import TrainReport
 from w2v.vectorio.detect import load_any
 from w2v.vectorio.word2vec import save_npy, save_projector, save_vectors
 from w2v.vectors.evaluate import Correlation, evaluate_analogies, evaluate_similarity
-from w2v.vectors.search import analogy_method, cosmul_of, nearest, unit_rows
+from w2v.vectors.search import analogy_method, cosmul_of, nearest, nonfinite_rows, unit_rows
 
 GENSIM_PICKLES = (".kv", ".model")  # names gensim saves its pickles under
 
@@ -249,6 +249,20 @@ class Vectors:
         if self._unit is None:
             self._unit = unit_rows(self.vectors)
         return self._unit
+
+    def nonfinite_rows(self) -> np.ndarray:
+        """The rows (ascending, int64) whose vector holds NaN or an infinite value (as a
+        value past float32's range reads): it has no direction, so its cosine with any
+        vector is NaN. ``without_rows`` leaves them out; the command line's queries do."""
+        return nonfinite_rows(self.vectors)
+
+    def without_rows(self, rows: Sequence[int] | np.ndarray) -> "Vectors":
+        """A copy without the given ``rows``: their words, vectors and counts."""
+        keep = np.ones(len(self), dtype=bool)
+        keep[np.asarray(rows, dtype=np.int64)] = False
+        words = [self.words[i] for i in np.flatnonzero(keep).tolist()]
+        counts = None if self.counts is None else self.counts[keep]
+        return Vectors(words, self.vectors[keep], self.report, counts)
 
     def get_normed_vectors(self) -> np.ndarray:
         """``unit``: the (V, D) rows at unit length (gensim's name)."""
