@@ -19,12 +19,13 @@ import struct
 import subprocess
 import sys
 import tempfile
+import tomllib
 from itertools import pairwise
 from pathlib import Path
 
 import numpy as np
 import pytest
-from conftest import without_progress
+from conftest import REPO, ctrl_c_by_default, without_progress
 from reference import fasttext_bin
 
 import w2v
@@ -170,6 +171,58 @@ def test_ctrl_c_is_one_line(ws, capsys, monkeypatch, command):
     argv = {"vocab": ["vocab", "corpus.txt", "-o", "v.txt"], "phrases": ["phrases", "corpus.txt", "-o", "p.txt"],
             "classes": ["classes", "-v", "vecs.txt", "-k", "2", "-o", "c.txt"]}[command]  # fmt: skip
     assert run(capsys, argv)[::2] == (130, "w2v: error: interrupted\n")
+
+
+# A program that presses Ctrl-C (SIGINT to itself) as the import of module ``sys.argv[1]``
+# starts, then runs ``w2v vocab corpus.txt -o v.txt`` as the lines added after it do.
+INTERRUPTING_AN_IMPORT = """
+import os, signal, sys
+
+class CtrlC:
+    def __init__(self, module):
+        self.module = module
+
+    def find_spec(self, name, path, target=None):
+        if name == self.module:
+            sys.meta_path.remove(self)
+            os.kill(os.getpid(), signal.SIGINT)
+
+sys.meta_path.insert(0, CtrlC(sys.argv[1]))
+sys.argv = ["w2v", "vocab", "corpus.txt", "-o", "v.txt"]
+"""
+
+
+def console_script() -> str:
+    """What the ``w2v`` script that pip generates from pyproject.toml's entry point runs."""
+    module, function = tomllib.loads((REPO / "pyproject.toml").read_text())["project"]["scripts"]["w2v"].split(":")
+    return f"from {module} import {function}\nsys.exit({function}())\n"
+
+
+RUNNERS = {"w2v": console_script(), "python -m w2v": "import runpy; runpy.run_module('w2v', run_name='__main__')\n"}
+
+
+@pytest.mark.parametrize(
+    "module, runner",
+    [
+        ("click", "w2v"),
+        ("numpy", "w2v"),
+        ("w2v.config", "w2v"),
+        ("w2v.cli.training", "w2v"),
+        ("numpy", "python -m w2v"),
+    ],
+)
+def test_ctrl_c_while_the_command_imports_is_one_line(ws, module, runner):
+    """The first quarter of a second of a command is its imports (numpy, click, the
+    commands): Ctrl-C there is the same line and exit code as in a command."""
+    before = snapshot(ws)
+    done = subprocess.run(
+        [sys.executable, "-c", INTERRUPTING_AN_IMPORT + RUNNERS[runner], module],
+        capture_output=True,
+        preexec_fn=ctrl_c_by_default,
+        timeout=300,
+    )
+    assert (done.returncode, done.stdout, done.stderr) == (130, b"", b"w2v: error: interrupted\n")
+    assert snapshot(ws) == before
 
 
 def assert_one_error_line(code, out, err, expected_code, culprit):

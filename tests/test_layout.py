@@ -5,6 +5,7 @@ import ast
 import subprocess
 import sys
 import tomllib
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -36,10 +37,21 @@ def module_name(path: Path) -> str:
     return ".".join(parts[:-1] if parts[-1] == "__init__" else parts)
 
 
+def top_level(statements: list[ast.stmt]) -> Iterator[ast.stmt]:
+    """``statements`` and those of their ``if`` and ``try`` blocks (``if TYPE_CHECKING:``,
+    a guard around imports): all but what functions and classes hold."""
+    for node in statements:
+        yield node
+        if isinstance(node, ast.If):
+            yield from top_level(node.body + node.orelse)
+        elif isinstance(node, ast.Try):
+            yield from top_level(node.body + node.orelse + node.finalbody)
+
+
 def imports_of(path: Path) -> list[tuple[str, bool]]:
     """The w2v modules ``path`` imports, each with whether the import is at the top."""
     tree = ast.parse(path.read_text())
-    top = {id(node) for node in tree.body}
+    top = {id(node) for node in top_level(tree.body)}
     found = []
     for node in ast.walk(tree):
         if isinstance(node, ast.ImportFrom) and node.module and node.module.split(".")[0] == "w2v":
@@ -112,6 +124,21 @@ def test_importing_w2v_loads_no_numba_dask_or_matplotlib(module):
     code = f"import sys, {module}; print(sorted(m for m in {heavy!r} if m in sys.modules))"
     loaded = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
     assert loaded.strip() == "[]"
+
+
+def test_import_w2v_runs_no_other_module_and_its_names_come_when_asked_for():
+    """``import w2v`` imports nothing else (so the command reaches ``w2v.cli``'s Ctrl-C guard at
+    once); each public name is its module's object, and ``w2v.train`` stays the function after
+    the module ``w2v.train`` is imported, first or later."""
+    code = (
+        "import sys; before = set(sys.modules); import w2v\n"
+        "print(sorted(m for m in set(sys.modules) - before if m.split('.')[0] in ('w2v', 'numpy', 'click')))\n"
+        "import w2v.train; from w2v import train; print(type(w2v.train).__name__, type(train).__name__)\n"
+        "print([n for n in w2v.__all__ if getattr(w2v, n) is not getattr(sys.modules[w2v.HOMES[n]], n)])\n"
+        "print(type(w2v.errors).__name__, set(w2v.__all__) <= set(dir(w2v)), set(w2v.__all__) == set(w2v.HOMES))"
+    )
+    shown = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
+    assert shown.splitlines() == ["['w2v']", "function function", "[]", "module True True"]
 
 
 def test_pyproject_ships_every_package_and_the_presets():

@@ -37,13 +37,23 @@ README.md and docs/ (vectors.md: formats, queries, evaluation; toolkit.md:
 vocab, phrases, classes; parity.md: word2vec.c detail by detail).
 """
 
-from w2v.config import TrainConfig
-from w2v.corpus.phrases import learn_phrases
-from w2v.errors import W2VError
-from w2v.toolkit import count_vocab, phrases, word_classes
-from w2v.train import train
-from w2v.vectors.wordvectors import Vectors
-from w2v.version import __version__
+# ``import w2v`` imports nothing but this file: the public names are imported on first use
+# (``Package.__getattr__``), so the command (``w2v.cli``, whose own imports turn Ctrl-C into its
+# one line) starts at once, not after the quarter of a second numpy, click and the rest take.
+
+import sys
+from importlib import import_module
+from types import ModuleType
+
+TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing; mypy takes it as True
+if TYPE_CHECKING:
+    from w2v.config import TrainConfig
+    from w2v.corpus.phrases import learn_phrases
+    from w2v.errors import W2VError
+    from w2v.toolkit import count_vocab, phrases, word_classes
+    from w2v.train import train
+    from w2v.vectors.wordvectors import Vectors
+    from w2v.version import __version__
 
 __all__ = [
     "TrainConfig",
@@ -56,3 +66,46 @@ __all__ = [
     "train",
     "word_classes",
 ]
+HOMES = {  # each name of ``__all__``: the module that defines it
+    "TrainConfig": "w2v.config",
+    "Vectors": "w2v.vectors.wordvectors",
+    "W2VError": "w2v.errors",
+    "__version__": "w2v.version",
+    "count_vocab": "w2v.toolkit",
+    "learn_phrases": "w2v.corpus.phrases",
+    "phrases": "w2v.toolkit",
+    "train": "w2v.train",
+    "word_classes": "w2v.toolkit",
+}
+
+
+class Package(ModuleType):
+    """``w2v`` itself, whose names are imported when first asked for (as PEP 562's
+    module ``__getattr__``, but out of ``help(w2v)``)."""
+
+    def __getattr__(self, name: str) -> object:
+        """A public name, imported from its module and kept; else the submodule of that
+        name (``w2v.errors``, ``help(w2v.toolkit)``), imported as ``import w2v.errors`` would."""
+        if name in HOMES:
+            value = getattr(import_module(HOMES[name]), name)
+            super().__setattr__(name, value)
+            return value
+        if not name.startswith("__"):
+            try:
+                return import_module(f"{self.__name__}.{name}")
+            except ModuleNotFoundError as missing:
+                if missing.name != f"{self.__name__}.{name}":  # one it imports is missing (an extra's package)
+                    raise
+        raise AttributeError(f"module {self.__name__!r} has no attribute {name!r}")
+
+    def __dir__(self) -> list[str]:
+        return sorted({*super().__dir__(), *__all__})
+
+    def __setattr__(self, name: str, value: object) -> None:
+        """Importing the submodule ``w2v.train`` binds it as the package's ``train``: the
+        name stays the function ``w2v.train``, as the package's API has it."""
+        if not (name == "train" and isinstance(value, ModuleType)):
+            super().__setattr__(name, value)
+
+
+sys.modules[__name__].__class__ = Package

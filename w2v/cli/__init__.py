@@ -5,9 +5,21 @@ on stderr); each other module adds its commands to the group: ``training``
 (train), ``queries`` (analogy, similar, vector, similarity, eval, convert),
 ``tools`` (score, plot, vocab, classes, phrases) and ``word2vec_c`` (word2vec.c's
 command lines).
+
+Importing them takes the command's first quarter of a second (numpy, click...):
+Ctrl-C meanwhile ends as in a command, with ``w2v: error: interrupted`` and exit
+130 (``app.main``), and SystemExit, raised in an import, ends the process
+without a traceback. ``import w2v`` imports nothing, so the guard starts at once.
 """
 
-from w2v.cli import queries, tools, training, word2vec_c  # noqa: F401  (each adds its commands to ``cli``)
-from w2v.cli.app import cli, main
+import sys
+
+try:
+    from w2v.cli import queries, tools, training, word2vec_c  # noqa: F401  (each adds its commands to ``cli``)
+    from w2v.cli.app import cli, main
+except KeyboardInterrupt:
+    if sys.stderr is not None:  # None when started with stderr closed (2>&-)
+        sys.stderr.write("w2v: error: interrupted\n")
+    raise SystemExit(130) from None
 
 __all__ = ["cli", "main"]
