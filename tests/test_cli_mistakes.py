@@ -1049,3 +1049,23 @@ def test_a_corpus_read_from_a_terminal_says_so(ws, capsys, monkeypatch):
         code, _, err = run(capsys, shlex.split("train - -o out.bin --epochs 1 --dim 8 --min-count 1 --threads 1 -q"))
     assert code == 0
     assert err == "w2v: reading the corpus from standard input (a newline ends a sentence; Ctrl-D ends the corpus)\n"
+
+
+@pytest.mark.parametrize(
+    ("flags", "source"),
+    [
+        ("--read-vocab counts.txt", "counts.txt"),
+        ("--init-model model.npz", "model.npz"),
+        ("--init-model model.npz --update-vocab --min-count 2", "model.npz"),  # the corpus' words too rare to add
+    ],
+)
+def test_a_corpus_with_no_word_of_the_vocabulary_is_one_line(ws, capsys, flags, source):
+    """Its id stream is empty: nothing to train, where the learning rate's schedule divided by its words."""
+    (ws / "counts.txt").write_text("foo 10\nbar 5\n")
+    w2v.train([["foo", "bar"]], dim=8, min_count=1, epochs=1, threads=1, save_model=str(ws / "model.npz"))
+    (ws / "unknown.txt").write_text("zzqx yyqx\n")
+    before = snapshot(ws)
+    code, out, err = run(capsys, shlex.split(f"train unknown.txt -o out.bin {FAST} {flags}"))
+    message = f"none of the corpus' 2 words is in the vocabulary of {source}: nothing to train"
+    assert (code, out, err) == (1, "", f"w2v: error: {message}\n")
+    assert snapshot(ws) == before

@@ -567,6 +567,17 @@ def test_an_address_where_no_scheduler_answers_is_one_line(cli, topics, tmp_path
     assert not (tmp_path / "v.txt").exists()
 
 
+def test_a_corpus_with_no_word_of_the_vocabulary_is_one_line(cli, tmp_path):
+    """As in one process: the replicas hold no word, and nothing is trained or written."""
+    (tmp_path / "counts.txt").write_text("foo 10\nbar 5\n")
+    (tmp_path / "unknown.txt").write_text("zzqx yyqx\n")
+    flags = ["--read-vocab", "counts.txt", "--cluster", "local:1", "-q"]
+    done = cli("train", "unknown.txt", "-o", "x.bin", *flags, cwd=tmp_path)
+    message = "none of the corpus' 2 words is in the vocabulary of counts.txt: nothing to train"
+    assert (done.returncode, done.stderr.decode()) == (1, f"w2v: error: {message}\n")
+    assert not (tmp_path / "x.bin").exists()
+
+
 def test_standard_input_cannot_reach_the_workers(cli, tmp_path):
     done = cli("train", "-", "--cluster", "local:1", "-o", tmp_path / "x.bin", "-q", input=b"a b c\n")
     assert done.returncode == 1

@@ -19,7 +19,7 @@ import numpy as np
 
 from w2v.cluster.connect import connect
 from w2v.config import TRAIN_FIELDS, TrainConfig, check_setting_names
-from w2v.corpus.idstream import Encoded, IdStream, VocabChooser, encode_corpus, evenly_spaced
+from w2v.corpus.idstream import Encoded, IdStream, VocabChooser, check_trainable, encode_corpus, evenly_spaced
 from w2v.corpus.sources import expand_sources, source_list
 from w2v.corpus.vocab import Vocab, decode_word
 from w2v.engine.runloop import Hooks
@@ -150,7 +150,10 @@ def train(
         from w2v.cluster.training import ClusterPlan
 
         resumed = base if resume is not None else None
-        plan = ClusterPlan(choose, lambda vocab: build_model(vocab, config, base), resumed, notes=notes or {})
+        plan = ClusterPlan(
+            choose, lambda vocab: build_model(vocab, config, base), resumed, notes=notes or {},
+            vocabulary=read_vocab or init_model,
+        )  # fmt: skip
         return train_on(cluster, corpus, config, plan, hooks, outputs, settings.get("threads"), start)
     from w2v.engine.jit import compiling_noted  # Numba: imported by the first run, not by ``import w2v``
 
@@ -163,6 +166,7 @@ def train(
         return_free_memory()
         prepare_seconds = time.perf_counter() - start - compiling.seconds  # compiling is reported apart
         try:
+            check_trainable(encoded.stream.words, encoded.corpus_words, read_vocab or init_model or resume)
             compiled = compiling.seconds
             report, syn0 = run_training(Run.start(config, encoded, base, resume, notes or {}), hooks, outputs, workdir)
             report.train_seconds -= compiling.seconds - compiled  # compiling is reported apart

@@ -33,6 +33,7 @@ from w2v.cluster.counting import count_on_cluster, counting_parts
 from w2v.cluster.rounds import Changes, Ledger, Replica, RoundLog, RoundResult
 from w2v.config import TrainConfig
 from w2v.corpus.counting import CountTable, check_not_empty
+from w2v.corpus.idstream import check_trainable
 from w2v.corpus.parts import Part, groups_of, split_sources
 from w2v.corpus.vocab import Vocab
 from w2v.engine.runloop import Hooks, RunLoop
@@ -88,13 +89,15 @@ class ClusterPlan:
     """How a run on a cluster starts: ``choose(words, counts)`` picks a fresh run's
     vocabulary and ``start(vocab)`` its weights; ``resumed`` is the checkpoint of a
     run to go on with instead (its vocabulary, weights and replicas'); ``checkpoint``
-    the folder to save the run in (``state.checkpoint_path``), if any."""
+    the folder to save the run in (``state.checkpoint_path``), if any; ``vocabulary``
+    the file the vocabulary is read from (``read_vocab``, ``init_model``), if any."""
 
     choose: Callable
     start: Callable[[Vocab], Model]
     resumed: TrainState | None = None
     checkpoint: str | None = None
     notes: dict = field(default_factory=dict)
+    vocabulary: str | None = None
 
 
 def train_on_cluster(cluster: Cluster, sources: list[str], config: TrainConfig, plan: ClusterPlan,
@@ -115,7 +118,7 @@ def train_on_cluster(cluster: Cluster, sources: list[str], config: TrainConfig, 
     else:
         check_same_sources(cluster, plan.resumed, sources)
         run = ClusterRun.resumed(cluster, plan.resumed, hooks)
-    run.checkpoint = plan.checkpoint
+    run.checkpoint, run.vocabulary = plan.checkpoint, plan.vocabulary
     try:
         try:
             run.start(workers)
@@ -147,6 +150,7 @@ class ClusterRun:
         self.corpus_words = 0
         self.notes: dict = {}
         self.checkpoint: str | None = None  # folder
+        self.vocabulary: str | None = None  # the file the vocabulary was read from, if any
 
     @classmethod
     def resumed(cls, cluster: Cluster, state: TrainState, hooks: Hooks) -> "ClusterRun":
@@ -164,14 +168,16 @@ class ClusterRun:
 
     def start(self, workers: list[str]) -> None:
         """Start a replica of each group on its own worker (in turn when there are more
-        groups than workers); check a resumed run's replicas read what they read before;
-        place each in the corpus."""
+        groups than workers); check that they have something to train
+        (``idstream.check_trainable``) and that a resumed run's read what they read
+        before; place each in the corpus."""
         for k in range(len(self.groups)):
             self.futures[k] = self.submit(k, workers[k % len(workers)])
         for k in range(len(self.groups)):
             self.actors[k] = self.cluster.result(self.futures[k], on=self.where[k])
             batches, words, self.digests[k] = self.actors[k].fingerprint().result()
             self.ledger.sizes[k] = batches, words
+        check_trainable(int(self.ledger.sizes[:, 1].sum()), self.corpus_words, self.vocabulary)
         if self.expected is not None:
             self.check_same_corpus(self.expected)
         for k in range(len(self.groups)):

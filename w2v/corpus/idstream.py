@@ -23,7 +23,7 @@ from w2v.corpus.counting import OnRead, check_not_empty, count_corpus
 from w2v.corpus.parts import even_bounds
 from w2v.corpus.sources import SENTENCE_END
 from w2v.corpus.vocab import Vocab
-from w2v.errors import CorpusError
+from w2v.errors import CorpusError, plural
 
 ENCODE_IDS = 1 << 20  # provisional ids remapped per step
 
@@ -242,3 +242,14 @@ def encode_corpus(
             return Encoded(vocab, writer.finish(), counter.tokens, digest)
     except OSError as err:
         raise CorpusError(f"cannot write the encoded corpus in {workdir} ($TMPDIR): {err.strerror or err}") from None
+
+
+def check_trainable(words: int, tokens: int, vocabulary: str | None) -> None:
+    """CorpusError where an encoded corpus gives training nothing: none of the corpus'
+    ``tokens`` is a word of the vocabulary (read from the file ``vocabulary``, a
+    ``read_vocab`` or a model's), so that its stream holds no ``words``."""
+    if words == 0:
+        source = f" of {vocabulary}" if vocabulary else ""
+        raise CorpusError(
+            f"none of the corpus' {plural(tokens, 'word')} is in the vocabulary{source}: nothing to train"
+        )
