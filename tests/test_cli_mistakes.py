@@ -1069,3 +1069,18 @@ def test_a_corpus_with_no_word_of_the_vocabulary_is_one_line(ws, capsys, flags, 
     message = f"none of the corpus' 2 words is in the vocabulary of {source}: nothing to train"
     assert (code, out, err) == (1, "", f"w2v: error: {message}\n")
     assert snapshot(ws) == before
+
+
+@pytest.mark.parametrize(
+    ("text", "flags"),
+    [("man\nwoman\nman\n", ""), ("king\nking queen\n", "--min-count 2")],  # queen: too rare to be a word of it
+    ids=["one-word lines", "one word of the vocabulary a line"],
+)
+def test_a_corpus_where_no_word_has_a_context_is_one_line(ws, capsys, text, flags):
+    """Not an exit 0 with 'final loss nan' and vectors never trained."""
+    (ws / "lonely.txt").write_text(text)
+    before = snapshot(ws)
+    code, out, err = run(capsys, shlex.split(f"train lonely.txt -o out.bin {FAST} {flags}"))
+    message = "nothing to train: no sentence (line) of the corpus holds two words of the vocabulary, so no word"
+    assert (code, out, err) == (1, "", f"w2v: error: {message} has a context\n")
+    assert snapshot(ws) == before

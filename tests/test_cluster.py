@@ -578,6 +578,15 @@ def test_a_corpus_with_no_word_of_the_vocabulary_is_one_line(cli, tmp_path):
     assert not (tmp_path / "x.bin").exists()
 
 
+def test_a_corpus_where_no_word_has_a_context_is_one_line(cli, tmp_path):
+    """As in one process: the replicas' streams hold no two words side by side."""
+    (tmp_path / "lonely.txt").write_text("man\nwoman\nman\n")
+    done = cli("train", "lonely.txt", "-o", "x.bin", "--min-count", "1", "--cluster", "local:1", "-q", cwd=tmp_path)
+    message = "nothing to train: no sentence (line) of the corpus holds two words of the vocabulary, so no word"
+    assert (done.returncode, done.stderr.decode()) == (1, f"w2v: error: {message} has a context\n")
+    assert not (tmp_path / "x.bin").exists()
+
+
 def test_standard_input_cannot_reach_the_workers(cli, tmp_path):
     done = cli("train", "-", "--cluster", "local:1", "-o", tmp_path / "x.bin", "-q", input=b"a b c\n")
     assert done.returncode == 1

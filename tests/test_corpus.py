@@ -515,6 +515,24 @@ def test_exact_batches_cut_sentences_at_their_last_word(tmp_path_factory, length
     assert all(count == 1 and words % size == 0 and words not in ends_read for words, count in added.items())
 
 
+@pytest.mark.parametrize(
+    ("blocks", "neighbours"),
+    [
+        ([[1, SENTENCE_END, 2, SENTENCE_END], [3]], False),  # one-word sentences
+        ([[1, SENTENCE_END, 2], [], [3, SENTENCE_END]], True),  # a sentence split between two blocks
+        ([[1, SENTENCE_END], [2, 3]], True),
+        ([[1, SENTENCE_END, SENTENCE_END, 2, SENTENCE_END]], False),
+    ],
+)
+def test_the_writer_tells_whether_two_words_stand_side_by_side(tmp_path, blocks, neighbours):
+    """Whether a word has a context: the kernel's windows reach across no sentence end."""
+    writer = IdStreamWriter(str(tmp_path), batch_size=2)
+    for block in blocks:
+        writer.write(np.array(block, dtype=np.int32))
+    writer.finish().close()
+    assert writer.neighbours is neighbours
+
+
 def test_cut_at_batch_ends_inserts_an_end_only_where_a_sentence_goes_on():
     E = SENTENCE_END
     ids = np.array([1, 2, 3, 4, 5, E, 6, 7, E, 8], dtype=np.int32)

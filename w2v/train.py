@@ -166,7 +166,9 @@ def train(
         return_free_memory()
         prepare_seconds = time.perf_counter() - start - compiling.seconds  # compiling is reported apart
         try:
-            check_trainable(encoded.stream.words, encoded.corpus_words, read_vocab or init_model or resume)
+            vocabulary = read_vocab or init_model or resume
+            words, tokens = encoded.stream.words, encoded.corpus_words
+            check_trainable(words, neighbours=encoded.neighbours, tokens=tokens, vocabulary=vocabulary)
             compiled = compiling.seconds
             report, syn0 = run_training(Run.start(config, encoded, base, resume, notes or {}), hooks, outputs, workdir)
             report.train_seconds -= compiling.seconds - compiled  # compiling is reported apart

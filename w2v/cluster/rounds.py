@@ -342,7 +342,7 @@ class Replica:
         self.workdir = tempfile.TemporaryDirectory(prefix="w2v-replica-")
         exact = settings.batch_words < config.batch_words
         encoded = encode_corpus(self.parts, settings, self.workdir.name, lambda _w, _c: vocab, exact_batches=exact)
-        self.stream, self.digest = encoded.stream, encoded.digest
+        self.stream, self.digest, self.neighbours = encoded.stream, encoded.digest, encoded.neighbours
         self.stream.reorder(evenly_spaced(len(self.stream), config.streams))
         syn0, syn1, syn1neg = (np.array(matrix, dtype=np.float32) for matrix in weights)  # writable copies
         self.model = Model.build(vocab, config, (syn0, syn1, syn1neg))
@@ -356,6 +356,10 @@ class Replica:
     def fingerprint(self) -> tuple[int, int, int]:
         """The replica's batches, words (an epoch) and the CRC-32 of its ids."""
         return len(self.stream), self.stream.words, self.digest
+
+    def has_neighbours(self) -> bool:
+        """Whether two words of the replica's stream stand side by side in a sentence (``Encoded.neighbours``)."""
+        return self.neighbours
 
     def words_done(self) -> int:
         """Words the replica has trained (a resumed one's, before it)."""

@@ -177,7 +177,9 @@ class ClusterRun:
             self.actors[k] = self.cluster.result(self.futures[k], on=self.where[k])
             batches, words, self.digests[k] = self.actors[k].fingerprint().result()
             self.ledger.sizes[k] = batches, words
-        check_trainable(int(self.ledger.sizes[:, 1].sum()), self.corpus_words, self.vocabulary)
+        neighbours = any(actor.has_neighbours().result() for actor in self.actors)
+        words = int(self.ledger.sizes[:, 1].sum())
+        check_trainable(words, neighbours=neighbours, tokens=self.corpus_words, vocabulary=self.vocabulary)
         if self.expected is not None:
             self.check_same_corpus(self.expected)
         for k in range(len(self.groups)):

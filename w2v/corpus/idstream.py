@@ -94,7 +94,8 @@ class IdStreamWriter:
     A batch ends at the first sentence end at or after its ``batch_size``-th id,
     so that no sentence is split between two batches; or, ``exact``, after its
     ``batch_size``-th word, the sentence cut there if it goes on
-    (``cut_at_batch_ends``).
+    (``cut_at_batch_ends``). ``neighbours``: two words of the stream written so far
+    stand side by side in a sentence, so that a word has a context to train on.
     """
 
     def __init__(self, workdir: str, batch_size: int, exact: bool = False):
@@ -106,6 +107,8 @@ class IdStreamWriter:
         self._cut_last = False  # ``exact``: the ids written end with a cut
         self._starts = [0]  # id offset of each batch
         self._ends_before = [0]  # sentence ends before each batch
+        self._last = SENTENCE_END  # the last id written
+        self.neighbours = False
 
     def write(self, ids: np.ndarray) -> None:
         """Append int32 ``ids`` (with ``SENTENCE_END`` markers) to the stream."""
@@ -113,6 +116,9 @@ class IdStreamWriter:
         if self.exact:
             ids, starts, self._cut_last = cut_at_batch_ends(ids, self.batch_size, self._words_written, self._cut_last)
         self._file.write(ids.tobytes())
+        if len(ids):
+            self.neighbours = self.neighbours or side_by_side(ids, self._last)
+            self._last = int(ids[-1])
         ends = np.flatnonzero(ids == SENTENCE_END) + self._written
         if self.exact:
             starts += self._written  # offsets in the stream
@@ -145,6 +151,13 @@ class IdStreamWriter:
         starts = np.asarray(self._starts, dtype=np.int64)
         words = np.diff(starts) - np.diff(np.asarray(self._ends_before, dtype=np.int64))
         return IdStream(fd, starts, words)
+
+
+def side_by_side(ids: np.ndarray, before: int) -> bool:
+    """Whether two words stand side by side in ``ids`` (int32, ``SENTENCE_END``
+    between sentences; not empty), or the id ``before`` them and their first."""
+    words = ids != SENTENCE_END
+    return (before != SENTENCE_END and bool(words[0])) or bool(np.any(words[1:] & words[:-1]))
 
 
 def cut_at_batch_ends(
@@ -197,6 +210,7 @@ class Encoded:
     stream: IdStream
     corpus_words: int  # tokens read (rare words included)
     digest: int  # CRC-32 of the id stream: a resumed run checks it reads the same corpus
+    neighbours: bool  # two words stand side by side in a sentence: a word has a context (``IdStreamWriter``)
 
 
 def encode_corpus(
@@ -239,17 +253,24 @@ def encode_corpus(
                 mapped = mapped[mapped != -2]
                 writer.write(mapped)
                 digest = zlib.crc32(mapped.tobytes(), digest)
-            return Encoded(vocab, writer.finish(), counter.tokens, digest)
+            return Encoded(vocab, writer.finish(), counter.tokens, digest, writer.neighbours)
     except OSError as err:
         raise CorpusError(f"cannot write the encoded corpus in {workdir} ($TMPDIR): {err.strerror or err}") from None
 
 
-def check_trainable(words: int, tokens: int, vocabulary: str | None) -> None:
+def check_trainable(words: int, *, neighbours: bool, tokens: int, vocabulary: str | None) -> None:
     """CorpusError where an encoded corpus gives training nothing: none of the corpus'
     ``tokens`` is a word of the vocabulary (read from the file ``vocabulary``, a
-    ``read_vocab`` or a model's), so that its stream holds no ``words``."""
+    ``read_vocab`` or a model's), so that its stream holds no ``words``; or no two of
+    its words stand side by side in a sentence (not ``neighbours``: a corpus of
+    one-word lines), so that no word has a context and every epoch's loss is NaN."""
     if words == 0:
         source = f" of {vocabulary}" if vocabulary else ""
         raise CorpusError(
             f"none of the corpus' {plural(tokens, 'word')} is in the vocabulary{source}: nothing to train"
+        )
+    if not neighbours:
+        raise CorpusError(
+            "nothing to train: no sentence (line) of the corpus holds two words of the vocabulary, "
+            "so no word has a context"
         )
