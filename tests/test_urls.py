@@ -1,13 +1,20 @@
 """Corpora and vectors read from URLs: a folder served over HTTP on 127.0.0.1, read
 through smart_open's http transport (``pip install 'w2v[http]'``, in the test extra)."""
 
+import contextlib
 import functools
 import http.server
+import re
+import socket
 import threading
 from collections.abc import Iterator
 from pathlib import Path
 
+import numpy as np
 import pytest
+
+from w2v.cli import main
+from w2v.vectors.wordvectors import Vectors
 
 REPO = Path(__file__).resolve().parents[1]
 SAMPLE = REPO / "data" / "sample.txt.gz"
@@ -73,3 +80,100 @@ def test_the_workers_of_a_cluster_read_a_url_themselves(cli, served, tmp_path):
     there = cli("vocab", f"{url}/sample.txt.gz", "-o", tmp_path / "there.txt", "-q", "--cluster", "local:2")
     assert here.returncode == 0 and there.returncode == 0, there.stderr.decode()
     assert (tmp_path / "here.txt").read_bytes() == (tmp_path / "there.txt").read_bytes()
+
+
+class RawServer:
+    """A server on 127.0.0.1 that answers every request with the same bytes ``reply``,
+    then closes the connection: the replies of a server that breaks down, which no
+    ``http.server`` gives."""
+
+    def __init__(self, reply: bytes):
+        self.reply = reply
+        self.listener = socket.create_server(("127.0.0.1", 0))
+        self.closing = False
+        self.thread = threading.Thread(target=self.serve, daemon=True)
+        self.thread.start()
+
+    def url(self, name: str) -> str:
+        return f"http://127.0.0.1:{self.listener.getsockname()[1]}/{name}"
+
+    def serve(self) -> None:
+        while True:
+            connection, _ = self.listener.accept()
+            if self.closing:
+                connection.close()
+                return
+            connection.recv(1 << 16)  # the request
+            connection.sendall(self.reply)
+            connection.close()
+
+    def close(self) -> None:
+        self.closing = True
+        socket.create_connection(self.listener.getsockname()).close()  # wakes the accept
+        self.thread.join()
+        self.listener.close()
+
+
+@contextlib.contextmanager
+def raw_server(reply: bytes) -> Iterator[RawServer]:
+    server = RawServer(reply)
+    try:
+        yield server
+    finally:
+        server.close()
+
+
+def run_main(capsys, argv: list) -> tuple[int, str, str]:
+    """``w2v ARGV`` in this process: its exit code, stdout and stderr."""
+    try:
+        main([str(arg) for arg in argv])
+        code = 0
+    except SystemExit as exit:
+        code = exit.code
+    out, err = capsys.readouterr()
+    return code, out, err
+
+
+TEXT = b"the quick brown fox jumps over the lazy dog\n" * 200  # 8,800 bytes
+CUT_SHORT = ["short Content-Length", "chunked reply cut"]
+BROKEN = r"Connection broken: IncompleteRead\(\d+ bytes read(, \d+ more expected)?\)\n"  # urllib3's words
+
+
+def cut_short(kind: str, sent: bytes, promised: int) -> bytes:
+    """A reply of ``kind`` (one of ``CUT_SHORT``) whose body is ``sent`` where
+    ``promised`` bytes are announced: by its Content-Length, or as its first chunk."""
+    if kind == "short Content-Length":
+        return b"HTTP/1.1 200 OK\r\nContent-Length: %d\r\n\r\n" % promised + sent
+    return b"HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n%x\r\n" % promised + sent
+
+
+@pytest.mark.parametrize("kind", CUT_SHORT)
+@pytest.mark.parametrize("command", [["train", *FAST], ["vocab"], ["phrases"]])
+def test_a_corpus_cut_short_is_one_line(capsys, tmp_path, kind, command):
+    with raw_server(cut_short(kind, TEXT[:5000], 100_000)) as server:
+        url = server.url("corpus.txt")
+        code, out, err = run_main(capsys, [command[0], url, "-o", tmp_path / "out", "-q", *command[1:]])
+    assert (code, out) == (1, "") and re.fullmatch(f"w2v: error: cannot read corpus {re.escape(url)}: {BROKEN}", err)
+    assert list(tmp_path.iterdir()) == []
+
+
+@pytest.mark.parametrize("kind", CUT_SHORT)
+def test_vectors_cut_short_are_one_line(capsys, tmp_path, kind):
+    words = [f"w{i}" for i in range(40)]
+    Vectors(words, np.ones((40, 16), dtype=np.float32)).save(tmp_path / "v.bin", binary=True)
+    body = (tmp_path / "v.bin").read_bytes()  # sent whole, where twice as much is promised
+    with raw_server(cut_short(kind, body, 2 * len(body))) as server:
+        url = server.url("v.bin")
+        code, out, err = run_main(capsys, ["similar", "w1", "-v", url])
+    assert (code, out) == (1, "") and re.fullmatch(f"w2v: error: {re.escape(url)}: cannot read: {BROKEN}", err)
+
+
+def test_a_cluster_worker_reading_a_url_cut_short_is_one_line(cli, tmp_path):
+    """The worker's error reaches the client, which prints it as one process does."""
+    pytest.importorskip("distributed")
+    with raw_server(cut_short(CUT_SHORT[0], TEXT[:5000], 100_000)) as server:
+        url = server.url("corpus.txt")
+        done = cli("train", url, "-o", tmp_path / "out.bin", "-q", *FAST, "--cluster", "local:1")
+    assert done.returncode == 1
+    assert re.fullmatch(f"w2v: error: cannot read corpus {re.escape(url)}: {BROKEN}", done.stderr.decode())
+    assert not (tmp_path / "out.bin").exists()

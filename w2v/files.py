@@ -1,6 +1,8 @@
 """Writing outputs safely: never half-written, never replacing a device or a pipe,
-never writing through a link planted beside the output."""
+never writing through a link planted beside the output; opening inputs, local files
+and URLs, whose read errors are all OSError."""
 
+import io
 import os
 import stat
 import sys
@@ -66,18 +68,80 @@ URL_EXTRAS = {
 
 
 def open_input(path: str) -> BinaryIO:
-    """``path`` opened for binary reading: a URL (``scheme://``) through smart_open,
-    a local file through ``open_file``, decompressed as its extension says. A URL
-    whose transport smart_open lacks the packages for is a W2VError naming the extra
-    to install (``pip install 'w2v[s3]'``)."""
+    """``path`` opened for binary reading: a URL (``scheme://``) through smart_open
+    (``open_url``), a local file through ``open_file``, decompressed as its extension says."""
     if is_url(path):
-        import smart_open  # only for URLs: it costs 0.15-0.2 s and 26 MB to import
-
-        try:
-            return smart_open.open(path, "rb")
-        except ImportError as err:  # smart_open's message: five lines, naming its own extra
-            raise missing_transport(path, err) from None
+        return open_url(path)
     return open_file(path, "rb", compression_of(path))
+
+
+def open_url(url: str) -> BinaryIO:
+    """``url`` opened for binary reading through smart_open, decompressed as its name
+    says, as a stream whose errors are all OSError (``URLReader``). A URL whose transport
+    smart_open lacks the packages for is a W2VError naming the extra to install
+    (``pip install 'w2v[s3]'``)."""
+    import smart_open  # only for URLs: it costs 0.15-0.2 s and 26 MB to import
+
+    try:
+        stream = smart_open.open(url, "rb")
+    except ImportError as err:  # smart_open's message: five lines, naming its own extra
+        raise missing_transport(url, err) from None
+    return io.BufferedReader(URLReader(stream))
+
+
+class URLReader(io.RawIOBase):
+    """A stream smart_open opened whose read errors are all OSError, which every reader
+    catches as it catches a disk's (``sources.stream_errors``): its transports raise
+    their own types (``transport_errors``), such as urllib3's ProtocolError for a body
+    cut short (a short ``Content-Length``, a chunked reply cut, a closed connection)."""
+
+    def __init__(self, stream: BinaryIO):
+        super().__init__()
+        self._stream = stream
+
+    def readable(self) -> bool:
+        return True
+
+    def readinto(self, buffer) -> int:
+        """Read up to ``len(buffer)`` bytes into ``buffer``; how many (0 at the end)."""
+        try:
+            data = self._stream.read(len(buffer))
+        except transport_errors() as err:
+            raise OSError(transport_error_text(err)) from None
+        memoryview(buffer).cast("B")[: len(data)] = data
+        return len(data)
+
+    def close(self) -> None:
+        try:
+            self._stream.close()
+        finally:
+            super().close()
+
+
+TRANSPORT_ERRORS = {  # module: the base of its errors, for smart_open's transports and what they read through
+    "http.client": "HTTPException",
+    "urllib3.exceptions": "HTTPError",  # under requests (http, https, webhdfs) and boto3 (s3)
+    "botocore.exceptions": "BotoCoreError",
+    "google.api_core.exceptions": "GoogleAPIError",
+    "azure.core.exceptions": "AzureError",
+    "paramiko.ssh_exception": "SSHException",
+}
+
+
+def transport_errors() -> tuple[type[Exception], ...]:
+    """The base types of the errors a URL's transport raises while reading, of the
+    modules loaded (a transport has loaded its own by then): called in ``except``
+    clauses, so only once something is raised. Not ``Exception``: the SIGTERM handler's
+    exception must go through."""
+    loaded = (sys.modules.get(module) for module in TRANSPORT_ERRORS)
+    return tuple(getattr(module, TRANSPORT_ERRORS[module.__name__]) for module in loaded if module is not None)
+
+
+def transport_error_text(err: BaseException) -> str:
+    """One line for ``err``, raised by a URL's transport: its first argument (urllib3's
+    errors print as a tuple's repr: a message, then the error behind it)."""
+    first = err.args[0] if err.args else None
+    return first if isinstance(first, str) else str(err) or type(err).__name__
 
 
 def missing_transport(url: str, err: ImportError) -> W2VError:
