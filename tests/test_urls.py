@@ -14,6 +14,7 @@ import numpy as np
 import pytest
 
 from w2v.cli import main
+from w2v.files import url_timeout
 from w2v.vectors.wordvectors import Vectors
 
 REPO = Path(__file__).resolve().parents[1]
@@ -84,12 +85,13 @@ def test_the_workers_of_a_cluster_read_a_url_themselves(cli, served, tmp_path):
 
 class RawServer:
     """A server on 127.0.0.1 that answers every request with the same bytes ``reply``,
-    then closes the connection: the replies of a server that breaks down, which no
-    ``http.server`` gives."""
+    then closes the connection or (``stall``) holds it open, silent, until ``close()``:
+    the replies of a server that breaks down, which no ``http.server`` gives."""
 
-    def __init__(self, reply: bytes):
-        self.reply = reply
+    def __init__(self, reply: bytes, stall: bool = False):
+        self.reply, self.stall = reply, stall
         self.listener = socket.create_server(("127.0.0.1", 0))
+        self.held: list[socket.socket] = []
         self.closing = False
         self.thread = threading.Thread(target=self.serve, daemon=True)
         self.thread.start()
@@ -105,18 +107,23 @@ class RawServer:
                 return
             connection.recv(1 << 16)  # the request
             connection.sendall(self.reply)
-            connection.close()
+            if self.stall:
+                self.held.append(connection)
+            else:
+                connection.close()
 
     def close(self) -> None:
         self.closing = True
         socket.create_connection(self.listener.getsockname()).close()  # wakes the accept
         self.thread.join()
         self.listener.close()
+        for connection in self.held:
+            connection.close()
 
 
 @contextlib.contextmanager
-def raw_server(reply: bytes) -> Iterator[RawServer]:
-    server = RawServer(reply)
+def raw_server(reply: bytes, stall: bool = False) -> Iterator[RawServer]:
+    server = RawServer(reply, stall)
     try:
         yield server
     finally:
@@ -177,3 +184,44 @@ def test_a_cluster_worker_reading_a_url_cut_short_is_one_line(cli, tmp_path):
     assert done.returncode == 1
     assert re.fullmatch(f"w2v: error: cannot read corpus {re.escape(url)}: {BROKEN}", done.stderr.decode())
     assert not (tmp_path / "out.bin").exists()
+
+
+STALLED = b"HTTP/1.1 200 OK\r\nContent-Length: 100000\r\n\r\nthe quick "  # then nothing
+
+
+@pytest.mark.parametrize(
+    ("reply", "argv", "message"),
+    [
+        (STALLED, ["vocab", "{url}", "-o", "{out}", "-q"], "cannot read corpus {url}: "),
+        (b"", ["vocab", "{url}", "-o", "{out}", "-q"], "cannot open corpus {url}: "),  # not even the headers
+        (STALLED, ["similar", "quick", "-v", "{url}"], "{url}: cannot read: "),
+    ],
+    ids=["corpus", "corpus without headers", "vectors"],
+)
+def test_a_server_that_stalls_is_one_line_after_the_timeout(capsys, monkeypatch, tmp_path, reply, argv, message):
+    """``$W2V_URL_TIMEOUT`` (60 s by default) set short: the wait ends, with one line."""
+    monkeypatch.setenv("W2V_URL_TIMEOUT", "0.2")
+    with raw_server(reply, stall=True) as server:
+        url = server.url("stalled.txt")
+        code, out, err = run_main(capsys, [arg.format(url=url, out=tmp_path / "out") for arg in argv])
+    expected = message.format(url=url) + "the server sent nothing for 0.2 s ($W2V_URL_TIMEOUT sets how long to wait)"
+    assert (code, out, err) == (1, "", f"w2v: error: {expected}\n")
+    assert list(tmp_path.iterdir()) == []
+
+
+@pytest.mark.parametrize(("value", "seconds"), [(None, 60.0), ("", 60.0), (" 2.5 ", 2.5), ("86400", 86_400.0)])
+def test_the_url_timeout_is_60_seconds_unless_set(monkeypatch, value, seconds):
+    if value is None:
+        monkeypatch.delenv("W2V_URL_TIMEOUT", raising=False)
+    else:
+        monkeypatch.setenv("W2V_URL_TIMEOUT", value)
+    assert url_timeout() == seconds
+
+
+@pytest.mark.parametrize("value", ["soon", "0", "-1", "nan", "inf", "86401"])
+def test_a_timeout_that_is_no_number_of_seconds_is_one_line(capsys, monkeypatch, tmp_path, value):
+    monkeypatch.setenv("W2V_URL_TIMEOUT", value)
+    url = "http://127.0.0.1:9/corpus.txt"  # never reached
+    code, out, err = run_main(capsys, ["vocab", url, "-o", tmp_path / "out", "-q"])
+    why = f"W2V_URL_TIMEOUT={value!r}: give the seconds a URL's server may stay silent, above 0 and at most 86,400"
+    assert (code, out, err) == (1, "", f"w2v: error: cannot open corpus {url}: {why}\n")

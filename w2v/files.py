@@ -3,6 +3,7 @@ never writing through a link planted beside the output; opening inputs, local fi
 and URLs, whose read errors are all OSError."""
 
 import io
+import math
 import os
 import stat
 import sys
@@ -75,29 +76,63 @@ def open_input(path: str) -> BinaryIO:
     return open_file(path, "rb", compression_of(path))
 
 
+URL_TIMEOUT_VARIABLE = "W2V_URL_TIMEOUT"
+DEFAULT_URL_TIMEOUT = 60.0  # seconds: a server silent that long has stalled, not slowed
+MAX_URL_TIMEOUT = 86_400.0  # a day: longer is no limit, and past 2^63 ns (292 years) the socket's timer overflows
+TIMED_SCHEMES = ("http", "https")  # smart_open's transports that wait forever unless given a timeout
+
+
+def url_timeout() -> float:
+    """The seconds an ``http://`` or ``https://`` read waits for its server (to connect,
+    and for each next byte): ``$W2V_URL_TIMEOUT``, ``DEFAULT_URL_TIMEOUT`` where it is
+    unset or empty. W2VError for a value that is not a number of seconds above 0 and at
+    most ``MAX_URL_TIMEOUT``."""
+    text = os.environ.get(URL_TIMEOUT_VARIABLE, "").strip()
+    if not text:
+        return DEFAULT_URL_TIMEOUT
+    try:
+        seconds = float(text)
+    except ValueError:
+        seconds = math.nan
+    if not 0 < seconds <= MAX_URL_TIMEOUT:
+        raise W2VError(
+            f"{URL_TIMEOUT_VARIABLE}={text!r}: give the seconds a URL's server may stay silent, "
+            f"above 0 and at most {MAX_URL_TIMEOUT:,.0f}"
+        )
+    return seconds
+
+
 def open_url(url: str) -> BinaryIO:
     """``url`` opened for binary reading through smart_open, decompressed as its name
-    says, as a stream whose errors are all OSError (``URLReader``). A URL whose transport
+    says, as a stream whose errors are all OSError (``URLReader``); an ``http(s)://`` one
+    waits ``url_timeout()`` seconds at most for its server. A URL whose transport
     smart_open lacks the packages for is a W2VError naming the extra to install
     (``pip install 'w2v[s3]'``)."""
     import smart_open  # only for URLs: it costs 0.15-0.2 s and 26 MB to import
 
+    timeout = url_timeout() if url.split("://", 1)[0].lower() in TIMED_SCHEMES else None
     try:
-        stream = smart_open.open(url, "rb")
+        stream = smart_open.open(url, "rb", transport_params={} if timeout is None else {"timeout": timeout})
     except ImportError as err:  # smart_open's message: five lines, naming its own extra
         raise missing_transport(url, err) from None
-    return io.BufferedReader(URLReader(stream))
+    except OSError as err:  # requests' errors (a refused connection, a 404) are OSErrors
+        if timeout is not None and timed_out(err):
+            raise OSError(transport_error_text(err, timeout)) from None
+        raise
+    return io.BufferedReader(URLReader(stream, timeout))
 
 
 class URLReader(io.RawIOBase):
     """A stream smart_open opened whose read errors are all OSError, which every reader
     catches as it catches a disk's (``sources.stream_errors``): its transports raise
     their own types (``transport_errors``), such as urllib3's ProtocolError for a body
-    cut short (a short ``Content-Length``, a chunked reply cut, a closed connection)."""
+    cut short (a short ``Content-Length``, a chunked reply cut, a closed connection) and
+    ReadTimeoutError. ``timeout``: the seconds a read waits (``url_timeout``), None
+    where not ours to set."""
 
-    def __init__(self, stream: BinaryIO):
+    def __init__(self, stream: BinaryIO, timeout: float | None):
         super().__init__()
-        self._stream = stream
+        self._stream, self._timeout = stream, timeout
 
     def readable(self) -> bool:
         return True
@@ -107,7 +142,7 @@ class URLReader(io.RawIOBase):
         try:
             data = self._stream.read(len(buffer))
         except transport_errors() as err:
-            raise OSError(transport_error_text(err)) from None
+            raise OSError(transport_error_text(err, self._timeout)) from None
         memoryview(buffer).cast("B")[: len(data)] = data
         return len(data)
 
@@ -137,9 +172,22 @@ def transport_errors() -> tuple[type[Exception], ...]:
     return tuple(getattr(module, TRANSPORT_ERRORS[module.__name__]) for module in loaded if module is not None)
 
 
-def transport_error_text(err: BaseException) -> str:
-    """One line for ``err``, raised by a URL's transport: its first argument (urllib3's
-    errors print as a tuple's repr: a message, then the error behind it)."""
+def timed_out(err: BaseException) -> bool:
+    """Whether ``err`` is a read or connection that timed out, as urllib3 (under
+    requests and boto3) or requests raise it; those modules are loaded by then."""
+    urllib3 = sys.modules.get("urllib3.exceptions")
+    requests = sys.modules.get("requests.exceptions")
+    return (urllib3 is not None and isinstance(err, urllib3.TimeoutError)) or (
+        requests is not None and isinstance(err, requests.Timeout)
+    )
+
+
+def transport_error_text(err: BaseException, timeout: float | None) -> str:
+    """One line for ``err``, raised by a URL's transport: for a timeout of ours, how
+    long it waited and what sets that; else its first argument (urllib3's errors print
+    as a tuple's repr: a message, then the error behind it)."""
+    if timeout is not None and timed_out(err):
+        return f"the server sent nothing for {timeout:g} s (${URL_TIMEOUT_VARIABLE} sets how long to wait)"
     first = err.args[0] if err.args else None
     return first if isinstance(first, str) else str(err) or type(err).__name__
 
