@@ -285,6 +285,7 @@ CASES = {
         (f"{TRAIN} --window 0", 1, "window"),
         (f"{TRAIN} --window -1", 1, "window"),
         (f"{TRAIN} --window 100000000000000000000", 1, "window"),
+        (f"{TRAIN} --window 10001", 1, "window must be at most 10,000, not 10,001: no context reaches past a sentence"),
         (f"{TRAIN} --epochs 0", 1, "epochs"),
         (f"{TRAIN} --epochs 1000000000000", 1, "epochs"),
         (f"{TRAIN} --epochs 2147483647", 1, "--epochs must be at most 10,000, not 2,147,483,647\n"),
@@ -421,6 +422,7 @@ CASES = {
         ("score somedir corpus.txt", 1, "somedir"),
         ("score missing.npz", 2, "CORPUS"),
         ("score missing.npz corpus.txt --window 0", 2, "--window"),
+        ("score missing.npz corpus.txt --window 2147483647", 2, "2147483647 is not in the range 1<=x<=10000"),
         ("score missing.npz corpus.txt --max-pairs 0", 2, "--max-pairs"),
     ],
     "convert": [

@@ -69,6 +69,8 @@ def test_resolved_is_a_copy():
         (dict(epochs=2**31 - 1), r"^epochs must be at most 10,000, not 2,147,483,647$"),
         (dict(epochs=None), r"^epochs must be a positive integer, not None$"),
         (dict(dim=True), r"^dim must be a positive integer, not True$"),
+        (dict(window=10_001), "^window must be at most 10,000, not 10,001: no context reaches past a sentence piece"),
+        (dict(window=2**31 - 1), "window must be at most 10,000"),
     ],
 )
 def test_invalid_settings(settings, message):

@@ -19,6 +19,7 @@ import pytest
 from numpy.lib import format as npformat
 
 import w2v.engine.state
+from w2v.cli import main
 from w2v.corpus.vocab import Vocab
 from w2v.engine import kernels
 from w2v.engine.state import TrainState, checkpoint_lock, checkpoint_path
@@ -429,6 +430,7 @@ def test_a_checkpoint_keeps_the_rows_momentum(saved_model, tmp_path, names):
         (with_momentum("syn0", "syn1", "syn1neg", poison=True), None, r"non-finite momentum of syn0"),
         (with_momentum("syn0"), None, r"the momentum of some weights only"),
         (with_momentum("syn0", "syn1neg"), None, r"the momentum of some weights only"),
+        (None, lambda m: m["config"].update(window=2**31 - 1), r"window must be at most 10,000, not 2,147,483,647"),
     ],
     ids=[
         "NaN weight",
@@ -440,6 +442,7 @@ def test_a_checkpoint_keeps_the_rows_momentum(saved_model, tmp_path, names):
         "NaN momentum",
         "some momentum",
         "no output momentum",
+        "enormous window",
     ],
 )
 def test_model_file_with_values_no_run_has_is_refused(saved_model, tmp_path, change_arrays, change_meta, message):
@@ -448,6 +451,32 @@ def test_model_file_with_values_no_run_has_is_refused(saved_model, tmp_path, cha
     path = rewritten(saved_model[1], tmp_path / "model.npz", change_arrays, change_meta)
     with pytest.raises(FormatError, match=rf"model\.npz: damaged model file \({message}"):
         TrainState.load(str(path))
+
+
+def run_main(capsys, argv: list[str]) -> tuple[int, str]:
+    """Run the command line ``argv`` in this process: its exit code and stderr."""
+    try:
+        main(argv)
+        code = 0
+    except SystemExit as exit:
+        code = exit.code
+    return code, capsys.readouterr().err
+
+
+PAST_A_PIECE = "no context reaches past a sentence piece of 10,000 tokens"
+
+
+@pytest.mark.parametrize(
+    ("settings", "message"),
+    [
+        ({"window": 10_001}, f"window must be at most 10,000, not 10,001: {PAST_A_PIECE}"),  # 2**31 - 1: a hang
+    ],
+)
+def test_cli_refuses_a_model_files_impossible_settings(saved_model, corpus, tmp_path, capsys, settings, message):
+    path = rewritten(saved_model[1], tmp_path / "model.npz", change_meta=lambda meta: meta["config"].update(settings))
+    for argv in (["score", str(path), str(corpus)], ["train", str(corpus), "--init-model", str(path), "-q"]):
+        code, err = run_main(capsys, argv)
+        assert (code, err) == (1, f"w2v: error: {path}: damaged model file ({message})\n")
 
 
 def npy_entry(array, shape=None) -> bytes:

@@ -16,11 +16,15 @@ MODELS = ("skipgram", "cbow")
 TREES = ("huffman", "balanced")
 # how a cluster's replicas are combined (``rounds.combine``)
 COMBINE = ("auto", "sum", "mean", "adaptive", "momentum", "mixed")
-MAX_COUNT = 2**31 - 1  # dim, window and negative: larger values overflow the kernels' integers
+MAX_COUNT = 2**31 - 1  # dim and negative: larger values overflow the kernels' integers
 # Each epoch has records (a loss, examples and batches per thread: 24 bytes x threads, so 240 MB at
 # MAX_THREADS) and work besides the kernel's (threads started, weights checked, perhaps a checkpoint);
 # more passes than this over a corpus is a longer corpus (repeat it), which costs neither
 MAX_EPOCHS = 10_000
+MAX_SENTENCE_TOKENS = 10_000  # a longer sentence is cut into pieces of this many tokens (``corpus.sources``)
+# No context crosses a piece's end: a wider window reaches no further (and would cost the
+# kernel's scratch space and scoring's time for nothing).
+MAX_WINDOW = MAX_SENTENCE_TOKENS
 MAX_THREADS = 1024  # more threads only wait for the others (and a million would take minutes to start)
 DEFAULT_PRUNE_AT = 10_000_000  # distinct words held while counting (word2vec.c: 21M)
 # The presets, NAME.toml: configs/ at the top of a checkout, shipped in the wheel as the
@@ -101,10 +105,15 @@ class TrainConfig:
                 continue
             if isinstance(value, bool) or not isinstance(value, int) or value <= 0:
                 raise ConfigError(f"{name} must be a positive integer, not {value!r}")
-        for name in ("dim", "window", "negative"):
+        for name in ("dim", "negative"):
             value = getattr(self, name)
             if value is not None and value > MAX_COUNT:
                 raise ConfigError(f"{name} must be at most {MAX_COUNT:,}, not {value:,}")
+        if self.window > MAX_WINDOW:
+            raise ConfigError(
+                f"window must be at most {MAX_WINDOW:,}, not {self.window:,}: "
+                f"no context reaches past a sentence piece of {MAX_SENTENCE_TOKENS:,} tokens"
+            )
         if self.epochs > MAX_EPOCHS:
             raise ConfigError(
                 f"epochs must be at most {MAX_EPOCHS:,}, not {self.epochs:,}",

@@ -8,7 +8,7 @@ from w2v.cli.app import CONTEXT, cli
 from w2v.cli.queries import chosen_vectors, load_for_query, vectors_file_argument, vectors_options
 from w2v.cli.training import corpus_sources, reject_unused
 from w2v.cluster.phrases import check_new_folder
-from w2v.config import DEFAULT_PRUNE_AT
+from w2v.config import DEFAULT_PRUNE_AT, MAX_WINDOW
 from w2v.corpus.phrases import check_npmi_threshold
 from w2v.corpus.vocab import decode_word, display_word
 from w2v.engine.sampling import Sampling
@@ -27,7 +27,12 @@ CLUSTER_HELP = "Count on a Dask cluster: local:N (N processes here), tcp://HOST:
 @cli.command(context_settings=CONTEXT)
 @click.argument("model")
 @click.argument("corpus", nargs=-1, required=True)
-@click.option("--window", type=click.IntRange(min=1), default=None, help="Reach of the pairs [the model's window].")
+@click.option(
+    "--window",
+    type=click.IntRange(min=1, max=MAX_WINDOW),
+    default=None,
+    help="Reach of the pairs, up to a sentence piece's length [the model's window].",
+)
 @click.option("--max-pairs", type=click.IntRange(min=1), default=None, help="Score a uniform sample of N predictions.")
 @click.option(
     "--max-normalised",

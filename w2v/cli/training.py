@@ -8,7 +8,7 @@ from collections.abc import Iterator
 import click
 
 from w2v.cli.app import CONTEXT, Stopped, Terminated, cli
-from w2v.config import COMBINE, DEFAULT_PRUNE_AT, MAX_EPOCHS, load_preset, preset_names, preset_path
+from w2v.config import COMBINE, DEFAULT_PRUNE_AT, MAX_EPOCHS, MAX_WINDOW, load_preset, preset_names, preset_path
 from w2v.corpus.phrases import learn_phrases, passes_read, phrased_lines
 from w2v.corpus.sources import check_text, expand_sources, is_stream, without_outputs
 from w2v.corpus.vocab import display_word
@@ -180,7 +180,11 @@ def rerun_recipe(ctx: click.Context) -> dict:
 )
 @click.option("--dim", "--size", "dim", type=int, default=100, show_default=True, help="Vector size.")
 @click.option(
-    "--window", type=int, default=5, show_default=True, help="Maximum context window (shrunk at random per word)."
+    "--window",
+    type=int,
+    default=5,
+    show_default=True,
+    help=f"Maximum context window (shrunk at random per word), at most {MAX_WINDOW:,}: a sentence piece's length.",
 )
 @click.option("--negative", type=int, default=None, help="Noise words per example [5; 0 when --hs is given alone].")
 @click.option(

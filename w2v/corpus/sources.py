@@ -22,12 +22,12 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Protocol, runtime_checkable
 
+from w2v.config import MAX_SENTENCE_TOKENS
 from w2v.errors import CorpusError
 from w2v.files import is_url, open_input, zstd
 
 BLOCK_BYTES = 1 << 20
 MAX_WORD_BYTES = 1 << 16  # longer runs of non-whitespace are data (base64, a file without spaces), not words
-MAX_SENTENCE_TOKENS = 10_000
 SENTENCE_END = -1
 WHITESPACE = b" \t\n\r\x0b\x0c"
 FIRST_SPACE = re.compile(rb"[ \t\n\r\x0b\x0c]")

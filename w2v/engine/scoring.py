@@ -38,7 +38,7 @@ import itertools
 import math
 from collections.abc import Callable, Iterator
 from concurrent.futures import ThreadPoolExecutor
-from dataclasses import asdict, dataclass
+from dataclasses import asdict, dataclass, replace
 from typing import NamedTuple
 
 import numpy as np
@@ -50,6 +50,9 @@ from w2v.engine.weights import path_tables
 from w2v.errors import CorpusError, FormatError
 
 BLOCK_VALUES = 1 << 20  # floats held at once in a temporary matrix (4 MiB)
+# Skip-gram predictions planned and scored at once: a batch of 10,000 words makes 100,000 with
+# the default window of 5; a window of 10,000 makes 10**8, which would take gigabytes.
+PLAN_ROWS = 1 << 18
 LOG2E = 1.0 / math.log(2.0)
 SIGMA_FLOOR = -15.0  # below it sigma(a) = exp(a) (1 - 3e-7): negative sampling's normaliser as a logsumexp
 
@@ -96,17 +99,28 @@ def sentence_index(ids: np.ndarray, first: int) -> np.ndarray:
     return first + np.concatenate([[0], np.cumsum(ids[:-1] < 0)]) if len(ids) else np.zeros(0, np.int64)
 
 
-def skipgram_pairs(ids: np.ndarray, window: int) -> tuple[np.ndarray, np.ndarray]:
+def skipgram_pairs(ids: np.ndarray, window: int) -> Iterator[tuple[np.ndarray, np.ndarray]]:
     """Positions (input, predicted) (P,) int64 of every ordered pair within ``window``
-    of each other in one sentence of ``ids`` (int32, ``-1`` ending sentences)."""
+    of each other in one sentence of ``ids`` (int32, ``-1`` ending sentences), nearest
+    first, in blocks of the pairs of consecutive distances: at most ``PLAN_ROWS`` pairs,
+    or those of one distance (2 len(ids) at most) where they are more."""
     sentence = np.cumsum(ids < 0)
-    inputs, outputs = [np.zeros(0, np.int64)], [np.zeros(0, np.int64)]
-    for d in range(1, window + 1):
+    bounds = np.flatnonzero(np.concatenate([[True], ids < 0, [True]]))  # around each sentence
+    longest = int(np.diff(bounds).max()) - 1  # the longest sentence's words: no pair is further apart
+    inputs: list[np.ndarray] = []
+    outputs: list[np.ndarray] = []
+    pairs = 0  # in ``inputs``
+    for d in range(1, min(window, longest - 1) + 1):
         a = np.arange(len(ids) - d)
         a = a[(ids[a] >= 0) & (ids[a + d] >= 0) & (sentence[a] == sentence[a + d])]
+        if pairs and pairs + 2 * len(a) > PLAN_ROWS:
+            yield np.concatenate(inputs), np.concatenate(outputs)
+            inputs, outputs, pairs = [], [], 0
         inputs += [a, a + d]
         outputs += [a + d, a]
-    return np.concatenate(inputs), np.concatenate(outputs)
+        pairs += 2 * len(a)
+    if pairs:
+        yield np.concatenate(inputs), np.concatenate(outputs)
 
 
 def context_words(ids: np.ndarray, positions: np.ndarray, window: int) -> np.ndarray:
@@ -132,19 +146,24 @@ def cbow_positions(ids: np.ndarray, window: int) -> np.ndarray:
     return positions[keep]
 
 
-def plan_batch(ids: np.ndarray, first_sentence: int, model: str, window: int, sample: Sample) -> Planned:
-    """The predictions of one batch of ids that ``sample`` takes (module docstring)."""
+def plan_batch(ids: np.ndarray, first_sentence: int, model: str, window: int, sample: Sample) -> Iterator[Planned]:
+    """The predictions of one batch of ids that ``sample`` takes (module docstring), in
+    blocks (skip-gram: ``skipgram_pairs``'; CBOW: of ``BLOCK_VALUES`` context words at
+    most), so that a wide window's predictions, 2 window a word, are not held at once."""
     sentences = sentence_index(ids, first_sentence)
     if model == "cbow":
         positions = cbow_positions(ids, window)
-        kept, normalised = sample.take(len(positions))
-        positions = positions[kept]
-        contexts = context_words(ids, positions, window)
-        return Planned(ids[positions].astype(np.int64), sentences[positions], None, contexts, normalised)
-    inputs, outputs = skipgram_pairs(ids, window)
-    kept, normalised = sample.take(len(inputs))
-    inputs, outputs = inputs[kept], outputs[kept]
-    return Planned(ids[outputs].astype(np.int64), sentences[outputs], ids[inputs].astype(np.int64), None, normalised)
+        rows = max(1, BLOCK_VALUES // (2 * window))
+        for start in range(0, len(positions), rows):
+            kept, normalised = sample.take(len(positions[start : start + rows]))
+            block = positions[start : start + rows][kept]
+            contexts = context_words(ids, block, window)
+            yield Planned(ids[block].astype(np.int64), sentences[block], None, contexts, normalised)
+        return
+    for inputs, outputs in skipgram_pairs(ids, window):
+        kept, normalised = sample.take(len(inputs))
+        inputs, outputs = inputs[kept], outputs[kept]
+        yield Planned(ids[outputs].astype(np.int64), sentences[outputs], ids[inputs].astype(np.int64), None, normalised)
 
 
 def hidden_vectors(planned: Planned, syn0: np.ndarray, cbow_mean: bool) -> np.ndarray:
@@ -194,7 +213,8 @@ def census(stream: IdStream, model: str, window: int, vocab_size: int) -> Census
     sentences = 0
     every = Sample(0, EVERY_PREDICTION)
     for ids, first in batches_of(stream):
-        targets += np.bincount(plan_batch(ids, first, model, window, every).targets, minlength=vocab_size)
+        for planned in plan_batch(ids, first, model, window, every):
+            targets += np.bincount(planned.targets, minlength=vocab_size)
         sentences += int((ids < 0).sum())
     return Census(int(targets.sum()), targets, sentences)
 
@@ -232,7 +252,7 @@ class Plan:
     def draw(self) -> Iterator[Planned]:
         sample = Sample(self.census.predictions, self.sampling)
         for ids, first in batches_of(self.stream):
-            yield plan_batch(ids, first, self.model, self.window, sample)
+            yield from plan_batch(ids, first, self.model, self.window, sample)
 
     def batches(self) -> Iterator[Planned]:
         return iter(self.kept) if self.kept is not None else self.draw()
@@ -394,10 +414,13 @@ def score_model(
 ) -> ScoreResult:
     """Score ``state``'s model on ``corpus`` (a path, URL, list of them, or tokenised
     sentences), reading it into ``workdir``. ``window``: the pairs' reach (default the
-    model's); ``sampling``: which predictions (default all, exactly)."""
+    model's; ConfigError where ``TrainConfig`` refuses it); ``sampling``: which
+    predictions (default all, exactly)."""
+    window = window or state.config.window
+    replace(state.config, window=window).validate()
     encoded = encode_corpus(corpus, state.config, workdir, lambda _words, _counts: state.vocab)
     try:
-        plan = Plan(encoded.stream, state.config.model, window or state.config.window, sampling, len(state.vocab))
+        plan = Plan(encoded.stream, state.config.model, window, sampling, len(state.vocab))
         return score_plan(state, plan, encoded)
     finally:
         encoded.stream.close()
