@@ -71,6 +71,14 @@ def test_resolved_is_a_copy():
         (dict(dim=True), r"^dim must be a positive integer, not True$"),
         (dict(window=10_001), "^window must be at most 10,000, not 10,001: no context reaches past a sentence piece"),
         (dict(window=2**31 - 1), "window must be at most 10,000"),
+        (dict(negative=2.5), r"^negative must be an integer, not 2\.5$"),
+        (dict(threads=[1]), r"^threads must be a positive integer, not \[1\]$"),
+        (dict(hs="yes"), "^hs must be true or false, not 'yes'$"),
+        (dict(sample=10**400), "^sample must be a number, not 1000"),
+        (dict(ns_exponent="0.75"), "^ns_exponent must be a number, not '0.75'$"),
+        (dict(model=["cbow"]), r"^model must be one of skipgram, cbow, not \['cbow'\]$"),
+        (dict(tree=5, hs=True), r"^tree must be a string, not 5$"),
+        (dict(max_vocab=2.0), "^max_vocab must be an integer, not 2.0$"),
     ],
 )
 def test_invalid_settings(settings, message):
@@ -82,6 +90,7 @@ def test_valid_edge_settings():
     TrainConfig(negative=0, hs=True, sample=0.0, seed=0, min_count=1, max_vocab=1).resolved()
     TrainConfig(seed=2**64 - 1, window=1, dim=1).resolved()
     TrainConfig(epochs=10_000).resolved()
+    TrainConfig(window=10_000, hs=1, negative=0, sample=0, alpha=1, ns_exponent=1e300).resolved()  # gensim's hs=1
 
 
 def write(tmp_path, text, name="preset.toml"):

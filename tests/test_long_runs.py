@@ -431,6 +431,8 @@ def test_a_checkpoint_keeps_the_rows_momentum(saved_model, tmp_path, names):
         (with_momentum("syn0"), None, r"the momentum of some weights only"),
         (with_momentum("syn0", "syn1neg"), None, r"the momentum of some weights only"),
         (None, lambda m: m["config"].update(window=2**31 - 1), r"window must be at most 10,000, not 2,147,483,647"),
+        (None, lambda m: m["config"].update(negative=2.5), r"negative must be an integer, not 2\.5\)"),
+        (None, lambda m: m["config"].update(threads=[1]), r"threads must be a positive integer, not \[1\]\)"),
     ],
     ids=[
         "NaN weight",
@@ -443,6 +445,8 @@ def test_a_checkpoint_keeps_the_rows_momentum(saved_model, tmp_path, names):
         "some momentum",
         "no output momentum",
         "enormous window",
+        "fractional negative",
+        "a list of threads",
     ],
 )
 def test_model_file_with_values_no_run_has_is_refused(saved_model, tmp_path, change_arrays, change_meta, message):
@@ -469,6 +473,7 @@ PAST_A_PIECE = "no context reaches past a sentence piece of 10,000 tokens"
 @pytest.mark.parametrize(
     ("settings", "message"),
     [
+        ({"negative": 2.5}, "negative must be an integer, not 2.5"),  # compiled for minutes, then a TypingError
         ({"window": 10_001}, f"window must be at most 10,000, not 10,001: {PAST_A_PIECE}"),  # 2**31 - 1: a hang
     ],
 )
@@ -477,6 +482,31 @@ def test_cli_refuses_a_model_files_impossible_settings(saved_model, corpus, tmp_
     for argv in (["score", str(path), str(corpus)], ["train", str(corpus), "--init-model", str(path), "-q"]):
         code, err = run_main(capsys, argv)
         assert (code, err) == (1, f"w2v: error: {path}: damaged model file ({message})\n")
+
+
+@pytest.mark.parametrize(
+    ("notes", "message"),
+    [
+        ({"command": "w2v train corpus.txt"}, "notes.command is not a table of options"),
+        ({"command": ["train", "corpus.txt"]}, "notes.command is not a table of options"),
+        ("w2v train corpus.txt", "notes.command is not a table of options"),
+        ({"command": {"threads": [1]}}, "notes.command.threads must be an integer, not [1]"),
+        ({"command": {"output": "v\x00.bin"}}, "notes.command.output must be a string, not 'v\\x00.bin'"),
+        ({"command": {"corpus": "corpus.txt"}}, "notes.command.corpus must be a list of strings, not 'corpus.txt'"),
+        ({"command": {"hs": None}}, "notes.command.hs must be true or false, not None"),
+    ],
+    ids=["command a string", "command a list", "notes a string", "threads a list", "a NUL", "corpus a string", "None"],
+)
+def test_cli_resume_refuses_a_damaged_recorded_command(saved_model, corpus, tmp_path, capsys, notes, message):
+    """--resume takes the options the checkpoint's command recorded: a value of another
+    type would reach the command (TypeError, AttributeError; a NUL in a path: ValueError)."""
+    folder = tmp_path / "ck"
+    folder.mkdir()
+    rewritten(saved_model[1], checkpoint_path(folder), change_meta=lambda meta: meta.update(notes=notes))
+    code, err = run_main(capsys, ["train", str(corpus), "--resume", str(folder), "-o", str(tmp_path / "v.bin"), "-q"])
+    damaged = f"{checkpoint_path(folder)}: damaged model file ({message})"
+    assert (code, err) == (2, f"w2v: error: Invalid value for --resume: {damaged}\n")
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["ck"]
 
 
 def npy_entry(array, shape=None) -> bytes:

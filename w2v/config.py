@@ -4,7 +4,10 @@ import dataclasses
 import difflib
 import math
 import os
+import reprlib
+import sys
 import tomllib
+import typing
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
@@ -105,6 +108,7 @@ class TrainConfig:
                 continue
             if isinstance(value, bool) or not isinstance(value, int) or value <= 0:
                 raise ConfigError(f"{name} must be a positive integer, not {value!r}")
+        self.check_types()  # every setting's type, before the comparisons below
         for name in ("dim", "negative"):
             value = getattr(self, name)
             if value is not None and value > MAX_COUNT:
@@ -141,6 +145,20 @@ class TrainConfig:
             raise ConfigError(f"combine must be one of {', '.join(COMBINE)}, not {self.combine!r}")
         if not 0 <= self.seed < 2**64:
             raise ConfigError(f"seed must be in [0, 2**64), not {self.seed}")
+
+    def check_types(self) -> None:
+        """ConfigError for a setting whose value is not of its field's type
+        (``SETTING_KINDS``; ``None`` only where the field allows it). A model file's
+        settings come from JSON, which may hold anything, and the kernels compile for
+        the types they are given: ``negative=2.5`` would compile for minutes, then fail."""
+        for field in dataclasses.fields(self):
+            value = getattr(self, field.name)
+            kinds = typing.get_args(field.type) or (field.type,)
+            if value is None and type(None) in kinds:
+                continue
+            name, is_kind = SETTING_KINDS[kinds[0]]
+            if not is_kind(value):  # a file's value may be long: reprlib shortens it
+                raise ConfigError(f"{field.name} must be {name}, not {reprlib.repr(value)}")
 
     @property
     def output_loss(self) -> str | None:
@@ -192,6 +210,20 @@ class TrainConfig:
                 "self_norm applies to the full softmax only: add softmax=True",
                 "--self-norm applies to the full softmax only: add --softmax",
             )
+
+
+# By a field's type: how a message names it, and whether a value is of it.
+SETTING_KINDS: dict[Any, tuple[str, Callable[[Any], bool]]] = {
+    int: ("an integer", lambda value: isinstance(value, int) and not isinstance(value, bool)),
+    float: ("a number", lambda value: isinstance(value, float) or is_float_sized_integer(value)),
+    bool: ("true or false", lambda value: isinstance(value, int)),  # an integer too, as its truth: gensim's hs=1
+    str: ("a string", lambda value: isinstance(value, str)),
+}
+
+
+def is_float_sized_integer(value: Any) -> bool:
+    """Whether ``value`` is an integer (no bool) that converts to a float."""
+    return isinstance(value, int) and not isinstance(value, bool) and abs(value) <= sys.float_info.max
 
 
 TRAIN_FIELDS = {field.name for field in dataclasses.fields(TrainConfig)}

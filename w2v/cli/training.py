@@ -1,19 +1,30 @@
 """``w2v train``: its options, their checks, and what it writes besides the vectors."""
 
 import os
+import reprlib
 import sys
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
+from typing import Any
 
 import click
 
 from w2v.cli.app import CONTEXT, Stopped, Terminated, cli
-from w2v.config import COMBINE, DEFAULT_PRUNE_AT, MAX_EPOCHS, MAX_WINDOW, load_preset, preset_names, preset_path
+from w2v.config import (
+    COMBINE,
+    DEFAULT_PRUNE_AT,
+    MAX_EPOCHS,
+    MAX_WINDOW,
+    is_float_sized_integer,
+    load_preset,
+    preset_names,
+    preset_path,
+)
 from w2v.corpus.phrases import learn_phrases, passes_read, phrased_lines
 from w2v.corpus.sources import check_text, expand_sources, is_stream, without_outputs
 from w2v.corpus.vocab import display_word
-from w2v.engine.state import checkpoint_path, read_meta
-from w2v.errors import ClusterLost, ConfigError, W2VError, plural
+from w2v.engine.state import checkpoint_path, model_file, read_meta
+from w2v.errors import ClusterLost, ConfigError, FormatError, W2VError, plural
 from w2v.files import atomic_output, binary_name, check_writable, is_special, is_url
 from w2v.progress import Steps, is_terminal, note
 from w2v.toolkit import word_classes
@@ -46,18 +57,32 @@ def check_preset_value(path: str, key: str, value, param: click.Parameter) -> No
     """ConfigError unless the TOML ``value`` of setting ``key`` in the preset ``path`` has
     the type of the option ``param``: click would convert it (10.5 to an integer 10, true
     to 1, 1 to a flag turned on, 5 to a file name), but a preset says what it means."""
-    kind = param.type
-    if isinstance(param, click.Option) and param.is_flag:
-        fits, wanted = isinstance(value, bool), "true or false"
-    elif isinstance(kind, click.types.IntParamType):
-        fits, wanted = isinstance(value, int) and not isinstance(value, bool), "an integer"
-    elif isinstance(kind, click.types.FloatParamType):
-        fits, wanted = isinstance(value, int | float) and not isinstance(value, bool), "a number"
-    else:
-        fits, wanted = isinstance(value, str), "a string"
-    if not fits:
+    wanted, fits = option_kind(param)
+    if not fits(value):
         written = str(value).lower() if isinstance(value, bool) else repr(value)  # as TOML spells it
         raise ConfigError(f"setting {key} in preset {path} must be {wanted}, not {written}")
+
+
+def option_kind(param: click.Parameter) -> tuple[str, Callable[[Any], bool]]:
+    """How a message names the values of option ``param`` as TOML or JSON hold them (a
+    preset's, a checkpoint's recorded command), and whether a value is one: true or false
+    for a flag, an integer (no bool) or a number for a numeric option, a list of strings
+    for the corpus, a string for the others; a string without NUL, which no path, choice
+    or name holds (opening such a path raises ValueError)."""
+    if param.nargs != 1:
+        return "a list of strings", lambda value: isinstance(value, list) and all(map(is_text, value))
+    if isinstance(param, click.Option) and param.is_flag:
+        return "true or false", lambda value: isinstance(value, bool)
+    if isinstance(param.type, click.types.IntParamType):
+        return "an integer", lambda value: isinstance(value, int) and not isinstance(value, bool)
+    if isinstance(param.type, click.types.FloatParamType):
+        return "a number", lambda value: isinstance(value, float) or is_float_sized_integer(value)
+    return "a string", is_text
+
+
+def is_text(value: Any) -> bool:
+    """Whether ``value`` is a string without NUL."""
+    return isinstance(value, str) and "\0" not in value
 
 
 def output_format(path: str, fmt: str) -> bool:
@@ -133,11 +158,33 @@ def apply_checkpoint(ctx: click.Context, _param, folder: str | None) -> str | No
     if not os.path.exists(folder):
         raise click.BadParameter(f"no checkpoint in {folder}", param_hint="--resume")
     try:
-        command = read_meta(folder).get("notes", {}).get("command", {})
+        command = checkpointed_command(ctx, folder)
     except W2VError as err:
         raise click.BadParameter(str(err), param_hint="--resume") from None
     ctx.default_map = {**(ctx.default_map or {}), **command}
     return folder
+
+
+def checkpointed_command(ctx: click.Context, folder: str) -> dict:
+    """The options of the command that made the checkpoint in ``folder`` (its ``meta``'s
+    ``notes.command``: ``rerun_recipe``), each of its option's type (``option_kind``):
+    a checkpoint is a file people share, and click would hand a list or a path holding
+    a NUL on to the command. FormatError (``damaged model file``) if one is not."""
+    path = model_file(folder)
+    notes = read_meta(folder).get("notes", {})
+    command = notes.get("command", {}) if isinstance(notes, dict) else None
+    if not isinstance(command, dict):
+        raise FormatError(f"{path}: damaged model file (notes.command is not a table of options)")
+    params = {param.name: param for param in ctx.command.params}
+    for name, value in command.items():
+        if name not in params or (value is None and params[name].default is None):
+            continue  # a name no option has: click ignores it
+        kind, is_kind = option_kind(params[name])
+        if not is_kind(value):  # a file's value may be long: reprlib shortens it
+            raise FormatError(
+                f"{path}: damaged model file (notes.command.{name} must be {kind}, not {reprlib.repr(value)})"
+            )
+    return command
 
 
 def rerun_recipe(ctx: click.Context) -> dict:
