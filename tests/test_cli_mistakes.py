@@ -112,6 +112,9 @@ def ws(tmp_path, tiny_corpus, monkeypatch) -> Path:
     np.save(tmp_path / "tabbed.npy", matrix[:2])
     (tmp_path / "tabbed.vocab.txt").write_text("man\nnew\tyork\n")  # an .npy's words, one a line, may hold tabs
     (tmp_path / "pruned.txt").write_text("a b c\n")  # --prune-at 2 prunes all three
+    (tmp_path / "linked-ck").mkdir()  # checkpoint folders with something else where the lock file goes
+    os.symlink(os.path.join("..", "corpus.txt"), tmp_path / "linked-ck" / ".lock")
+    (tmp_path / "folder-ck" / ".lock").mkdir(parents=True)
     (tmp_path / "notvectors.txt").write_text("these words are no vectors\n")
     (tmp_path / "notvocab.txt").write_text("the cat sat\n")
     (tmp_path / "questions.txt").write_text(": royals\nman woman king queen\n")
@@ -286,6 +289,8 @@ CASES = {
         (f"{TRAIN} --window -1", 1, "window"),
         (f"{TRAIN} --window 100000000000000000000", 1, "window"),
         (f"{TRAIN} --window 10001", 1, "window must be at most 10,000, not 10,001: no context reaches past a sentence"),
+        (f"{TRAIN} --checkpoint linked-ck", 1, "checkpoint folder linked-ck: linked-ck/.lock is a symbolic link, not"),
+        (f"{TRAIN} --checkpoint folder-ck", 1, "folder-ck/.lock is a folder, not w2v's lock file: remove it\n"),
         (f"{TRAIN} --epochs 0", 1, "epochs"),
         (f"{TRAIN} --epochs 1000000000000", 1, "epochs"),
         (f"{TRAIN} --epochs 2147483647", 1, "--epochs must be at most 10,000, not 2,147,483,647\n"),

@@ -288,7 +288,12 @@ def lock_file(path: str, folder: str) -> int:
     process; ConfigError if another holds it. A lock taken on a file that its
     holder removed meanwhile (its run ended) locks nothing: then it starts over."""
     while True:
-        fd = os.open(path, os.O_RDWR | os.O_CREAT | os.O_NOFOLLOW | os.O_CLOEXEC, 0o644)
+        try:
+            fd = os.open(path, os.O_RDWR | os.O_CREAT | os.O_NOFOLLOW | os.O_CLOEXEC, 0o644)
+        except OSError as err:  # a link (ELOOP: O_NOFOLLOW) or a folder where the lock file goes
+            what = "a symbolic link" if os.path.islink(path) else "a folder" if os.path.isdir(path) else None
+            reason = f"{path} is {what}, not w2v's lock file: remove it" if what else err.strerror
+            raise ConfigError(f"cannot lock checkpoint folder {folder}: {reason}") from None
         try:
             fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
         except BlockingIOError:
