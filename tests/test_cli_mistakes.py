@@ -112,6 +112,9 @@ def ws(tmp_path, tiny_corpus, monkeypatch) -> Path:
     np.save(tmp_path / "tabbed.npy", matrix[:2])
     (tmp_path / "tabbed.vocab.txt").write_text("man\nnew\tyork\n")  # an .npy's words, one a line, may hold tabs
     (tmp_path / "pruned.txt").write_text("a b c\n")  # --prune-at 2 prunes all three
+    (tmp_path / "twice-vocab.txt").write_text("the 9\nman 5\nking 4\nqueen 3\nking 2\n")
+    (tmp_path / "huge-vocab.txt").write_text("the 9223372036854775808\n")  # past int64
+    (tmp_path / "wrapping-vocab.txt").write_text("the 5000000000000000000\nman 5000000000000000000\n")  # int64 each
     (tmp_path / "linked-ck").mkdir()  # checkpoint folders with something else where the lock file goes
     os.symlink(os.path.join("..", "corpus.txt"), tmp_path / "linked-ck" / ".lock")
     (tmp_path / "folder-ck" / ".lock").mkdir(parents=True)
@@ -289,6 +292,9 @@ CASES = {
         (f"{TRAIN} --window -1", 1, "window"),
         (f"{TRAIN} --window 100000000000000000000", 1, "window"),
         (f"{TRAIN} --window 10001", 1, "window must be at most 10,000, not 10,001: no context reaches past a sentence"),
+        (f"{TRAIN} --read-vocab twice-vocab.txt", 1, "twice-vocab.txt: 'king' is listed twice, on lines 3 and 5\n"),
+        (f"{TRAIN} --read-vocab huge-vocab.txt", 1, "huge-vocab.txt: line 1: the counts add up to more than 1,152,"),
+        (f"{TRAIN} --read-vocab wrapping-vocab.txt", 1, "wrapping-vocab.txt: line 1: the counts add up to more"),
         (f"{TRAIN} --checkpoint linked-ck", 1, "checkpoint folder linked-ck: linked-ck/.lock is a symbolic link, not"),
         (f"{TRAIN} --checkpoint folder-ck", 1, "folder-ck/.lock is a folder, not w2v's lock file: remove it\n"),
         (f"{TRAIN} --epochs 0", 1, "epochs"),

@@ -406,6 +406,15 @@ def with_momentum(*names, poison=False, shape=None):
     return change
 
 
+def with_a_word_twice(arrays):
+    """Spell the second word of the vocabulary as the first: both would get a vector."""
+    raw, offsets = arrays["vocab_words"].tobytes(), arrays["vocab_offsets"].tolist()
+    words = [raw[a:b] for a, b in itertools.pairwise(offsets)]
+    words[1] = words[0]
+    arrays["vocab_words"] = np.frombuffer(b"".join(words), np.uint8)
+    arrays["vocab_offsets"] = np.concatenate([[0], np.cumsum([len(w) for w in words])]).astype(np.int64)
+
+
 @pytest.mark.parametrize("names", [("syn0", "syn1", "syn1neg"), ("syn1", "syn1neg")], ids=["momentum", "mixed"])
 def test_a_checkpoint_keeps_the_rows_momentum(saved_model, tmp_path, names):
     state, _ = saved_model
@@ -433,6 +442,8 @@ def test_a_checkpoint_keeps_the_rows_momentum(saved_model, tmp_path, names):
         (None, lambda m: m["config"].update(window=2**31 - 1), r"window must be at most 10,000, not 2,147,483,647"),
         (None, lambda m: m["config"].update(negative=2.5), r"negative must be an integer, not 2\.5\)"),
         (None, lambda m: m["config"].update(threads=[1]), r"threads must be a positive integer, not \[1\]\)"),
+        (lambda a: a.update(vocab_counts=a["vocab_counts"] + 2**62), None, "word counts adding up to more than 1,152,"),
+        (with_a_word_twice, None, r"a word listed twice\)"),
     ],
     ids=[
         "NaN weight",
@@ -447,6 +458,8 @@ def test_a_checkpoint_keeps_the_rows_momentum(saved_model, tmp_path, names):
         "enormous window",
         "fractional negative",
         "a list of threads",
+        "counts near int64's maximum",
+        "a word twice",
     ],
 )
 def test_model_file_with_values_no_run_has_is_refused(saved_model, tmp_path, change_arrays, change_meta, message):

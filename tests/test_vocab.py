@@ -55,6 +55,31 @@ def test_read_vocab_rejects_bad_lines(tmp_path, content):
         Vocab.read_counts(str(path))
 
 
+def test_read_vocab_refuses_a_word_listed_twice(tmp_path):
+    """It would get two rows, and two vectors in the output."""
+    path = tmp_path / "vocab.txt"
+    path.write_bytes(b"the 50\nof 20\n\nthe 7\n")
+    with pytest.raises(FormatError, match=rf"^{path}: 'the' is listed twice, on lines 1 and 4$"):
+        Vocab.read_counts(str(path))
+
+
+@pytest.mark.parametrize(
+    "counts",
+    [b"9223372036854775808", b"9223372036854775000", b"1" * 5000, b"1152921504606846976\nof 1"],
+    ids=["past int64", "near int64's maximum", "5,000 digits", "adding up past 2**60"],
+)
+def test_read_vocab_refuses_counts_adding_up_past_2_60(tmp_path, counts):
+    """int64 would overflow (OverflowError), or the total wrap around and the keep
+    probabilities' square root be NaN."""
+    path = tmp_path / "vocab.txt"
+    path.write_bytes(b"the " + counts + b"\n")
+    line = counts.count(b"\n") + 1
+    with pytest.raises(FormatError, match=rf"line {line}: the counts add up to more than 1,152,921,504,606,846,976"):
+        Vocab.read_counts(str(path))
+    path.write_bytes(b"the 1152921504606846975\nof 1\n")  # 2**60 in all: the most there may be
+    assert Vocab.read_counts(str(path))[1].sum() == 2**60
+
+
 def test_read_vocab_missing_file(tmp_path):
     with pytest.raises(FormatError, match="cannot read"):
         Vocab.read_counts(str(tmp_path / "nope.txt"))

@@ -14,6 +14,12 @@ from w2v.errors import CorpusError, FormatError, plural
 from w2v.files import write_atomic
 
 MAX_CODE_LENGTH = 40  # word2vec.c's MAX_CODE_LENGTH
+# The most that a vocabulary's counts may add up to, 2**60 (about 1.2e18 words, 100,000 times the
+# largest corpora): their sum and the Huffman tree's node counts stay inside int64 (and below
+# ``huffman_codes``' sentinel count), where a sum that wrapped around made subsampling's keep
+# probabilities NaN.
+MAX_TOTAL_COUNT = 2**60
+MAX_COUNT_DIGITS = len(str(MAX_TOTAL_COUNT))  # a longer count is too large (and int() refuses 4,300 digits)
 ALIAS_ONE = 1 << 24  # alias thresholds are fractions of 2**24 (see kernels.draw_noise)
 
 
@@ -164,8 +170,12 @@ class Vocab:
     @staticmethod
     def read_counts(path: str) -> tuple[list[bytes], np.ndarray]:
         """Read a ``word count`` file (word2vec.c -save-vocab, or ours). word2vec.c's
-        ``</s>`` entry (its newline token) is skipped: newlines are not words here."""
-        words, counts = [], []
+        ``</s>`` entry (its newline token) is skipped: newlines are not words here.
+        FormatError for a line that is not ``word count``, a word listed twice (it
+        would get two vectors) or counts adding up to more than ``MAX_TOTAL_COUNT``."""
+        lines_of: dict[bytes, int] = {}  # each word's line number, in the file's order
+        counts: list[int] = []
+        total = 0
         try:
             with open(path, "rb") as lines:
                 for number, line in enumerate(lines, 1):
@@ -174,12 +184,22 @@ class Vocab:
                         continue
                     if len(fields) != 2 or not fields[1].isdigit():
                         raise FormatError(f"{path}: line {number} is not 'word count'")
-                    if fields[0] != b"</s>":
-                        words.append(fields[0])
-                        counts.append(int(fields[1]))
+                    word, digits = fields
+                    if word == b"</s>":
+                        continue
+                    if word in lines_of:
+                        raise FormatError(
+                            f"{path}: {decode_word(word)!r} is listed twice, on lines {lines_of[word]} and {number}"
+                        )
+                    if len(digits) > MAX_COUNT_DIGITS or (total := total + int(digits)) > MAX_TOTAL_COUNT:
+                        raise FormatError(
+                            f"{path}: line {number}: the counts add up to more than {MAX_TOTAL_COUNT:,} (2**60)"
+                        )
+                    lines_of[word] = number
+                    counts.append(int(digits))
         except OSError as err:
             raise FormatError(f"cannot read vocabulary {path}: {err.strerror}") from None
-        return words, np.asarray(counts, dtype=np.int64)
+        return list(lines_of), np.asarray(counts, dtype=np.int64)
 
 
 def build_alias(probabilities: np.ndarray) -> tuple[np.ndarray, np.ndarray]:

@@ -54,7 +54,7 @@ except ImportError:  # Windows: checkpoint folders are not locked
 
 from w2v.config import TrainConfig
 from w2v.corpus.sources import FIRST_SPACE
-from w2v.corpus.vocab import Vocab, decode_word, split_reason
+from w2v.corpus.vocab import MAX_TOTAL_COUNT, Vocab, decode_word, split_reason
 from w2v.engine.weights import all_finite, weight_shapes
 from w2v.errors import ConfigError, FormatError, NotAModelError
 from w2v.files import atomic_output
@@ -130,11 +130,7 @@ class TrainState:
     def from_parts(cls, path: str, config: TrainConfig, arrays: dict, meta: dict) -> "TrainState":
         """Assemble and check a state read from ``path``, its arrays shaped as ``config`` says."""
         try:
-            offsets = arrays["vocab_offsets"]
-            words = vocab_words(arrays["vocab_words"].tobytes(), offsets, len(offsets) - 1)
-            if (np.asarray(arrays["vocab_counts"]) < 1).any():
-                raise ValueError("a word count below 1")
-            vocab = Vocab(words, arrays["vocab_counts"])
+            vocab = checked_vocab(arrays)
             momentum = {name: arrays[key] for name, key in MOMENTUM.items() if key in arrays}
             if momentum and not momentum.keys() >= OUTPUT_MOMENTUM:
                 raise ValueError("the momentum of some weights only")
@@ -182,6 +178,22 @@ class TrainState:
                 if not (isinstance(part, list) and len(part) == 3 and isinstance(part[0], str)
                         and isinstance(part[1], int) and (part[2] is None or isinstance(part[2], int))):  # fmt: skip
                     raise ValueError("a replica's part is not [source, start, end]")
+
+
+def checked_vocab(arrays: dict) -> Vocab:
+    """The vocabulary of a model file's ``arrays``; ValueError for damaged words
+    (``vocab_words``), a word twice (it would get two vectors), or counts below 1 or
+    adding up past ``MAX_TOTAL_COUNT`` (their sum would wrap around)."""
+    offsets = arrays["vocab_offsets"]
+    words = vocab_words(arrays["vocab_words"].tobytes(), offsets, len(offsets) - 1)
+    counts = np.asarray(arrays["vocab_counts"])
+    if (counts < 1).any():
+        raise ValueError("a word count below 1")
+    if counts.sum(dtype=np.float64) > MAX_TOTAL_COUNT:
+        raise ValueError(f"word counts adding up to more than {MAX_TOTAL_COUNT:,} (2**60)")
+    if len(set(words)) < len(words):
+        raise ValueError("a word listed twice")
+    return Vocab(words, counts)
 
 
 def load_word_vectors(path: str, limit: int | None = None) -> tuple[list[str], np.ndarray, np.ndarray]:
