@@ -213,6 +213,17 @@ def test_skipgram_window_far_wider_than_a_chunk_on_repetitive_text_trains(hs):
     assert np.isfinite(vectors.report.epoch_loss).all()
 
 
+@pytest.mark.parametrize("loss", [{"nce": 5}, {"sampled_softmax": 5}])
+@pytest.mark.parametrize("exponent", [300.0, 1e10, -1e10, 1e300])
+def test_a_huge_finite_ns_exponent_trains(tiny_corpus, loss, exponent):
+    """counts**300 overflowed to a NaN noise distribution, and NaN offsets -log(K q) made
+    the loss NaN; in log space every finite exponent gives a distribution, and
+    log q below float32's range is clamped to its lowest."""
+    vectors = w2v.train(str(tiny_corpus), dim=DIM, min_count=1, epochs=1, threads=1, ns_exponent=exponent, **loss)
+    assert np.isfinite(vectors.vectors).all()
+    assert np.isfinite(vectors.report.epoch_loss).all()
+
+
 def configured_stack_size() -> int:
     """threading's stack size for new threads (reading it with no argument resets it)."""
     size = threading.stack_size()

@@ -122,6 +122,33 @@ def test_noise_distribution():
     np.testing.assert_allclose(vocab.noise_distribution(0.0), np.full(len(vocab), 1 / len(vocab)))
 
 
+def test_an_ordinary_exponents_noise_distribution_is_word2vec_cs_powers():
+    """Exactly counts**exponent / their sum: the runs' results stay what they were."""
+    vocab = zipf_vocab()
+    for exponent in (0.75, 0.5, 1.0, -0.5):
+        powers = vocab.counts.astype(np.float64) ** exponent
+        np.testing.assert_array_equal(vocab.noise_distribution(exponent), powers / powers.sum())
+        np.testing.assert_array_equal(vocab.log_noise_distribution(exponent), np.log(powers / powers.sum()))
+
+
+@pytest.mark.parametrize("exponent", [300.0, 1e10, -1e10, -300.0, 1e308, -1e308])
+def test_every_finite_exponent_gives_a_noise_distribution(exponent):
+    """The powers overflow (300: inf / inf) or underflow (-300 with no count of 1: 0 / 0)
+    to NaN; in log space the distribution tends to the most frequent words (the rarest
+    for a negative exponent), ties sharing it."""
+    vocab = Vocab([b"w%d" % i for i in range(5)], np.array([10**15, 10**15, 4000, 20, 20], np.int64))
+    probs = vocab.noise_distribution(exponent)
+    assert np.isfinite(probs).all() and (probs >= 0).all() and probs.sum() == pytest.approx(1.0, abs=1e-12)
+    likeliest = [0, 1] if exponent > 0 else [3, 4]
+    np.testing.assert_allclose(probs[likeliest], [0.5, 0.5], rtol=1e-12)
+    log_probs = vocab.log_noise_distribution(exponent)
+    assert not np.isnan(log_probs).any() and log_probs.max() == pytest.approx(np.log(0.5))
+    if abs(exponent) < 1e300:  # else the others' logs are below -1.8e308: -inf
+        assert np.isfinite(log_probs).all()
+    threshold, alias = vocab.alias_table(exponent)
+    np.testing.assert_allclose(alias_probabilities(threshold, alias), probs, atol=1e-7)
+
+
 @pytest.mark.parametrize("exponent", [0.75, 0.0, 1.0, 0.5])
 def test_alias_table_implies_the_noise_distribution(exponent):
     vocab = zipf_vocab()

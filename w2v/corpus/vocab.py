@@ -131,9 +131,22 @@ class Vocab:
         return np.minimum(keep, 1.0).astype(np.float32)
 
     def noise_distribution(self, exponent: float) -> np.ndarray:
-        """The negative-sampling distribution counts**exponent, normalised (float64, (V,))."""
-        weights = self.counts.astype(np.float64) ** exponent
-        return weights / weights.sum()
+        """The negative-sampling distribution counts**exponent, normalised (float64, (V,)):
+        word2vec.c's powers where their sum is a positive float, else computed in log
+        space (``log_noise``: an exponent such as 300 or -300 overflows or underflows
+        the powers), so that every finite exponent gives a distribution."""
+        with np.errstate(over="ignore"):  # an infinite power or sum: log space below
+            weights = self.counts.astype(np.float64) ** exponent
+            total = weights.sum()
+        if 0 < total < np.inf:
+            return weights / total
+        return np.exp(log_noise(self.counts, exponent))
+
+    def log_noise_distribution(self, exponent: float) -> np.ndarray:
+        """The log of ``noise_distribution`` (float64, (V,)): in log space (``log_noise``)
+        where a word's probability underflows to 0, so that it stays finite."""
+        distribution = self.noise_distribution(exponent)
+        return np.log(distribution) if distribution.all() else log_noise(self.counts, exponent)
 
     def alias_table(self, exponent: float) -> tuple[np.ndarray, np.ndarray]:
         """Walker/Vose alias table of ``noise_distribution(exponent)``.
@@ -200,6 +213,19 @@ class Vocab:
         except OSError as err:
             raise FormatError(f"cannot read vocabulary {path}: {err.strerror}") from None
         return list(lines_of), np.asarray(counts, dtype=np.int64)
+
+
+def log_noise(counts: np.ndarray, exponent: float) -> np.ndarray:
+    """log(counts**exponent / sum(counts**exponent)) (float64, (V,)) for counts (V,) of
+    at least 1, in log space: ``exponent (log c - log c*)``, c* the count of the
+    likeliest word (the largest for a positive exponent, the smallest for a negative
+    one), is at most 0 and 0 at c*, so its log-sum-exp neither overflows nor
+    underflows. -inf only for a word whose log-probability is below -1.8e308."""
+    logs = np.log(counts.astype(np.float64))
+    likeliest = logs.max() if exponent >= 0 else logs.min()
+    with np.errstate(over="ignore"):  # past float64's range: -inf, a probability of 0
+        relative = exponent * (logs - likeliest)
+    return relative - np.log(np.exp(relative).sum())
 
 
 def build_alias(probabilities: np.ndarray) -> tuple[np.ndarray, np.ndarray]:

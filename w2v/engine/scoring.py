@@ -351,7 +351,7 @@ class NoiseScorer:
 
     def __init__(self, state: TrainState, diagnostics: bool = True):
         self.syn0, self.out = state.syn0, state.syn1neg
-        self.log_q = np.log(state.vocab.noise_distribution(state.config.ns_exponent))
+        self.log_q = state.vocab.log_noise_distribution(state.config.ns_exponent)
         self.cache = np.full((2, len(state.vocab)), np.nan)  # per input word: log Z, log Z_ns
         self.implied = state.config.output_loss == "ns"
         draws = float(state.config.negative or 0)  # k, above 0 for negative sampling

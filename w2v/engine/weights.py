@@ -29,6 +29,9 @@ from w2v.errors import DivergedError
 # softmax needs this check: it skips a node whose |logit| >= 6, so its weights can
 # grow without bound while the loss stays finite.
 MAX_ROW_NORM = 1e3
+# ``Tables.log_q``'s floor: an extreme --ns-exponent gives log-probabilities below float32's
+# range, and an infinite offset would make a logit NaN (inf - inf).
+FLOAT32_LOWEST = float(np.finfo(np.float32).min)
 
 
 class Tables(NamedTuple):
@@ -123,7 +126,7 @@ class Model:
         shaped as ``weight_shapes`` says), or fresh ones (``fresh_weights``)."""
         syn0, syn1, syn1neg = weights if weights is not None else fresh_weights(len(vocab), config)
         nodes, labels, offsets = path_tables(vocab, config)
-        log_q = np.log(vocab.noise_distribution(config.ns_exponent)).astype(np.float32)
+        log_q = np.maximum(vocab.log_noise_distribution(config.ns_exponent), FLOAT32_LOWEST).astype(np.float32)
         tables = Tables(syn1, syn1neg, nodes, labels, offsets, *vocab.alias_table(config.ns_exponent), log_q)
         return cls(syn0, tables, vocab.keep_probabilities(config.sample))
 
