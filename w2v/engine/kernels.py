@@ -803,7 +803,7 @@ def path_log_probs(hidden, targets, syn1, path_nodes, path_labels, path_offsets,
 def context_vectors(contexts, syn0, mean, out):
     """CBOW's hidden vectors for ``w2v score``: ``out[b] = sum_c syn0[c]`` ((B, D)
     float32) over the context words ``c = contexts[b, k] >= 0`` ((B, 2 window)
-    int64; -1: none), in the order of k as training adds them, divided by their
+    int32; -1: none), in the order of k as training adds them, divided by their
     number if ``mean``."""
     for b in range(contexts.shape[0]):
         row = out[b]
@@ -830,4 +830,4 @@ def load_scoring_kernel() -> None:
     path_log_probs(
         rows, np.empty(0, int64), rows, np.empty(0, int32), np.empty(0, float32), np.zeros(1, int64), np.empty(0)
     )
-    context_vectors(np.empty((0, 1), int64), rows, True, rows)
+    context_vectors(np.empty((0, 1), int32), rows, True, rows)

@@ -83,7 +83,7 @@ class Planned:
     """A batch's predictions to score, before the weights: the words they predict
     ``targets`` (B,) int64, the sentence of each ``sentences`` (B,) int64, and either
     skip-gram's input words ``inputs`` (B,) int64 or CBOW's context words
-    ``contexts`` (B, 2 window) int64 (-1: none there); ``normalised`` (B,) bool:
+    ``contexts`` (B, 2 window) int32 (-1: none there); ``normalised`` (B,) bool:
     those of the normaliser's subsample."""
 
     targets: np.ndarray
@@ -124,7 +124,7 @@ def skipgram_pairs(ids: np.ndarray, window: int) -> Iterator[tuple[np.ndarray, n
 
 
 def context_words(ids: np.ndarray, positions: np.ndarray, window: int) -> np.ndarray:
-    """(P, 2 window) int64: for each of ``positions`` in ``ids``, the words at offsets
+    """(P, 2 window) int32: for each of ``positions`` in ``ids``, the words at offsets
     -window .. -1, 1 .. window, -1 where that is outside its sentence or the text."""
     offsets = np.array([*range(-window, 0), *range(1, window + 1)])
     at = positions[:, None] + offsets[None, :]
@@ -132,7 +132,7 @@ def context_words(ids: np.ndarray, positions: np.ndarray, window: int) -> np.nda
     at = np.where(inside, at, positions[:, None])
     sentence = np.cumsum(ids < 0)
     valid = inside & (ids[at] >= 0) & (sentence[at] == sentence[positions][:, None])
-    return np.where(valid, ids[at], -1).astype(np.int64)
+    return np.where(valid, ids[at], -1).astype(np.int32)
 
 
 def cbow_positions(ids: np.ndarray, window: int) -> np.ndarray:
