@@ -33,6 +33,8 @@ COMBOS = {  # name: (model, loss settings)
     "CBOW NS": ("cbow", {"negative": 5}),
     "skip-gram HS": ("skipgram", {"hs": True, "negative": 0}),
     "CBOW HS": ("cbow", {"hs": True, "negative": 0}),
+    "skip-gram sampled softmax 25": ("skipgram", {"sampled_softmax": 25}),
+    "CBOW sampled softmax 25": ("cbow", {"sampled_softmax": 25}),
 }
 METRICS = {  # name: (how to read it from a record, format, higher is better)
     "analogy %": (lambda run: 100 * run["analogy"], "{:.2f}", True),
