@@ -138,7 +138,7 @@ def train(
     every = None if checkpoint_every is None else checkpoint_every * 60.0
     hooks = Hooks(progress, on_epoch_end, on_progress, checkpoint_seconds=every)
     check_heldout(heldout)
-    sampling = Sampling(heldout_pairs, heldout_normalised, seed=settings.get("seed", 1))
+    sampling = Sampling(heldout_pairs, heldout_normalised, seed=config.seed)
     outputs = Outputs(checkpoint, save_vocab, save_model, heldout, sampling)
     if resume is not None and base is not None and bool(base.replicas) != (cluster is not None):
         raise ConfigError(
