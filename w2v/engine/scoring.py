@@ -211,12 +211,21 @@ def census(stream: IdStream, model: str, window: int, vocab_size: int) -> Census
     """Count the predictions of ``stream`` for ``model`` in one pass."""
     targets = np.zeros(vocab_size, dtype=np.int64)
     sentences = 0
-    every = Sample(0, EVERY_PREDICTION)
-    for ids, first in batches_of(stream):
-        for planned in plan_batch(ids, first, model, window, every):
-            targets += np.bincount(planned.targets, minlength=vocab_size)
+    for ids, _ in batches_of(stream):
+        for words in prediction_targets(ids, model, window):
+            targets += np.bincount(words, minlength=vocab_size)
         sentences += int((ids < 0).sum())
     return Census(int(targets.sum()), targets, sentences)
+
+
+def prediction_targets(ids: np.ndarray, model: str, window: int) -> Iterator[np.ndarray]:
+    """The word each prediction of ``ids`` predicts, in ``plan_batch``'s order and
+    blocks, without planning their inputs."""
+    if model == "cbow":
+        yield ids[cbow_positions(ids, window)]
+        return
+    for _, outputs in skipgram_pairs(ids, window):
+        yield ids[outputs]
 
 
 def joined(parts: list[Planned]) -> Planned:
