@@ -1,11 +1,11 @@
 """Numba presets and the low-level intrinsics the training kernels are built from.
 
 Nothing here is mathematics: the presets every jitted function of the package
-is compiled with, four small LLVM intrinsics that tell the compiler what
-Numba cannot express (a cache hint, arrays without reference counts, a use that
-keeps arrays alive, buffers on the stack), and a watch on compilations (a first
-run compiles; later ones load the kernels from Numba's cache). ``kernels`` holds
-the algorithm.
+is compiled with, small LLVM intrinsics that tell the compiler what Numba
+cannot express (a cache hint, arrays without reference counts, a use that keeps
+arrays alive, buffers on the stack, vectors of ``LANES`` float32 with masked
+loads), and a watch on compilations (a first run compiles; later ones load the
+kernels from Numba's cache). ``kernels`` holds the algorithm.
 """
 
 import time
@@ -17,7 +17,7 @@ import numpy as np
 from llvmlite import ir
 from numba import njit, types
 from numba.core import cgutils, event
-from numba.extending import intrinsic
+from numba.extending import intrinsic, models, register_model
 
 from w2v.progress import note
 
@@ -30,6 +30,7 @@ ERROR_MODEL = "numpy"
 # both sides, so that no two threads' buffers can share a cache line.
 PAD = 32
 LINE_FLOATS = 16  # float32 in a 64-byte cache line
+LANES = 16  # float32 in a ``Lanes`` vector: one AVX-512 register, two AVX ones
 
 
 def jit_helper(function):
@@ -162,6 +163,145 @@ def stack_matrix(typingctx, rows, cols):
         return array._getvalue()
 
     return array_type(rows, cols), codegen
+
+
+class Lanes(types.Type):
+    """A vector of ``LANES`` float32 held in registers (LLVM's ``<16 x float>``), for
+    loops over a row whose length is known only at run time: the compiler
+    vectorises such a loop itself, but leaves a remainder of up to 63 floats to a
+    narrower loop and a scalar one, whose chain of dependent additions a dot
+    product then waits on. Blocks of ``Lanes``, the last one masked, have no
+    remainder."""
+
+    def __init__(self):
+        super().__init__(name=f"Lanes{LANES}xf32")
+
+
+LANES_TYPE = Lanes()
+VECTOR = ir.VectorType(ir.FloatType(), LANES)
+LANE_INDEX = ir.VectorType(ir.IntType(32), LANES)
+LANE_MASK = ir.VectorType(ir.IntType(1), LANES)
+I32 = ir.IntType(32)
+VECTOR_MATH = ("reassoc", "contract")  # FASTMATH's flags, on the vector instructions
+
+
+@register_model(Lanes)
+class LanesModel(models.PrimitiveModel):
+    """``Lanes`` is LLVM's vector type itself."""
+
+    def __init__(self, dmm, fe_type):
+        super().__init__(dmm, fe_type, VECTOR)
+
+
+def lanes_from(builder, value, lane_type, vector_type):
+    """Code for ``value`` in every lane of a ``vector_type``."""
+    one = builder.insert_element(ir.Constant(vector_type, None), value, ir.Constant(I32, 0))
+    return builder.shuffle_vector(one, ir.Constant(vector_type, None), ir.Constant(LANE_INDEX, [0] * LANES))
+
+
+def block_access(context, builder, signature, args):
+    """Code for the pointer to ``array[start]`` and the mask of the lanes k with
+    ``start + k < end``, from the arguments (array, start, end, ...)."""
+    array_type, start_type, end_type = signature.args[:3]
+    start = context.cast(builder, args[1], start_type, types.intp)
+    end = context.cast(builder, args[2], end_type, types.intp)
+    pointer = builder.gep(context.make_array(array_type)(context, builder, args[0]).data, [start])
+    remaining = builder.trunc(builder.sub(end, start), I32)  # rows are far shorter than 2**31 floats
+    splat = lanes_from(builder, remaining, I32, LANE_INDEX)
+    return pointer, builder.icmp_signed("<", ir.Constant(LANE_INDEX, list(range(LANES))), splat)
+
+
+@intrinsic
+def lanes_load(typingctx, array, start, end):
+    """``array[start : start + LANES]`` (a contiguous float32 array) as ``Lanes``, the
+    lanes at or past ``end`` read as 0 and not touched in memory: a block of a
+    row of ``end`` floats, the last one partial or empty."""
+
+    def codegen(context, builder, signature, args):
+        pointer, mask = block_access(context, builder, signature, args)
+        fnty = ir.FunctionType(VECTOR, [pointer.type, I32, LANE_MASK, VECTOR])
+        load = cgutils.get_or_insert_function(builder.module, fnty, f"llvm.masked.load.v{LANES}f32.p0")
+        return builder.call(load, [pointer, ir.Constant(I32, 4), mask, ir.Constant(VECTOR, [0.0] * LANES)])
+
+    return LANES_TYPE(array, start, end), codegen
+
+
+@intrinsic
+def lanes_store(typingctx, array, start, end, value):
+    """Write ``value`` (``Lanes``) into ``array[start : min(start + LANES, end)]``
+    (a contiguous float32 array), the lanes at or past ``end`` not written."""
+
+    def codegen(context, builder, signature, args):
+        pointer, mask = block_access(context, builder, signature, args)
+        fnty = ir.FunctionType(ir.VoidType(), [VECTOR, pointer.type, I32, LANE_MASK])
+        store = cgutils.get_or_insert_function(builder.module, fnty, f"llvm.masked.store.v{LANES}f32.p0")
+        builder.call(store, [args[3], pointer, ir.Constant(I32, 4), mask])
+        return context.get_dummy_value()
+
+    return types.void(array, start, end, value), codegen
+
+
+@intrinsic
+def lanes_splat(typingctx, value):
+    """``Lanes`` all holding ``value`` (cast to float32)."""
+
+    def codegen(context, builder, signature, args):
+        value = context.cast(builder, args[0], signature.args[0], types.float32)
+        return lanes_from(builder, value, ir.FloatType(), VECTOR)
+
+    return LANES_TYPE(value), codegen
+
+
+@intrinsic
+def lanes_zero(typingctx):
+    """``Lanes`` of 0.0."""
+
+    def codegen(context, builder, signature, args):
+        return ir.Constant(VECTOR, [0.0] * LANES)
+
+    return LANES_TYPE(), codegen
+
+
+@intrinsic
+def lanes_fma(typingctx, a, b, c):
+    """``a * b + c``, lane by lane (``Lanes``)."""
+
+    def codegen(context, builder, signature, args):
+        return builder.fadd(builder.fmul(args[0], args[1], flags=VECTOR_MATH), args[2], flags=VECTOR_MATH)
+
+    return LANES_TYPE(a, b, c), codegen
+
+
+@intrinsic
+def lanes_add(typingctx, a, b):
+    """``a + b``, lane by lane (``Lanes``)."""
+
+    def codegen(context, builder, signature, args):
+        return builder.fadd(args[0], args[1], flags=VECTOR_MATH)
+
+    return LANES_TYPE(a, b), codegen
+
+
+@intrinsic
+def lanes_divide(typingctx, a, b):
+    """``a / b``, lane by lane (``Lanes``)."""
+
+    def codegen(context, builder, signature, args):
+        return builder.fdiv(args[0], args[1], flags=VECTOR_MATH)
+
+    return LANES_TYPE(a, b), codegen
+
+
+@intrinsic
+def lanes_total(typingctx, a):
+    """The sum of the lanes of ``a`` (``Lanes``), float32, in any order."""
+
+    def codegen(context, builder, signature, args):
+        fnty = ir.FunctionType(ir.FloatType(), [ir.FloatType(), VECTOR])
+        reduce = cgutils.get_or_insert_function(builder.module, fnty, f"llvm.vector.reduce.fadd.v{LANES}f32")
+        return builder.call(reduce, [ir.Constant(ir.FloatType(), -0.0), args[0]], fastmath=VECTOR_MATH)
+
+    return types.float32(a), codegen
 
 
 @jit_helper

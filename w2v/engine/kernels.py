@@ -66,11 +66,20 @@ from numba.extending import overload, register_jitable
 from w2v.config import TrainConfig
 from w2v.corpus.vocab import MAX_CODE_LENGTH  # the longest Huffman path: sizes the buffer of (unit, input) pairs
 from w2v.engine.jit import (
+    LANES,
     LINE_FLOATS,
     jit_helper,
     jit_inline,
     jit_kernel,
     keep_alive,
+    lanes_add,
+    lanes_divide,
+    lanes_fma,
+    lanes_load,
+    lanes_splat,
+    lanes_store,
+    lanes_total,
+    lanes_zero,
     prefetch_row,
     scratch,
     stack_matrix,
@@ -115,7 +124,6 @@ class Scratch(NamedTuple):
     inputs: np.ndarray  # (CHUNK, S): the inputs x_i, each in the first D floats of a row
     grads: np.ndarray  # (CHUNK, S): their gradients, added to the input rows after the example
     pairs: np.ndarray  # (2, UNITS): the (unit, input) pairs' logits then steps, unit by unit; their labels
-    acc: np.ndarray  # (2, S): two output rows' steps times the inputs, summed (``move_unit_pair``)
     table: np.ndarray  # (>= R, CHUNK): the softmax's logits then steps, a row per candidate (``softmax_loss``)
 
 
@@ -271,13 +279,34 @@ def all_distinct(words):
 
 @jit_helper
 def logits(inputs, count, o, out, dim):
-    """``out[i] = inputs[i] . o`` for the ``count`` inputs (float32; ``o`` (D,))."""
-    for i in range(count):
-        x = inputs[i]
-        f = np.float32(0.0)
+    """``out[i] = inputs[i] . o`` for the ``count`` inputs (float32; ``o`` (D,)), in
+    blocks of ``LANES`` floats: four inputs at a time against each block of ``o``,
+    so that the four sums do not wait on each other. One input (CBOW) is a plain
+    loop, which LLVM vectorises with partial sums of its own: measured faster
+    there than masked blocks."""
+    if count == 1:
+        x, f = inputs[0], np.float32(0.0)
         for k in range(dim):
             f += x[k] * o[k]
-        out[i] = f
+        out[0] = f
+        return
+    last = count - 1
+    for i in range(0, count, 4):
+        a, b, c, d = inputs[i], inputs[min(i + 1, last)], inputs[min(i + 2, last)], inputs[min(i + 3, last)]
+        sa, sb, sc, sd = lanes_zero(), lanes_zero(), lanes_zero(), lanes_zero()
+        for k in range(0, dim, LANES):
+            block = lanes_load(o, k, dim)
+            sa = lanes_fma(lanes_load(a, k, dim), block, sa)
+            sb = lanes_fma(lanes_load(b, k, dim), block, sb)
+            sc = lanes_fma(lanes_load(c, k, dim), block, sc)
+            sd = lanes_fma(lanes_load(d, k, dim), block, sd)
+        out[i] = lanes_total(sa)
+        if i + 1 < count:
+            out[i + 1] = lanes_total(sb)
+        if i + 2 < count:
+            out[i + 2] = lanes_total(sc)
+        if i + 3 < count:
+            out[i + 3] = lanes_total(sd)
 
 
 @jit_helper
@@ -307,46 +336,45 @@ def unit_steps(steps, labels, n, hs_rule, alpha):
 def move_unit(buffers, count, o, steps, dim):
     """Apply one output unit's steps ``steps`` ((count,) float32): each input's gradient
     ``buffers.grads[i]`` gains ``steps[i] * o`` against the row as it was, and the row
-    ``o`` (D,) moves once, by the sum of the ``steps[i] * inputs[i]`` (gathered in
-    ``buffers.acc[0]``). One input (CBOW's hidden vector) moves the row directly, as
+    ``o`` (D,) moves by the sum of the ``steps[i] * inputs[i]``. Block by block of
+    ``LANES`` floats, the row's block held in registers across the inputs; one
+    input (CBOW's hidden vector) moves the row directly in a plain loop, as
     word2vec.c does."""
-    inputs, grads, acc = buffers.inputs, buffers.grads, buffers.acc[0]
+    inputs, grads = buffers.inputs, buffers.grads
     if count == 1:
         g, x, gradient = steps[0], inputs[0], grads[0]
         for k in range(dim):
             gradient[k] += g * o[k]
             o[k] += g * x[k]
         return
-    acc[:] = 0.0
-    for i in range(count):
-        g, x, gradient = steps[i], inputs[i], grads[i]
-        for k in range(dim):
-            gradient[k] += g * o[k]
-            acc[k] += g * x[k]
-    for k in range(dim):
-        o[k] += acc[k]
+    for k in range(0, dim, LANES):
+        row = lanes_load(o, k, dim)
+        moved = row
+        for i in range(count):
+            g = lanes_splat(steps[i])
+            lanes_store(grads[i], k, dim, lanes_fma(g, row, lanes_load(grads[i], k, dim)))
+            moved = lanes_fma(g, lanes_load(inputs[i], k, dim), moved)
+        lanes_store(o, k, dim, moved)
 
 
 @jit_helper
 def move_unit_pair(buffers, count, o, p, steps_o, steps_p, dim):
     """``move_unit`` on two distinct output rows ``o`` and ``p`` ((D,) each) at once,
     with its results: each input's gradient gains ``steps_o[i] * o + steps_p[i] * p``
-    against the rows as they were, and each row moves once by the sum of its own
-    steps times the inputs (gathered in ``buffers.acc[0]`` and ``buffers.acc[1]``).
-    Each input row and gradient is read, and each gradient written, once for the
-    two rows."""
-    inputs, grads, acc = buffers.inputs, buffers.grads, buffers.acc
-    acc[:] = 0.0
-    for i in range(count):
-        g, h, x, gradient = steps_o[i], steps_p[i], inputs[i], grads[i]
-        for k in range(dim):
-            gradient[k] += g * o[k]
-            gradient[k] += h * p[k]
-            acc[0, k] += g * x[k]
-            acc[1, k] += h * x[k]
-    for k in range(dim):
-        o[k] += acc[0, k]
-        p[k] += acc[1, k]
+    against the rows as they were, and each row moves by the sum of its own steps
+    times the inputs. Each input row and gradient is read, and each gradient
+    written, once for the two rows."""
+    inputs, grads = buffers.inputs, buffers.grads
+    for k in range(0, dim, LANES):
+        row_o, row_p = lanes_load(o, k, dim), lanes_load(p, k, dim)
+        moved_o, moved_p = row_o, row_p
+        for i in range(count):
+            g, h, x = lanes_splat(steps_o[i]), lanes_splat(steps_p[i]), lanes_load(inputs[i], k, dim)
+            gradient = lanes_fma(h, row_p, lanes_fma(g, row_o, lanes_load(grads[i], k, dim)))
+            lanes_store(grads[i], k, dim, gradient)
+            moved_o, moved_p = lanes_fma(g, x, moved_o), lanes_fma(h, x, moved_p)
+        lanes_store(o, k, dim, moved_o)
+        lanes_store(p, k, dim, moved_p)
 
 
 def logit_offset(offsets, u):
@@ -602,16 +630,13 @@ def window_inputs(syn0, chunk, settings, buffers, dim):
                 x[k] = row[k]
                 gradient[k] = 0.0
         return chunk.shape[0]
-    h = inputs[0]
-    h[:] = 0.0
-    for c in range(chunk.shape[0]):
-        row = syn0[chunk[c]]
-        for k in range(dim):
-            h[k] += row[k]
-    if settings.cbow_mean:
-        for k in range(dim):
-            h[k] /= np.float32(chunk.shape[0])
-    grads[0, :] = 0.0
+    divisor = lanes_splat(chunk.shape[0] if settings.cbow_mean else 1)
+    for k in range(0, dim, LANES):
+        total = lanes_zero()
+        for c in range(chunk.shape[0]):
+            total = lanes_add(total, lanes_load(syn0[chunk[c]], k, dim))
+        lanes_store(inputs[0], k, dim, lanes_divide(total, divisor))
+        lanes_store(grads[0], k, dim, lanes_zero())
     return 1
 
 
@@ -624,8 +649,8 @@ def move_inputs(syn0, chunk, cbow, grads, dim):
     the store might have changed it, and the loop would not be vectorised."""
     for c in range(chunk.shape[0]):
         g, row = grads[0] if cbow else grads[c], syn0[chunk[c]]
-        for k in range(dim):
-            row[k] += g[k]
+        for k in range(0, dim, LANES):
+            lanes_store(row, k, dim, lanes_add(lanes_load(row, k, dim), lanes_load(g, k, dim)))
 
 
 @jit_inline
@@ -730,9 +755,8 @@ def train_batch(tokens, syn0, tables, keep_prob, settings, alpha, seed):
     labels[0] = 1.0
     offsets[:] = 0.0  # negative sampling's: draw_candidates sets them for the other losses
     inputs, grads = stack_matrix(CHUNK, stride), stack_matrix(CHUNK, stride)  # skip-gram's rows (CBOW: row 0)
-    acc = stack_matrix(2, stride)  # two output rows' steps
     pairs = stack_matrix(2, UNITS)  # (unit, input) pairs' logits then steps; labels
-    buffers = Scratch(inputs, grads, pairs, acc, table)
+    buffers = Scratch(inputs, grads, pairs, table)
     first_top, top_count = top_of_tree(tables) if settings.sharers > 1 else (0, 0)
     weight = np.float32(1.0 / settings.sharers)
     copy, start = stack_matrix(TOP_NODES, stride)[:top_count], stack_matrix(TOP_NODES, stride)[:top_count]
@@ -777,7 +801,7 @@ def row_stride(dim):
 
 def stack_bytes(dim: int) -> int:
     """Bytes of stack the kernel keeps its buffers in for vectors of ``dim`` floats."""
-    return 4 * (row_stride(dim) * (2 * CHUNK + 2 + 2 * TOP_NODES) + 2 * UNITS)
+    return 4 * (row_stride(dim) * (2 * CHUNK + 2 * TOP_NODES) + 2 * UNITS)
 
 
 @jit_kernel
