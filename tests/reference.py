@@ -27,8 +27,9 @@ same updates (up to float32 rounding), the same loss and the same example count:
   more than ``CHUNK`` context words is taken as consecutive examples of at most
   ``CHUNK`` of them (sharing the window's noise words).
 
-Also here: small readers of the word2vec vector formats, and a writer of fastText's
-``.bin`` layout (for models no fastText would write), used by the tests.
+Also here: small readers of the word2vec vector formats, a writer of fastText's
+``.bin`` layout (for models no fastText would write) and fastText's character
+n-grams of one word, in plain Python, used by the tests.
 """
 
 import math
@@ -291,6 +292,28 @@ def fasttext_bin(
     head += b"".join(word + b"\0" + struct.pack("<qb", 1, 0) for word in words)  # count 1, type word
     matrix = np.asarray(values, dtype="<f4").tobytes()
     return head + b"\0" + struct.pack("<2q", rows, dim) + matrix + struct.pack("<2q", 0, dim)  # an empty output
+
+
+def fasttext_subwords(word: str, minn: int, maxn: int) -> list[str]:
+    """The character n-grams of ``word``, character by character as fastText's
+    ``computeSubwords`` takes them: each ``minn`` to ``maxn`` characters of ``<word>``,
+    by start then length, but not ``<`` or ``>`` alone."""
+    padded = f"<{word}>"
+    return [
+        padded[start : start + n]
+        for start in range(len(padded))
+        for n in range(max(minn, 1), maxn + 1)
+        if start + n <= len(padded) and not (n == 1 and start in (0, len(padded) - 1))
+    ]
+
+
+def fasttext_hash(ngram: str) -> int:
+    """fastText's ``Dictionary::hash``: 32-bit FNV-1a over the UTF-8 bytes, each taken as
+    a signed char (so a byte above 127 is xor-ed in as 0xFFFFFFxx)."""
+    h = 2166136261
+    for byte in ngram.encode():
+        h = ((h ^ (byte - 256 if byte > 127 else byte)) & 0xFFFFFFFF) * 16777619 & 0xFFFFFFFF
+    return h
 
 
 def token_blocks(

@@ -18,7 +18,7 @@ from reference import fasttext_bin
 
 import w2v
 from w2v.errors import FormatError
-from w2v.vectorio import fasttext as fasttext_reader
+from w2v.vectorio.subwords import SubwordVectors
 from w2v.vectors.wordvectors import Vectors
 
 SENTENCES = [["the", "cat", "sat", "on", "the", "mat"], ["a", "dog", "sat", "on", "a", "log"]] * 50
@@ -270,10 +270,10 @@ def test_an_error_while_reading_a_fasttext_model_is_not_hidden(tmp_path, monkeyp
     path = tmp_path / "model.bin"
     path.write_bytes(fasttext_bin([b"the", b"cat"]))
 
-    def interrupted(matrix, model, n):
+    def interrupted(subwords):
         raise KeyboardInterrupt
 
-    monkeypatch.setattr(fasttext_reader, "word_vectors", interrupted)
+    monkeypatch.setattr(SubwordVectors, "vocabulary_vectors", interrupted)
     with pytest.raises(KeyboardInterrupt):
         Vectors.load(path)
 

@@ -122,8 +122,8 @@ def plot(words, vectors_path, fmt, limit, words_file, output, method, seed, quie
     check_method(method)
     check_writable(output)
     vectors = load_for_query(vectors_path, fmt, limit)
-    known = [w for w in chosen if w in vectors]
-    missing = [display_word(w) for w in chosen if w not in vectors]
+    known = [w for w in chosen if vectors.has_index_for(w)]  # a subword model's unseen words are not plotted
+    missing = [display_word(w) for w in chosen if not vectors.has_index_for(w)]
     more = f" and {len(missing) - MISSING_SHOWN:,} more" if len(missing) > MISSING_SHOWN else ""
     named = ", ".join(missing[:MISSING_SHOWN]) + more
     if len(known) < 2:

@@ -18,6 +18,7 @@ import json
 import os
 import pickletools
 import shlex
+from typing import NamedTuple
 
 import numpy as np
 
@@ -26,6 +27,7 @@ from w2v.engine.state import CHECKPOINT_FILE, load_word_vectors
 from w2v.errors import FormatError, W2VError
 from w2v.files import COMPRESSED, is_url, open_input
 from w2v.vectorio.fasttext import is_fasttext, load_fasttext
+from w2v.vectorio.subwords import SubwordVectors
 from w2v.vectorio.word2vec import is_number, load_headerless, load_vectors
 
 HEAD_BYTES = 1 << 16  # bytes read to recognise a file
@@ -33,29 +35,40 @@ ZIP_MAGIC = b"PK\x03\x04"
 PICKLE_PROTOCOLS = range(2, 6)  # protocol 2 and later start with PROTO (0x80) and the protocol
 
 
+class Loaded(NamedTuple):
+    """What a vectors file holds: its ``words`` (V,) and float32 ``vectors`` (V, D);
+    the word ``counts`` ((V,) int64) of a model file; the ``subwords`` of a model with
+    character n-grams, which build a vector for any word."""
+
+    words: list[str]
+    vectors: np.ndarray
+    counts: np.ndarray | None = None
+    subwords: SubwordVectors | None = None
+
+
 def load_any(
     path: str | os.PathLike, binary: bool | None = None, limit: int | None = None, no_header: bool = False
-) -> tuple[list[str], np.ndarray, np.ndarray | None]:
-    """The words (V,), float32 vectors (V, D) and word counts ((V,) int64, a model
-    file's; None for the other files) of any file above; ``binary`` says
-    which word2vec format (None: detect it), ``no_header`` that the file is text
+) -> Loaded:
+    """The words, vectors, counts and subwords (``Loaded``) of any file above; ``binary``
+    says which word2vec format (None: detect it), ``no_header`` that the file is text
     without the ``COUNT DIM`` line (else detected from its first line). ``limit``: the
     first ``limit`` words only. FormatError naming what a file is when it cannot be read."""
     path = os.fspath(path)
     if limit is not None and limit < 0:
         raise W2VError(f"limit must be >= 0, not {limit}")
     if os.path.isdir(path) and os.path.isfile(os.path.join(path, CHECKPOINT_FILE)):
-        return load_word_vectors(path, limit)
+        return Loaded(*load_word_vectors(path, limit))
     kind = file_kind(path) if not os.path.isdir(path) and (is_url(path) or os.path.exists(path)) else "word2vec"
     if kind == "model":
-        return load_word_vectors(path, limit)
+        return Loaded(*load_word_vectors(path, limit))
     if kind == "fasttext":
         if path.endswith(COMPRESSED) or is_url(path):
             raise FormatError(f"{path} is a fastText model: decompress it first (w2v maps the .bin file itself)")
-        return *load_fasttext(path, limit), None
+        words, vectors, subwords = load_fasttext(path, limit)
+        return Loaded(words, vectors, subwords=subwords)
     if no_header or (kind == "headerless" and binary is None):
-        return *load_headerless(path, limit), None
-    return *load_vectors(path, binary=binary, limit=limit), None
+        return Loaded(*load_headerless(path, limit))
+    return Loaded(*load_vectors(path, binary=binary, limit=limit))
 
 
 def file_head(path: str) -> bytes | None:

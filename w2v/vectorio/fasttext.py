@@ -7,14 +7,14 @@ lrUpdateRate; a float64 t); the dictionary (int32 size, nwords, nlabels; int64
 ntokens, pruneidx_size; per entry its bytes, a NUL, an int64 count and an int8
 type, words before labels; pruneidx_size int32 pairs); a quantization flag byte;
 the input matrix (int64 rows, int64 columns, float32 values): the nwords words'
-rows, then ``bucket`` rows of character n-grams; then the output matrix, not read.
+rows, then ``bucket`` rows of character n-grams; then the output's quantization
+flag and matrix (nwords rows for the unsupervised models), not read.
 
 A word's vector is, as fastText's ``getWordVector`` computes it, the mean of its
-row and the rows of its character n-grams: the ``minn`` to ``maxn`` characters
-(UTF-8 sequences) long substrings of ``<word>``, but not ``<`` or ``>`` alone,
-each hashed by 32-bit FNV-1a over its bytes taken as signed chars, modulo
-``bucket``. ``</s>`` has no n-grams. The file is memory-mapped: a 7 GB model
-costs only the pages of the rows used.
+row and the rows of its character n-grams (``w2v.corpus.ngrams``, composed by
+``w2v.vectorio.subwords``). The input matrix is memory-mapped: a 7 GB model costs
+only the pages of the rows used, and the n-gram rows stay mapped for building the
+vectors of words the model has never seen.
 
 fastText checks none of its settings when it loads a model; this reader refuses
 (``FormatError``, one line) the values no model fastText trains can hold:
@@ -36,13 +36,14 @@ fastText checks none of its settings when it loads a model; this reader refuses
 
 import mmap
 import struct
-from contextlib import suppress
 from dataclasses import dataclass
 
 import numpy as np
 
+from w2v.corpus.ngrams import NgramSettings
 from w2v.corpus.vocab import decode_word, split_word
 from w2v.errors import FormatError
+from w2v.vectorio.subwords import SubwordVectors
 
 MAGIC = 793712314
 VERSIONS = (11, 12)
@@ -50,10 +51,6 @@ ARGS = struct.Struct("<12id")  # dim ws epoch minCount neg wordNgrams loss model
 DICTIONARY = struct.Struct("<3i2q")  # size nwords nlabels ntokens pruneidx_size
 MATRIX = struct.Struct("<2q")  # rows columns
 SUPERVISED = 3  # fastText's model_name::sup
-EOS = b"</s>"
-FNV_OFFSET = np.uint32(2166136261)
-FNV_PRIME = np.uint32(16777619)
-BLOCK_WORDS = 1024  # words whose n-gram rows are gathered at once
 MAX_NGRAM = 100  # the longest n-gram, in characters, that minn and maxn may name (see above)
 
 
@@ -64,9 +61,7 @@ class Model:
 
     words: list[bytes]
     dim: int
-    bucket: int
-    minn: int
-    maxn: int
+    ngrams: NgramSettings
     rows: int
     matrix_at: int  # byte offset of the input matrix's values
 
@@ -76,26 +71,42 @@ def is_fasttext(head: bytes) -> bool:
     return len(head) >= 4 and int.from_bytes(head[:4], "little") == MAGIC
 
 
-def load_fasttext(path: str, limit: int | None = None) -> tuple[list[str], np.ndarray]:
+def load_fasttext(path: str, limit: int | None = None) -> tuple[list[str], np.ndarray, SubwordVectors | None]:
     """The words (V,) and vectors (V, D) float32 of the fastText model at ``path`` (a
-    local, uncompressed file); ``limit``: the first ``limit`` words only."""
+    local, uncompressed file), and its ``SubwordVectors`` (its matrix memory-mapped)
+    where the model has n-grams, else None; ``limit``: the first ``limit`` words only
+    (a later word is then built from its n-grams, as one the model never saw)."""
+    model = read_header(path)
+    n = len(model.words) if limit is None else min(limit, len(model.words))
+    words = [decode_word(word) for word in model.words[:n]]
+    split = split_word(words)  # fastText ends its words at whitespace too
+    if split:
+        raise damaged(path, split)
+    matrix = input_matrix(path, model)
+    nwords = len(model.words)
+    subwords = SubwordVectors(model.words[:n], matrix[:n], matrix[nwords:], model.ngrams)
+    return words, subwords.vocabulary_vectors(), subwords if model.ngrams.has_ngrams() else None
+
+
+def read_header(path: str) -> Model:
+    """The header and dictionary of the model at ``path``, read through a map closed at once."""
     try:
         with open(path, "rb") as fin:
             data = mmap.mmap(fin.fileno(), 0, access=mmap.ACCESS_READ)
     except (OSError, ValueError) as err:  # ValueError: an empty file
         raise FormatError(f"{path}: cannot read the fastText model: {err}") from None
+    with data:  # parsing copies what it keeps: no view of the map outlives it
+        return parsed_model(data, path)
+
+
+def input_matrix(path: str, model: Model) -> np.ndarray:
+    """The (rows, D) float32 input matrix of ``model``, memory-mapped from ``path``."""
+    if model.rows == 0:  # no words and no buckets: nothing to map
+        return np.zeros((0, model.dim), dtype=np.float32)
     try:
-        model = parsed_model(data, path)
-        n = len(model.words) if limit is None else min(limit, len(model.words))
-        words = [decode_word(word) for word in model.words[:n]]
-        split = split_word(words)  # fastText ends its words at whitespace too
-        if split:
-            raise damaged(path, split)
-        vectors = word_vectors(input_matrix(data, model), model, n)
-    finally:
-        with suppress(BufferError):  # arrays a traceback still holds use the map: it closes as they go
-            data.close()
-    return words, vectors
+        return np.memmap(path, dtype="<f4", mode="r", offset=model.matrix_at, shape=(model.rows, model.dim))
+    except (OSError, ValueError) as err:
+        raise FormatError(f"{path}: cannot read the fastText model: {err}") from None
 
 
 def parsed_model(data: mmap.mmap, path: str) -> Model:
@@ -104,12 +115,6 @@ def parsed_model(data: mmap.mmap, path: str) -> Model:
         return read_model(data, path)
     except (struct.error, IndexError):
         raise damaged(path, "it ends inside its header or dictionary") from None
-
-
-def input_matrix(data: mmap.mmap, model: Model) -> np.ndarray:
-    """The (rows, D) float32 input matrix of ``model``, a view of the mapped file ``data``."""
-    matrix = np.frombuffer(data, dtype="<f4", count=model.rows * model.dim, offset=model.matrix_at)
-    return matrix.reshape(model.rows, model.dim)
 
 
 def read_model(data, path: str) -> Model:
@@ -122,7 +127,9 @@ def read_model(data, path: str) -> Model:
     dim, model_kind, bucket, minn, maxn = args[0], args[7], args[8], args[9], args[10]
     if version == 11 and model_kind == SUPERVISED:
         maxn = 0  # fastText's own rule for old supervised models
-    check_settings(path, dim, bucket, minn, maxn)
+    problem = settings_problem(dim, NgramSettings(minn, maxn, bucket))
+    if problem:
+        raise damaged(path, problem)
     at = 8 + ARGS.size
     size, nwords, _labels, _tokens, pruned = DICTIONARY.unpack_from(data, at)
     if not 0 <= nwords <= size:
@@ -149,31 +156,27 @@ def read_model(data, path: str) -> Model:
         )
     if at + 4 * rows * columns > len(data):
         raise damaged(path, "it ends inside its input matrix")
-    return Model(words, dim, bucket, minn, maxn, rows, at)
+    return Model(words, dim, NgramSettings(minn, maxn, bucket), rows, at)
 
 
-def check_settings(path: str, dim: int, bucket: int, minn: int, maxn: int) -> None:
-    """FormatError unless ``dim``, ``bucket`` and the n-gram lengths ``minn`` and ``maxn``
-    (characters) are within the bounds the module's docstring gives."""
-    for name, length in (("minn", minn), ("maxn", maxn)):
+def settings_problem(dim: int, ngrams: NgramSettings) -> str | None:
+    """What is out of the bounds the module's docstring gives in ``dim`` and the n-gram
+    ``settings``, for an error message; None when nothing is."""
+    for name, length in (("minn", ngrams.minn), ("maxn", ngrams.maxn)):
         if not 0 <= length <= MAX_NGRAM:
-            raise damaged(path, f"{name} {length}: n-grams are 0 to {MAX_NGRAM} characters long")
+            return f"{name} {length}: n-grams are 0 to {MAX_NGRAM} characters long"
     if dim < 1:
-        raise damaged(path, f"dim {dim}")
-    if bucket < 0:
-        raise damaged(path, f"bucket {bucket}")
-    if bucket == 0 and has_ngrams(minn, maxn):
-        raise damaged(path, f"bucket 0, where minn {minn} and maxn {maxn} make n-grams, hashed into buckets")
+        return f"dim {dim}"
+    if ngrams.bucket < 0:
+        return f"bucket {ngrams.bucket}"
+    if ngrams.bucket == 0 and ngrams.has_ngrams():
+        return f"bucket 0, where minn {ngrams.minn} and maxn {ngrams.maxn} make n-grams, hashed into buckets"
+    return None
 
 
 def damaged(path: str, why: str) -> FormatError:
     """The error for a model whose header, dictionary or matrix is damaged: ``why``."""
     return FormatError(f"{path}: damaged fastText model ({why})")
-
-
-def has_ngrams(minn: int, maxn: int) -> bool:
-    """Whether n-gram lengths ``minn`` to ``maxn`` give a word any n-gram."""
-    return maxn >= max(minn, 1)
 
 
 def quantized(path: str) -> FormatError:
@@ -182,56 +185,3 @@ def quantized(path: str) -> FormatError:
         f"{path} is a quantized fastText model: its vectors cannot be read; write them with fastText: "
         f"fasttext print-word-vectors {path} < words.txt > vectors.txt (one word a line; w2v reads vectors.txt)"
     )
-
-
-def word_vectors(matrix: np.ndarray, model: Model, n: int) -> np.ndarray:
-    """The vectors (n, D) float32 of the first ``n`` words: each the mean of its row
-    and its n-grams' rows of the (rows, D) input ``matrix``."""
-    out = np.empty((n, model.dim), dtype=np.float32)
-    nwords = len(model.words)
-    for start in range(0, n, BLOCK_WORDS):
-        block = model.words[start : min(start + BLOCK_WORDS, n)]
-        owners, buckets = ngram_buckets(block, model.minn, model.maxn, model.bucket)
-        sums = matrix[start : start + len(block)].astype(np.float32)
-        with np.errstate(over="ignore", invalid="ignore"):  # past float32's range: inf or NaN, as fastText's sums
-            np.add.at(sums, owners, matrix[nwords + buckets])
-        counts = 1 + np.bincount(owners, minlength=len(block))
-        out[start : start + len(block)] = sums * (np.float32(1) / counts.astype(np.float32))[:, None]
-    return out
-
-
-def ngram_buckets(words: list[bytes], minn: int, maxn: int, bucket: int) -> tuple[np.ndarray, np.ndarray]:
-    """fastText's ``computeSubwords`` for a block of words: the index in ``words`` of
-    each character n-gram's word and its bucket (int64 arrays), n-gram by n-gram,
-    vectorised over the words: at each start byte of a character, n grows one
-    character (a byte and its UTF-8 continuation bytes) at a time."""
-    padded = [b"<" + word + b">" for word in words]
-    lengths = np.array([0 if word == EOS else len(p) for word, p in zip(words, padded, strict=True)])
-    width = int(lengths.max(initial=0))
-    if not has_ngrams(minn, maxn) or width == 0:
-        return np.empty(0, dtype=np.int64), np.empty(0, dtype=np.int64)
-    text = np.zeros((len(words), width + 1), dtype=np.uint8)  # a zero byte past every word
-    for i, p in enumerate(padded):
-        text[i, : lengths[i]] = np.frombuffer(p, dtype=np.uint8)[: lengths[i]]
-    signed = text.view(np.int8).astype(np.int32).view(np.uint32)  # a byte as fastText hashes it
-    continuation = (text & 0xC0) == 0x80
-    owners, buckets = [np.empty(0, dtype=np.int64)], [np.empty(0, dtype=np.int64)]  # n-grams may all be too short
-    for start in range(width):
-        rows = np.flatnonzero((start < lengths) & ~continuation[:, start])
-        hashes = np.full(len(rows), FNV_OFFSET, dtype=np.uint32)
-        ends = np.full(len(rows), start)
-        for size in range(1, maxn + 1):
-            left = ends < lengths[rows]
-            rows, hashes, ends = rows[left], hashes[left], ends[left]
-            if not len(rows):
-                break  # every word ended: no longer n-gram starts here
-            more = np.ones(len(rows), dtype=bool)  # the first byte of the character, then its continuations
-            while more.any():
-                hashes[more] = (hashes[more] ^ signed[rows[more], ends[more]]) * FNV_PRIME
-                ends[more] += 1
-                more &= continuation[rows, ends] & (ends < lengths[rows])
-            if size >= minn:
-                kept = ~((size == 1) & ((start == 0) | (ends == lengths[rows])))  # not "<" or ">" alone
-                owners.append(rows[kept])
-                buckets.append((hashes[kept] % np.uint32(bucket)).astype(np.int64))
-    return np.concatenate(owners), np.concatenate(buckets)

@@ -5,6 +5,15 @@ it reads and writes them through ``w2v.vectorio.word2vec`` and searches the matr
 through ``w2v.vectors.search``. A query word outside the vocabulary raises
 ``UnknownWordError`` (a ``KeyError`` too) with close spellings.
 
+Loaded from a subword model (a fastText ``.bin``), it also holds the model's
+``subwords`` (``w2v.vectorio.subwords``) and answers as gensim's
+``FastTextKeyedVectors``: a word outside the vocabulary gets the vector its
+character n-grams build (``v["kingdomz"]``, ``most_similar("kingdomz")``,
+``similarity``), ``"kingdomz" in v`` is True when it has an n-gram, while
+``key_to_index``, ``has_index_for`` and the searched rows hold the words alone. A
+word with no n-gram either gets fastText's zero vector from ``get_vector``; the
+queries that need its direction raise ``UnknownWordError``.
+
 It answers gensim's ``KeyedVectors`` calls where the names mean the same thing
 (``v["king"]``, ``key_to_index``, ``index_to_key``, ``get_vector``,
 ``most_similar(positive, negative, topn, restrict_vocab)``, ``most_similar_cosmul``,
@@ -29,6 +38,7 @@ from w2v.errors import FormatError, W2VError, plural
 from w2v.files import write_atomic
 from w2v.report import TrainReport
 from w2v.vectorio.detect import load_any
+from w2v.vectorio.subwords import SubwordVectors
 from w2v.vectorio.word2vec import save_npy, save_projector, save_vectors
 from w2v.vectors.evaluate import Correlation, evaluate_analogies, evaluate_similarity
 from w2v.vectors.search import analogy_method, cosmul_of, nearest, nonfinite_rows, unit_rows
@@ -45,12 +55,14 @@ QueryTerms = Query | Sequence[Query] | None
 class Vectors:
     """``words`` (V,) and their ``vectors`` (V, D) float32, most frequent word first;
     their corpus ``counts`` ((V,) int64) where known: after training, or read from a
-    model file (gensim's ``get_vecattr(word, "count")``)."""
+    model file (gensim's ``get_vecattr(word, "count")``); the ``subwords`` of a model
+    with character n-grams, which build the vector of a word outside ``words``."""
 
     words: list[str]
     vectors: np.ndarray
     report: TrainReport | None = None
     counts: np.ndarray | None = None
+    subwords: SubwordVectors | None = field(default=None, repr=False, compare=False)
     _unit: np.ndarray | None = field(default=None, init=False, repr=False, compare=False)
     _index: dict[str, int] | None = field(default=None, init=False, repr=False, compare=False)
 
@@ -59,6 +71,8 @@ class Vectors:
             raise ValueError(f"{len(self.words)} words but vectors of shape {self.vectors.shape}")
         if self.counts is not None and np.shape(self.counts) != (len(self.words),):
             raise ValueError(f"{len(self.words)} words but counts of shape {np.shape(self.counts)}")
+        if self.subwords is not None and self.subwords.dim != self.dim:
+            raise ValueError(f"vectors of {self.dim} values but subwords of {self.subwords.dim}")
 
     def __len__(self) -> int:
         return len(self.words)
@@ -85,10 +99,11 @@ class Vectors:
         word2vec text or binary (``binary=None``: detect which) and fastText's ``.vec``;
         text without the ``COUNT DIM`` line (GloVe; ``no_header=True`` says so); an
         ``.npy`` export beside its ``.vocab.txt``; a w2v model file or checkpoint (or
-        its folder); a fastText ``.bin`` model. gensim's pickles raise FormatError
-        with the command that converts them. ``limit``: only the first ``limit`` words."""
-        words, vectors, counts = load_any(path, binary=binary, limit=limit, no_header=no_header)
-        return cls(words, vectors, counts=counts)
+        its folder); a fastText ``.bin`` model (with its ``subwords``). gensim's pickles
+        raise FormatError with the command that converts them. ``limit``: only the first
+        ``limit`` words."""
+        loaded = load_any(path, binary=binary, limit=limit, no_header=no_header)
+        return cls(loaded.words, loaded.vectors, counts=loaded.counts, subwords=loaded.subwords)
 
     def save(self, path: str | os.PathLike, binary: bool | None = None) -> None:
         """Write word2vec binary (``binary=True``) or text; ``None`` picks binary for
@@ -257,12 +272,13 @@ class Vectors:
         return nonfinite_rows(self.vectors)
 
     def without_rows(self, rows: Sequence[int] | np.ndarray) -> "Vectors":
-        """A copy without the given ``rows``: their words, vectors and counts."""
+        """A copy without the given ``rows``: their words, vectors and counts (the
+        subwords, which build any word, are kept)."""
         keep = np.ones(len(self), dtype=bool)
         keep[np.asarray(rows, dtype=np.int64)] = False
         words = [self.words[i] for i in np.flatnonzero(keep).tolist()]
         counts = None if self.counts is None else self.counts[keep]
-        return Vectors(words, self.vectors[keep], self.report, counts)
+        return Vectors(words, self.vectors[keep], self.report, counts, self.subwords)
 
     def get_normed_vectors(self) -> np.ndarray:
         """``unit``: the (V, D) rows at unit length (gensim's name)."""
@@ -304,12 +320,15 @@ class Vectors:
         return self.get_index(word)
 
     def __contains__(self, key: object) -> bool:
-        return isinstance(key, (str, int, np.integer)) and self.get_index(key, -1) >= 0
+        """Whether ``key`` (a word, or a row number) has a vector: a row, or, for a
+        subword model, a character n-gram to build it from (gensim's ``FastTextKeyedVectors``)."""
+        if self.has_index_for(key):
+            return True
+        return isinstance(key, str) and self.subwords is not None and self.subwords.ngram_count(key) > 0
 
     def has_index_for(self, key: object) -> bool:
-        """Whether ``key`` (a word, or a row number) has a row here (gensim's name; as
-        ``key in vectors``)."""
-        return key in self
+        """Whether ``key`` (a word, or a row number) has a row here (gensim's name)."""
+        return isinstance(key, (str, int, np.integer)) and self.get_index(key, -1) >= 0
 
     @property
     def wv(self) -> "Vectors":
@@ -318,8 +337,33 @@ class Vectors:
         return self
 
     def get_vector(self, key: Key, norm: bool = False) -> np.ndarray:
-        """The (D,) float32 row of ``key`` (``norm``: at unit length), a view."""
-        return (self.unit if norm else self.vectors)[self.get_index(key)]
+        """The (D,) float32 row of ``key`` (``norm``: at unit length), a view; for a word
+        a subword model builds, a new array (see ``built_vector``)."""
+        row = self.known_row(key)
+        if row is None:
+            return self.built_vector(str(key), norm)
+        return (self.unit if norm else self.vectors)[row]
+
+    def known_row(self, key: Key) -> int | None:
+        """The row of ``key``; None for a word outside the vocabulary that ``subwords``
+        builds; else ``UnknownWordError`` (a ``KeyError``, with close spellings)."""
+        if self.subwords is not None and isinstance(key, str) and key not in self.key_to_index:
+            return None
+        return self.get_index(key)
+
+    def built_vector(self, word: str, norm: bool = False) -> np.ndarray:
+        """The (D,) float32 vector the subwords build for ``word`` (``norm``: at unit
+        length): the mean of its n-grams' rows, or fastText's zero vector where it has
+        none, which ``norm`` refuses (``UnknownWordError``: it has no direction)."""
+        if self.subwords is None:
+            raise UnknownWordError(word, self.suggest(word))
+        vector, ngrams = self.subwords.compose([word])
+        if not norm:
+            return vector[0]
+        if not ngrams[0]:
+            why = f"nor has it a character n-gram of {self.subwords.settings.lengths()} to build a vector from"
+            raise UnknownWordError(word, self.suggest(word), why)
+        return unit_rows(vector)[0]
 
     def vector(self, word: str) -> np.ndarray:
         """The (D,) row of ``word`` (``get_vector``)."""
@@ -329,7 +373,9 @@ class Vectors:
         """``vectors["king"]``: the (D,) row; ``vectors[["king", "queen"]]``: (2, D)."""
         if isinstance(keys, (str, int, np.integer)):
             return self.get_vector(keys)
-        return self.vectors[[self.get_index(key) for key in keys]]
+        if self.subwords is None or all(self.has_index_for(key) for key in keys):
+            return self.vectors[[self.get_index(key) for key in keys]]
+        return np.stack([self.get_vector(key) for key in keys])
 
     def suggest(self, word: str, n: int = 3) -> list[str]:
         """Close spellings of ``word`` among the most frequent words (case variants first)."""
@@ -381,7 +427,7 @@ class Vectors:
             warnings.warn(f"not in the vocabulary, left out: {sorted(set(words) - set(used))}", stacklevel=2)
         if not used:
             raise W2VError("no word of the list is in the vocabulary")
-        rows = self.unit[[self.get_index(w) for w in used]]
+        rows = np.stack([self.get_vector(w, norm=True) for w in used])
         sims = rows @ unit_rows(rows.mean(axis=0, keepdims=True))[0]
         return sorted(zip(sims.tolist(), used, strict=True), reverse=True)[-1][1]
 
@@ -486,8 +532,9 @@ class Vectors:
             if isinstance(key, np.ndarray):
                 terms.append((np.asarray(key, dtype=np.float32), float(given), None))
             else:
-                row = self.get_index(key)
-                terms.append((self.unit[row], float(given), row))
+                row = self.known_row(key)
+                vector = self.unit[row] if row is not None else self.built_vector(str(key), norm=True)
+                terms.append((vector, float(given), row))
         return terms
 
     def _unit_query(self, word_or_vector: Key | np.ndarray) -> np.ndarray:
@@ -507,13 +554,14 @@ class Vectors:
 
 
 class UnknownWordError(W2VError, KeyError):
-    """A query word is not in the vocabulary; ``suggestions`` holds close spellings.
-    Also a ``KeyError``, as gensim raises for an unknown key."""
+    """A query word is not in the vocabulary; ``suggestions`` holds close spellings,
+    ``why`` (if given) what else failed. Also a ``KeyError``, as gensim raises for an
+    unknown key."""
 
-    def __init__(self, word: str, suggestions: Sequence[str] = ()):
+    def __init__(self, word: str, suggestions: Sequence[str] = (), why: str = ""):
         self.word = word
         self.suggestions = list(suggestions)
-        message = f"word not in vocabulary: '{display_word(word)}'"
+        message = f"word not in vocabulary: '{display_word(word)}'" + (f", {why}" if why else "")
         if self.suggestions:
             message += " (did you mean: " + ", ".join(display_word(w) for w in self.suggestions) + "?)"
         super().__init__(message)

@@ -1,0 +1,78 @@
+"""fastText's character n-grams of a word (``Dictionary::computeSubwords``) and their buckets.
+
+A word's n-grams are the ``minn`` to ``maxn`` characters (UTF-8 sequences) long
+substrings of ``<word>``, but not ``<`` or ``>`` alone; ``</s>`` has none. Each is
+hashed by 32-bit FNV-1a over its bytes taken as signed chars, modulo ``bucket``:
+its row is ``nwords + bucket`` of fastText's input matrix. Vectorised over a block
+of words in numpy, for composing vectors when querying and for tables built once per
+run; no Numba here.
+"""
+
+from typing import NamedTuple
+
+import numpy as np
+
+EOS = b"</s>"  # fastText's end of sentence, which has no n-grams
+FNV_OFFSET = np.uint32(2166136261)
+FNV_PRIME = np.uint32(16777619)
+
+
+class NgramSettings(NamedTuple):
+    """Which character n-grams a word has and how many buckets they hash into:
+    ``minn`` to ``maxn`` characters (fastText's defaults 3 to 6; ``maxn`` 0: none),
+    ``bucket`` rows (fastText's default 2,000,000)."""
+
+    minn: int = 3
+    maxn: int = 6
+    bucket: int = 2_000_000
+
+    def has_ngrams(self) -> bool:
+        """Whether these lengths give a word any n-gram."""
+        return has_ngrams(self.minn, self.maxn)
+
+    def lengths(self) -> str:
+        """``"3 to 6 characters"``: the n-grams' lengths, for messages."""
+        return f"{self.minn} characters" if self.minn == self.maxn else f"{self.minn} to {self.maxn} characters"
+
+
+def has_ngrams(minn: int, maxn: int) -> bool:
+    """Whether n-gram lengths ``minn`` to ``maxn`` give a word any n-gram."""
+    return maxn >= max(minn, 1)
+
+
+def ngram_buckets(words: list[bytes], minn: int, maxn: int, bucket: int) -> tuple[np.ndarray, np.ndarray]:
+    """fastText's ``computeSubwords`` for a block of words: the index in ``words`` of
+    each character n-gram's word and its bucket (int64 arrays), n-gram by n-gram,
+    vectorised over the words: at each start byte of a character, n grows one
+    character (a byte and its UTF-8 continuation bytes) at a time. A word's n-grams
+    come in fastText's order: by start, then by length."""
+    padded = [b"<" + word + b">" for word in words]
+    lengths = np.array([0 if word == EOS else len(p) for word, p in zip(words, padded, strict=True)])
+    width = int(lengths.max(initial=0))
+    if not has_ngrams(minn, maxn) or width == 0:
+        return np.empty(0, dtype=np.int64), np.empty(0, dtype=np.int64)
+    text = np.zeros((len(words), width + 1), dtype=np.uint8)  # a zero byte past every word
+    for i, p in enumerate(padded):
+        text[i, : lengths[i]] = np.frombuffer(p, dtype=np.uint8)[: lengths[i]]
+    signed = text.view(np.int8).astype(np.int32).view(np.uint32)  # a byte as fastText hashes it
+    continuation = (text & 0xC0) == 0x80
+    owners, buckets = [np.empty(0, dtype=np.int64)], [np.empty(0, dtype=np.int64)]  # n-grams may all be too short
+    for start in range(width):
+        rows = np.flatnonzero((start < lengths) & ~continuation[:, start])
+        hashes = np.full(len(rows), FNV_OFFSET, dtype=np.uint32)
+        ends = np.full(len(rows), start)
+        for size in range(1, maxn + 1):
+            left = ends < lengths[rows]
+            rows, hashes, ends = rows[left], hashes[left], ends[left]
+            if not len(rows):
+                break  # every word ended: no longer n-gram starts here
+            more = np.ones(len(rows), dtype=bool)  # the first byte of the character, then its continuations
+            while more.any():
+                hashes[more] = (hashes[more] ^ signed[rows[more], ends[more]]) * FNV_PRIME
+                ends[more] += 1
+                more &= continuation[rows, ends] & (ends < lengths[rows])
+            if size >= minn:
+                kept = ~((size == 1) & ((start == 0) | (ends == lengths[rows])))  # not "<" or ">" alone
+                owners.append(rows[kept])
+                buckets.append((hashes[kept] % np.uint32(bucket)).astype(np.int64))
+    return np.concatenate(owners), np.concatenate(buckets)

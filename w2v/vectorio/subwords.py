@@ -1,0 +1,99 @@
+"""Vectors built from character n-grams: a subword model's vector for any word.
+
+A subword model (fastText's, w2v's with subwords) holds each word's own row and
+``bucket`` rows of character n-grams, both float32 and usually memory-mapped from the
+model file. A word's vector is, as fastText's ``getWordVector`` computes it, the mean
+of its own row (when it is a word of the model) and the rows of its n-grams
+(``w2v.corpus.ngrams``), summed in float32 in fastText's order. A word the model has
+never seen is built from its n-grams alone; one with no n-gram either (too short for
+``minn``, ``</s>``) gets the zero vector, as fastText and gensim give it.
+"""
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from functools import cached_property
+from typing import NamedTuple
+
+import numpy as np
+
+from w2v.corpus.ngrams import NgramSettings, ngram_buckets
+from w2v.corpus.vocab import encode_word
+
+BLOCK_WORDS = 1024  # words whose n-gram rows are gathered at once
+
+
+class Composed(NamedTuple):
+    """Vectors built for n words: ``vectors`` (n, D) float32 and ``ngrams`` (n,) int64,
+    the number of n-gram rows each is the mean of (its own row, if any, not counted)."""
+
+    vectors: np.ndarray
+    ngrams: np.ndarray
+
+
+@dataclass(eq=False)
+class SubwordVectors:
+    """The ``words`` of a subword model (V,), UTF-8 bytes as they are hashed, their own
+    ``word_rows`` (V, D) float32, the n-gram ``buckets`` (bucket, D) float32 and the
+    n-gram ``settings`` (``settings.bucket`` is the buckets' row count)."""
+
+    words: list[bytes]
+    word_rows: np.ndarray
+    buckets: np.ndarray
+    settings: NgramSettings
+
+    def __post_init__(self) -> None:
+        dim = self.word_rows.shape[1]
+        if self.word_rows.shape[0] != len(self.words) or self.buckets.shape != (self.settings.bucket, dim):
+            raise ValueError(
+                f"{len(self.words)} words and {self.settings.bucket} buckets, but word rows of shape "
+                f"{self.word_rows.shape} and buckets of shape {self.buckets.shape}"
+            )
+
+    @property
+    def dim(self) -> int:
+        """D, the number of values a vector."""
+        return self.word_rows.shape[1]
+
+    @cached_property
+    def index(self) -> dict[bytes, int]:
+        """Word (bytes) to row; a word listed twice maps to its first row. Built on the
+        first query of a word, not at loading."""
+        return {word: row for row, word in reversed(list(enumerate(self.words)))}
+
+    def compose(self, words: Sequence[str]) -> Composed:
+        """The vectors of any ``words``: each the mean of its own row, if it is a word of
+        the model, and its n-grams' rows; zero where it has neither."""
+        raw = [encode_word(word) for word in words]
+        return self.composed(raw, np.array([self.index.get(word, -1) for word in raw], dtype=np.int64))
+
+    def vocabulary_vectors(self) -> np.ndarray:
+        """(V, D) float32: the vector of every word of the model, in its order (the
+        vectors fastText's ``.vec`` holds)."""
+        return self.composed(self.words, np.arange(len(self.words))).vectors
+
+    def ngram_count(self, word: str) -> int:
+        """How many character n-grams ``word`` has (repeated n-grams counted each time)."""
+        return len(ngram_buckets([encode_word(word)], *self.settings)[0])
+
+    def composed(self, words: list[bytes], rows: np.ndarray) -> Composed:
+        """``Composed`` of ``words`` whose own rows are ``rows`` ((n,) int64, -1 for a word
+        outside the model), ``BLOCK_WORDS`` at a time."""
+        vectors = np.empty((len(words), self.dim), dtype=np.float32)
+        ngrams = np.empty(len(words), dtype=np.int64)
+        for start in range(0, len(words), BLOCK_WORDS):
+            block = slice(start, start + BLOCK_WORDS)
+            vectors[block], ngrams[block] = self.block_means(words[block], rows[block])
+        return Composed(vectors, ngrams)
+
+    def block_means(self, words: list[bytes], rows: np.ndarray) -> Composed:
+        """``composed`` for one block of words: their rows summed in float32, the word's
+        own row first, then its n-grams' in fastText's order, times 1 / their count."""
+        owners, buckets = ngram_buckets(words, *self.settings)
+        known = rows >= 0
+        sums = np.zeros((len(words), self.dim), dtype=np.float32)
+        sums[known] = self.word_rows[rows[known]]
+        with np.errstate(over="ignore", invalid="ignore"):  # past float32's range: inf or NaN, as fastText's sums
+            np.add.at(sums, owners, self.buckets[buckets])
+        ngrams = np.bincount(owners, minlength=len(words))
+        counts = np.maximum(known + ngrams, 1).astype(np.float32)  # no row at all: the zero vector
+        return Composed(sums * (np.float32(1) / counts)[:, None], ngrams)
