@@ -1,4 +1,4 @@
-"""fastText's ``.bin`` models, read for their word vectors without fastText.
+"""fastText's ``.bin`` models, read for their word vectors and written, without fastText.
 
 The layout (fastText's ``FastText::saveModel``, format versions 11 and 12), all
 little-endian: the int32 magic 793712314 and the version; the arguments (12 int32:
@@ -17,7 +17,8 @@ only the pages of the rows used, and the n-gram rows stay mapped for building th
 vectors of words the model has never seen.
 
 fastText checks none of its settings when it loads a model; this reader refuses
-(``FormatError``, one line) the values no model fastText trains can hold:
+(``FormatError``, one line) the values no model fastText trains can hold, and the
+writer refuses to write them (``W2VError``):
 
 - ``minn`` and ``maxn`` outside 0 to ``MAX_NGRAM`` characters. fastText's n-grams
   are 3 to 6 characters by default and tuned within a few characters of that;
@@ -32,26 +33,44 @@ fastText checks none of its settings when it loads a model; this reader refuses
 - an input matrix of other than ``nwords + bucket`` rows of ``dim`` columns (the
   shape fastText gives it), or one the file is too short to hold: every n-gram's
   bucket is then a row of the matrix.
+
+``save_fasttext`` writes format version 12 as ``FastText::saveModel`` does, an
+unsupervised model (``FastTextModel``: the words, their counts, both matrices and
+the ``FastTextSettings``), which ``fasttext.load_model`` and gensim's
+``load_facebook_model`` read.
 """
 
 import mmap
+import os
+import re
 import struct
+from collections.abc import Sequence
 from dataclasses import dataclass
+from typing import BinaryIO, NamedTuple
 
 import numpy as np
 
 from w2v.corpus.ngrams import NgramSettings
-from w2v.corpus.vocab import decode_word, split_word
-from w2v.errors import FormatError
+from w2v.corpus.vocab import decode_word, encode_word, split_word
+from w2v.errors import FormatError, W2VError
+from w2v.files import atomic_output
 from w2v.vectorio.subwords import SubwordVectors
 
 MAGIC = 793712314
 VERSIONS = (11, 12)
+VERSION = 12  # the version written
 ARGS = struct.Struct("<12id")  # dim ws epoch minCount neg wordNgrams loss model bucket minn maxn lrUpdateRate t
 DICTIONARY = struct.Struct("<3i2q")  # size nwords nlabels ntokens pruneidx_size
+ENTRY_END = struct.Struct("<qb")  # after a word's bytes and its NUL: its count and type
 MATRIX = struct.Struct("<2q")  # rows columns
 SUPERVISED = 3  # fastText's model_name::sup
+MODELS = {"cbow": 1, "skipgram": 2}  # fastText's model_name
+LOSSES = {"hs": 1, "ns": 2, "softmax": 3}  # fastText's loss_name
+WORD_TYPE = 0  # fastText's entry_type::word
+NO_PRUNING = -1  # pruneidx_size of a model that was never pruned (quantized)
 MAX_NGRAM = 100  # the longest n-gram, in characters, that minn and maxn may name (see above)
+WRITE_ROWS = 65536  # matrix rows written at once
+FASTTEXT_WORD_END = re.compile("[ \t\n\r\x0b\x0c\x00]")  # what ends a word in fastText's input and dictionary
 
 
 @dataclass
@@ -185,3 +204,110 @@ def quantized(path: str) -> FormatError:
         f"{path} is a quantized fastText model: its vectors cannot be read; write them with fastText: "
         f"fasttext print-word-vectors {path} < words.txt > vectors.txt (one word a line; w2v reads vectors.txt)"
     )
+
+
+# --- writing ------------------------------------------------------------------------
+
+
+class FastTextSettings(NamedTuple):
+    """fastText's arguments a model file keeps, besides its dimension: the ``model``
+    ("cbow" or "skipgram"), the ``loss`` ("hs", "ns" or "softmax"), the window ``ws``,
+    ``epoch``, ``min_count``, ``neg`` (noise words a pair), ``lr_update_rate``,
+    the subsampling threshold ``t`` and the character ``ngrams``. The defaults are
+    fastText's unsupervised ones."""
+
+    model: str = "skipgram"
+    loss: str = "ns"
+    ws: int = 5
+    epoch: int = 5
+    min_count: int = 5
+    neg: int = 5
+    lr_update_rate: int = 100
+    t: float = 1e-4
+    ngrams: NgramSettings = NgramSettings()
+
+
+class FastTextModel(NamedTuple):
+    """An unsupervised model to write: its ``words`` (V,), their corpus ``counts`` (V,)
+    int64, the ``input`` matrix (V + bucket, D) float32 (the words' rows, then the
+    n-gram buckets'), the ``output`` matrix (V, D) float32 and its ``settings``;
+    ``ntokens``, the tokens training read (None: the counts' sum)."""
+
+    words: Sequence[str]
+    counts: np.ndarray
+    input: np.ndarray
+    output: np.ndarray
+    settings: FastTextSettings = FastTextSettings()
+    ntokens: int | None = None
+
+
+def save_fasttext(path: str | os.PathLike, model: FastTextModel) -> None:
+    """Write ``model`` to ``path`` as fastText's ``saveModel`` does (format version 12),
+    through a temporary file renamed when complete: a failure never leaves a
+    half-written file. W2VError (one line) for a model fastText could not hold."""
+    path = os.fspath(path)
+    problem = model_problem(model)
+    if problem:
+        raise W2VError(f"cannot write {path} as a fastText model: {problem}")
+    with atomic_output(path) as out:
+        out.write(header_bytes(model))
+        out.write(dictionary_bytes(model))
+        out.write(b"\0")  # the input matrix is not quantized
+        write_matrix(out, model.input)
+        out.write(b"\0")  # nor is the output matrix
+        write_matrix(out, model.output)
+
+
+def model_problem(model: FastTextModel) -> str | None:
+    """What in ``model`` fastText could not hold or would read otherwise; None if nothing."""
+    settings, words = model.settings, len(model.words)
+    if settings.model not in MODELS:
+        return f"model {settings.model!r} (fastText's are {', '.join(MODELS)})"
+    if settings.loss not in LOSSES:
+        return f"loss {settings.loss!r} (fastText's are {', '.join(LOSSES)})"
+    dim = model.input.shape[1] if model.input.ndim == 2 else 0
+    problem = settings_problem(dim, settings.ngrams)
+    if problem:
+        return problem
+    expected = {
+        "counts": (np.shape(model.counts), (words,)),
+        "input matrix": (model.input.shape, (words + settings.ngrams.bucket, dim)),
+        "output matrix": (model.output.shape, (words, dim)),
+    }
+    for name, (shape, wanted) in expected.items():
+        if shape != wanted:
+            return f"{name} of shape {shape}, not {wanted} ({words:,} words, {settings.ngrams.bucket:,} buckets)"
+    return split_word(list(model.words), FASTTEXT_WORD_END, "whitespace or a NUL")
+
+
+def header_bytes(model: FastTextModel) -> bytes:
+    """The magic number, the version and fastText's ``Args::save``."""
+    s, ngrams = model.settings, model.settings.ngrams
+    word_ngrams = 1  # no word n-grams: an unsupervised model's
+    args = ARGS.pack(
+        *(model.input.shape[1], s.ws, s.epoch, s.min_count, s.neg, word_ngrams, LOSSES[s.loss], MODELS[s.model]),
+        *(ngrams.bucket, ngrams.minn, ngrams.maxn, s.lr_update_rate, s.t),
+    )
+    return struct.pack("<2i", MAGIC, VERSION) + args
+
+
+def dictionary_bytes(model: FastTextModel) -> bytes:
+    """fastText's ``Dictionary::save``: the sizes, then each word's bytes, a NUL, its count
+    and its type (a word); no labels, never pruned."""
+    counts = np.asarray(model.counts, dtype=np.int64).tolist()
+    ntokens = int(sum(counts)) if model.ntokens is None else model.ntokens
+    words = len(model.words)
+    head = DICTIONARY.pack(words, words, 0, ntokens, NO_PRUNING)
+    entries = (
+        encode_word(word) + b"\0" + ENTRY_END.pack(count, WORD_TYPE)
+        for word, count in zip(model.words, counts, strict=True)
+    )
+    return head + b"".join(entries)
+
+
+def write_matrix(out: BinaryIO, matrix: np.ndarray) -> None:
+    """fastText's ``DenseMatrix::save``: rows and columns (int64), then the float32
+    values row by row, ``WRITE_ROWS`` rows at a time."""
+    out.write(MATRIX.pack(*matrix.shape))
+    for start in range(0, matrix.shape[0], WRITE_ROWS):
+        out.write(np.ascontiguousarray(matrix[start : start + WRITE_ROWS], dtype="<f4").data)
