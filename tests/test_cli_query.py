@@ -10,8 +10,10 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from reference import fasttext_bin
 
 from w2v.cli import main
+from w2v.vectorio.word2vec import text_records
 from w2v.vectors.wordvectors import Vectors
 
 FIXTURES = Path(__file__).parent / "fixtures"
@@ -124,18 +126,20 @@ def test_similar_interactive(in_tmp, capsys, monkeypatch):
 
 
 def test_vector(in_tmp, capsys, monkeypatch):
-    """``w2v vector WORD...``: fastText's print-word-vectors lines, values as the text format's."""
+    """``w2v vector WORD...``: fastText's print-word-vectors lines, values as the text
+    format's; an unknown word is one error line, the other words are printed."""
     code, out, err = run(capsys, "vector", "king", "apple")
     assert (code, out, err) == (0, "king 1 0 1\napple 0 0 -1\n", "")
     code, out, err = run(capsys, "vector", stdin="man\nqueen prince\nfoo man\n", monkeypatch=monkeypatch)
-    assert out == "man 1 0 0\nqueen 0 1 1\nprince 1 0.2 1\n"
+    assert out == "man 1 0 0\nqueen 0 1 1\nprince 1 0.2 1\nman 1 0 0\n"
     assert err.splitlines() == [
         "w2v: error: word not in vocabulary: 'foo'",
-        "w2v: error: 1 of 3 lines could not be answered",
+        "w2v: error: 1 of 5 words could not be answered",
     ]
     assert code == 1
-    code, out, err = run(capsys, "vector", "king", "kingz")
-    assert (code, out) == (1, "") and err.startswith("w2v: error: word not in vocabulary: 'kingz'")
+    code, out, err = run(capsys, "vector", "king", "kingz", "queen")
+    assert (code, out) == (1, "king 1 0 1\nqueen 0 1 1\n")
+    assert err == "w2v: error: word not in vocabulary: 'kingz' (did you mean: king?)\n"
 
 
 def test_similarity(in_tmp, capsys, monkeypatch):
@@ -323,3 +327,76 @@ def test_convert_to_projector_checks_both_outputs_first(tmp_path, capsys):
     code, _, err = run(capsys, "convert", str(tmp_path / "v.bin"), str(tmp_path / "emb"), "--to", "projector")
     assert (code, err) == (1, f"w2v: error: output path is a folder: {tmp_path / 'emb_metadata.tsv'}\n")
     assert not (tmp_path / "emb_vectors.tsv").exists()
+
+
+# --- subword models: words outside the vocabulary built from their n-grams ----------------
+
+SUBWORD_NOTE = "w2v: note: 'kingdomz' is not in the vocabulary: built from 26 character n-grams\n"
+
+
+@pytest.fixture
+def subword_model(tmp_path, monkeypatch):
+    """A fastText ``.bin`` of ROYAL's words (minn 3, maxn 6), and one whose n-grams
+    are 4 to 6 characters (``a`` has none), in the current folder."""
+    monkeypatch.chdir(tmp_path)
+    rows = np.random.default_rng(5).standard_normal((len(ROYAL.words) + 50, 4))
+    words = [w.encode() for w in ROYAL.words]
+    Path("ft.bin").write_bytes(fasttext_bin(words, dim=4, bucket=50, values=rows))
+    Path("long.bin").write_bytes(fasttext_bin(words, dim=4, bucket=50, minn=4, values=rows))
+    return Vectors.load("ft.bin")
+
+
+def test_vector_builds_unseen_words(subword_model, capsys):
+    """The issue's case: ``w2v vector king kingdomz queen`` printed nothing; now every
+    word is printed, the unseen one built from its n-grams, with one note."""
+    code, out, err = run(capsys, "vector", "king", "kingdomz", "queen", "kingdomz", "-v", "ft.bin")
+    words = ["king", "kingdomz", "queen", "kingdomz"]
+    assert (code, err) == (0, SUBWORD_NOTE)  # once, though asked twice
+    assert out.encode() == text_records([w.encode() for w in words], subword_model[words])
+
+
+def test_vector_gives_a_word_without_ngrams_the_zero_vector(subword_model, capsys):
+    code, out, err = run(capsys, "vector", "a", "king", "-v", "long.bin")
+    assert code == 0 and out.splitlines()[0] == "a 0 0 0 0"
+    assert err == (
+        "w2v: note: 'a' is not in the vocabulary and has no character n-gram of 4 to 6 characters: "
+        "its vector is zero, as fastText gives it\n"
+    )
+
+
+def test_queries_build_unseen_words(subword_model, capsys):
+    code, out, err = run(capsys, "similar", "kingdomz", "-n", "2", "-v", "ft.bin")
+    assert (code, err) == (0, SUBWORD_NOTE)
+    assert out == "".join(f"{w}\t{s:.4f}\n" for w, s in subword_model.most_similar("kingdomz", topn=2))
+    code, out, err = run(capsys, "similarity", "kingdomz", "king", "-v", "ft.bin")
+    assert (code, err, out) == (0, SUBWORD_NOTE, f"{subword_model.similarity('kingdomz', 'king'):.4f}\n")
+    code, out, err = run(capsys, "analogy", "king", "man", "kingdomz", "-n", "1", "-v", "ft.bin")
+    assert (code, err) == (0, SUBWORD_NOTE)
+    assert out == "".join(f"{w}\t{s:.4f}\n" for w, s in subword_model.analogy("king", "man", "kingdomz", topn=1))
+
+
+NO_NGRAM = (
+    "w2v: error: word not in vocabulary: 'a', nor has it a character n-gram of 4 to 6 characters to build a vector from"
+)
+
+
+def test_a_word_without_ngrams_fails_its_query_alone(subword_model, capsys, monkeypatch):
+    code, out, err = run(capsys, "similar", "a", "-v", "long.bin")
+    assert (code, out, err) == (1, "", NO_NGRAM + "\n")
+    stdin = "kingdomz\na\nkingdomz king\n"
+    code, out, err = run(capsys, "similar", "-n", "1", "-v", "long.bin", stdin=stdin, monkeypatch=monkeypatch)
+    assert code == 1 and out.count("\n\n") == 2
+    assert err.splitlines() == [
+        "w2v: note: 'kingdomz' is not in the vocabulary: built from 18 character n-grams",  # 4 to 6 characters
+        NO_NGRAM,
+        "w2v: error: 1 of 3 queries could not be answered",
+    ]
+
+
+def test_eval_scores_known_words_only(subword_model, capsys):
+    """As gensim's: a pair with a word outside the vocabulary is missing, not built."""
+    pairs = Path("pairs.txt")
+    pairs.write_text("king\tqueen\t8\nman\twoman\t7\nking\tapple\t1\nkingdomz\tking\t9\n")
+    code, out, err = run(capsys, "eval", "ft.bin", "--similarity", str(pairs), "--json")
+    assert (code, err) == (0, "")
+    assert json.loads(out)["similarity"][0]["missing"] == 1

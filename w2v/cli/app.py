@@ -82,6 +82,11 @@ def cli() -> None:
     """word2vec: train word vectors (skip-gram/CBOW, HS/NS) and query them."""
 
 
+class Reported(Exception):
+    """A command's failures, each already reported on stderr in one line (``w2v vector``'s
+    unknown words, the others answered): exit 1 without another line."""
+
+
 class Terminated(Exception):
     """SIGTERM arrived: unwind like Ctrl-C (workers stop, no output is written)."""
 
@@ -119,6 +124,8 @@ def main(argv: list[str] | None = None) -> None:
         sys.exit(CLOSED_PIPE_EXIT)
     except click.exceptions.Abort:
         fail("interrupted", 130)
+    except Reported:
+        sys.exit(1)
     except getattr(click.exceptions, "NoArgsIsHelpError", ()) as err:  # plain ``w2v`` (click 8.2+): the help
         click.echo(err.format_message(), err=True)
         sys.exit(2)

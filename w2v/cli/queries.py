@@ -2,12 +2,12 @@
 
 import os
 import sys
-from collections.abc import Callable
+from collections.abc import Callable, Iterable, Iterator
 
 import click
 import numpy as np
 
-from w2v.cli.app import CONTEXT, cli
+from w2v.cli.app import CONTEXT, Reported, cli
 from w2v.corpus.vocab import display_word, encode_word
 from w2v.errors import FormatError, W2VError, plural
 from w2v.files import binary_name, check_writable
@@ -35,8 +35,8 @@ def vectors_options(command):
         "vectors_path",
         default="vectors.bin",
         show_default=True,
-        help="Vectors file: word2vec text or binary, GloVe, fastText .vec or .bin, .npy export, "
-        "w2v model file or checkpoint (folder).",
+        help="Vectors file: word2vec text or binary, GloVe, fastText .vec or .bin (whose character n-grams "
+        "build words outside the vocabulary), .npy export, w2v model file or checkpoint (folder).",
     )(command)
 
 
@@ -116,25 +116,58 @@ def neighbours(found) -> str:
     return "".join(f"{display_word(word)}\t{score:.4f}\n" for word, score in found)
 
 
-def answer_stdin(prompt: str, answer: Callable[[list[str]], str | bytes], what: tuple[str, str]) -> None:
-    """Answer the queries of standard input, one a line, printing ``answer(words)`` for
-    each; on a terminal, a prompt loop (``prompt`` on stderr; EXIT or end of input to
-    stop). A query ``answer`` fails on (W2VError: an unknown word) is reported and skipped;
-    if any failed and stdin is not a terminal, W2VError at the end counts them
-    (``what``: the singular and plural of a query)."""
+def unseen_notes(vectors: Vectors, zero_vectors: bool = False) -> Callable[[Iterable[str]], None]:
+    """A function that says on stderr, once per word, which query words outside the
+    vocabulary a subword model builds from their character n-grams (nothing for other
+    files). A word with no n-gram is left to the query's error, or, with
+    ``zero_vectors`` (``w2v vector``), noted as getting fastText's zero vector."""
+    noted: set[str] = set()
+
+    def note(words: Iterable[str]) -> None:
+        if vectors.subwords is None:
+            return
+        for word in words:
+            if word in noted or vectors.has_index_for(word):
+                continue
+            count = vectors.subwords.ngram_count(word)
+            if count or zero_vectors:
+                noted.add(word)
+                click.echo(f"w2v: note: {unseen_note(word, count, vectors.subwords.settings.lengths())}", err=True)
+
+    return note
+
+
+def unseen_note(word: str, ngrams: int, lengths: str) -> str:
+    """What a subword model makes of ``word``, outside its vocabulary, with ``ngrams``
+    character n-grams of ``lengths`` (``"3 to 6 characters"``)."""
+    shown = f"'{display_word(word)}' is not in the vocabulary"
+    if not ngrams:
+        return f"{shown} and has no character n-gram of {lengths}: its vector is zero, as fastText gives it"
+    return f"{shown}: built from {plural(ngrams, 'character n-gram')}"
+
+
+def stdin_queries(prompt: str) -> Iterator[list[str]]:
+    """The queries of standard input, one a line (its words), blank lines skipped; on a
+    terminal, ``prompt`` on stderr before each line, and EXIT stops."""
     interactive = sys.stdin.isatty()
-    asked = failed = 0
     while True:
         if interactive:
             click.echo(prompt, nl=False, err=True)
         line = sys.stdin.readline()
         if not line:
-            break
+            return
         query = line.split()
-        if not query:
-            continue
         if interactive and query == ["EXIT"]:
-            break
+            return
+        if query:
+            yield query
+
+
+def answer_each(queries: Iterable[list[str]], answer: Callable[[list[str]], str | bytes]) -> tuple[int, int]:
+    """Print ``answer(query)`` for each query; one it fails on (W2VError: an unknown word)
+    is reported on stderr, one line, and skipped. Returns how many were asked and failed."""
+    asked = failed = 0
+    for query in queries:
         asked += 1
         try:
             text = answer(query)
@@ -143,7 +176,21 @@ def answer_stdin(prompt: str, answer: Callable[[list[str]], str | bytes], what: 
             click.echo(f"w2v: error: {display_word(str(err))}", err=True)
             continue
         click.echo(text, nl=False)
-    if failed and not interactive:
+    return asked, failed
+
+
+def answer_stdin(
+    prompt: str, answer: Callable[[list[str]], str | bytes], what: tuple[str, str], each_word: bool = False
+) -> None:
+    """Answer the queries of standard input, one a line (``each_word``: one a word),
+    printing ``answer(words)`` for each; on a terminal, a prompt loop (``prompt`` on
+    stderr; EXIT or end of input to stop). A query ``answer`` fails on is reported and
+    skipped; if any failed and stdin is not a terminal, W2VError at the end counts them
+    (``what``: the singular and plural of a query)."""
+    lines = stdin_queries(prompt)
+    queries = ([word] for line in lines for word in line) if each_word else lines
+    asked, failed = answer_each(queries, answer)
+    if failed and not sys.stdin.isatty():
         raise W2VError(f"{failed:,} of {plural(asked, *what)} could not be answered")
 
 
@@ -174,7 +221,13 @@ def analogy(words, vectors_path, fmt, limit, n, method, restrict, headers):
     if words and len(words) != 3:
         raise click.UsageError(f"give three words A B C (for A - B + C), not {len(words)}; or none to read stdin")
     vectors = load_for_query(vectors_path, fmt, limit)
-    search = limit_noted(lambda q: vectors.analogy(*q, topn=n, method=method, restrict_vocab=restrict), limit)
+    note = unseen_notes(vectors)
+
+    def find(query: list[str]) -> list[tuple[str, float]]:
+        note(query)
+        return vectors.analogy(*query, topn=n, method=method, restrict_vocab=restrict)
+
+    search = limit_noted(find, limit)
     if words:
         click.echo(neighbours(search(words)), nl=False)
         return
@@ -203,7 +256,13 @@ def similar(words, minus, vectors_path, fmt, limit, n, restrict, headers):
     terminal, EXIT or end of input to stop).
     """
     vectors = load_for_query(vectors_path, fmt, limit)
-    search = limit_noted(lambda query: vectors.most_similar(query, list(minus), topn=n, restrict_vocab=restrict), limit)
+    note = unseen_notes(vectors)
+
+    def find(query: list[str]) -> list[tuple[str, float]]:
+        note([*query, *minus])
+        return vectors.most_similar(query, list(minus), topn=n, restrict_vocab=restrict)
+
+    search = limit_noted(find, limit)
     if words:
         click.echo(neighbours(search(list(words))), nl=False)
         return
@@ -223,22 +282,24 @@ def vector(words, vectors_path, fmt, limit):
     """Print the vectors of WORDS: 'word v1 ... vD' lines (fastText's print-word-vectors).
 
     With no words, reads words from stdin (any number a line) and prints their
-    vectors. A line (or the arguments) with an unknown word prints nothing for it and
-    is reported on stderr.
+    vectors. A word outside the vocabulary of a subword model (a fastText .bin) is
+    built from its character n-grams, with a note on stderr (fastText's zero vector
+    where it has none); another unknown word is reported on stderr, the other
+    words printed, and the exit status is 1.
     """
 
     vectors = load_for_query(vectors_path, fmt, limit)
+    note = unseen_notes(vectors, zero_vectors=True)
 
-    def records(query) -> bytes:
-        rows = vectors.vectors[[vectors.index(w) for w in query]]
-        return text_records([encode_word(w) for w in query], rows)
+    def record(query: list[str]) -> bytes:
+        note(query)
+        return text_records([encode_word(query[0])], vectors.get_vector(query[0])[None, :])
 
-    answer = limit_noted(records, limit)
-
-    if words:
-        click.echo(answer(words), nl=False)
-        return
-    answer_stdin("Enter words (EXIT to break): ", answer, ("line", "lines"))
+    answer = limit_noted(record, limit)
+    if not words:
+        answer_stdin("Enter words (EXIT to break): ", answer, ("word", "words"), each_word=True)
+    elif answer_each(([word] for word in words), answer)[1]:
+        raise Reported  # each unknown word's line is printed
 
 
 @cli.command(context_settings=CONTEXT)
@@ -253,7 +314,13 @@ def similarity(words, vectors_path, fmt, limit):
     if words and len(words) != 2:
         raise click.UsageError(f"give two words A B, not {len(words)}; or none to read stdin")
     vectors = load_for_query(vectors_path, fmt, limit)
-    cosine = limit_noted(lambda a, b: vectors.similarity(a, b), limit)
+    note = unseen_notes(vectors)
+
+    def similarity_of(a: str, b: str) -> float:
+        note([a, b])
+        return vectors.similarity(a, b)
+
+    cosine = limit_noted(similarity_of, limit)
     if words:
         click.echo(f"{cosine(*words):.4f}")
         return
