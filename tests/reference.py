@@ -169,6 +169,24 @@ def train_example(inputs: np.ndarray, target, params, settings, words, alpha):
     return loss, grads
 
 
+def input_rows(params, word: int) -> list[int]:
+    """The rows of ``syn0`` that make ``word``'s input: its own, or with subwords
+    (``params.subword_offsets`` not empty) the rows its subword table lists."""
+    offsets = params.subword_offsets
+    if offsets.shape[0] == 0:
+        return [word]
+    return [int(row) for row in params.subword_rows[offsets[word] : offsets[word + 1]]]
+
+
+def input_vector(syn0, params, word: int) -> np.ndarray:
+    """``word``'s input vector: the mean of its rows (float32, summed in order)."""
+    rows = input_rows(params, word)
+    total = np.zeros(syn0.shape[1], dtype=np.float32)
+    for row in rows:
+        total += syn0[row]
+    return total / np.float32(len(rows))
+
+
 def train_batch(tokens, syn0, params, keep_prob, settings, alpha, seed):
     """The reference of the kernel's ``train_batch``: same arguments, same effects.
     ``settings`` is the kernel's ``Settings``, read by name."""
@@ -203,24 +221,26 @@ def train_batch(tokens, syn0, params, keep_prob, settings, alpha, seed):
                 continue
             words, r = draw_negatives(target, negative, params, r) if ns and kind != SOFTMAX else ([], r)
             if settings.cbow:
+                rows = [row for word in context for row in input_rows(params, word)]  # one flat bag, as fastText
                 hidden = np.zeros(dim, dtype=np.float32)
-                for word in context:
-                    hidden += syn0[word]
+                for row in rows:
+                    hidden += syn0[row]
                 if settings.cbow_mean:
-                    hidden /= np.float32(len(context))
+                    hidden /= np.float32(len(rows))
                 step, grads = train_example(hidden[None, :], target, params, settings, words, alpha)
-                grads = np.repeat(grads, len(context), axis=0)  # each context row takes it unscaled
                 examples += 1
                 loss += step
-                for word, grad in zip(context, grads, strict=True):
-                    syn0[word] += grad
+                for row in rows:  # each row takes the gradient unscaled
+                    syn0[row] += grads[0]
             else:
                 for first in range(0, len(context), CHUNK):
                     chunk = context[first : first + CHUNK]
-                    step, grads = train_example(syn0[chunk], target, params, settings, words, alpha)
+                    inputs = np.stack([input_vector(syn0, params, word) for word in chunk])
+                    step, grads = train_example(inputs, target, params, settings, words, alpha)
                     loss += step
                     for word, grad in zip(chunk, grads, strict=True):
-                        syn0[word] += grad
+                        for row in input_rows(params, word):
+                            syn0[row] += grad
                 examples += len(context)
     return loss, examples
 

@@ -1,5 +1,5 @@
 """The kernels compile once: after a first training run, later runs with another
-vector size, model, loss or thread count, ``w2v score`` and ``--heldout`` load
+vector size, model, loss, thread count or subwords, ``w2v score`` and ``--heldout`` load
 everything from Numba's cache. Each run is a process of its own, sharing one fresh
 cache folder, and counts Numba's compile events (a load from the cache sends none)."""
 
@@ -77,6 +77,8 @@ def test_a_first_run_compiles_everything_later_runs_use(texts, tmp_path):
         "full softmax, balanced tree": [*train, "--dim", "5", "--softmax", "--hs", "--tree", "balanced"],
         "--heldout": [*train, "--dim", "20", "--hs", "--negative", "2", "--heldout", "held.txt"],
         "--heldout, CBOW": [*train, "--dim", "20", "--model", "cbow", "--heldout", "held.txt"],
+        "subwords, CBOW, heldout": [*train, "--subwords", "--bucket", "99", "--model", "cbow", "--heldout", "held.txt"],
+        "subwords, skip-gram, HS": [*train, "--dim", "24", "--subwords", "--bucket", "500", "--hs", "--threads", "2"],
         "continued, 1 thread": [*train, "--init-model", "m.npz", "--threads", "1"],
         "score": ["score", "m.npz", "held.txt"],
     }

@@ -9,7 +9,7 @@ from reference import train_batch as reference_batch
 from w2v.config import TrainConfig
 from w2v.corpus.vocab import MAX_CODE_LENGTH, Vocab
 from w2v.engine import kernels
-from w2v.engine.weights import Tables, path_tables
+from w2v.engine.weights import Tables, path_tables, subword_tables
 
 V, D = 12, 8
 COUNTS = np.array([30, 20, 15, 12, 10, 8, 6, 5, 4, 3, 2, 1], dtype=np.int64)
@@ -30,17 +30,22 @@ def batch_tokens() -> np.ndarray:
     return tokens
 
 
-def make_params(hs: bool, ns: bool, seed: int = 3, counts=COUNTS):
-    """Nonzero random weights (so every gradient term matters) and the vocabulary's tables."""
+SUBWORDS = TrainConfig(subwords=True, minn=2, maxn=3, bucket=9)  # words "w0".."w11": shared and colliding rows
+
+
+def make_params(hs: bool, ns: bool, seed: int = 3, counts=COUNTS, subwords: bool = False):
+    """Nonzero random weights (so every gradient term matters) and the vocabulary's
+    tables; with ``subwords``, ``SUBWORDS``' n-gram rows and subword tables."""
     vocab = make_vocab(counts)
     size = len(counts)
     rng = np.random.default_rng(seed)
-    syn0 = (rng.standard_normal((size, D)) * 0.3).astype(np.float32)
+    syn0 = (rng.standard_normal((size + (SUBWORDS.bucket if subwords else 0), D)) * 0.3).astype(np.float32)
     syn1 = (rng.standard_normal((size - 1, D)) * 0.3).astype(np.float32) if hs else np.zeros((0, D), np.float32)
     syn1neg = (rng.standard_normal((size, D)) * 0.3).astype(np.float32) if ns else np.zeros((0, D), np.float32)
     threshold, alias = vocab.alias_table(0.75)
     log_q = np.log(vocab.noise_distribution(0.75)).astype(np.float32)
-    return syn0, Tables(syn1, syn1neg, *path_tables(vocab, TrainConfig(hs=hs)), threshold, alias, log_q), vocab
+    words = subword_tables(vocab, SUBWORDS if subwords else TrainConfig())
+    return syn0, Tables(syn1, syn1neg, *path_tables(vocab, TrainConfig(hs=hs)), threshold, alias, log_q, *words), vocab
 
 
 def copy_params(params):
@@ -70,10 +75,11 @@ def test_subsampling_is_on_for_some_words():
     assert (keep < 1).sum() >= 2 and (keep == 1).sum() >= 2
 
 
-def check_against_reference(case: dict, tokens: np.ndarray, window: int, counts=COUNTS) -> None:
+def check_against_reference(case: dict, tokens: np.ndarray, window: int, counts=COUNTS, subwords=False) -> None:
     """The kernel and the numpy reference make the same updates, loss and example count."""
     kind, beta = case.get("kind", kernels.NS), case.get("beta", 0.0)
-    syn0, params, vocab = make_params(case["hs"], case["negative"] > 0 or kind == kernels.SOFTMAX, counts=counts)
+    output = case["negative"] > 0 or kind == kernels.SOFTMAX
+    syn0, params, vocab = make_params(case["hs"], output, counts=counts, subwords=subwords)
     keep = vocab.keep_probabilities(0.05)
     settings = kernels.Settings(window, case["negative"], case["cbow"], case["cbow_mean"], kind, beta)
     args = (keep, settings, 0.05, SEED)
@@ -102,6 +108,16 @@ def check_against_reference(case: dict, tokens: np.ndarray, window: int, counts=
 @pytest.mark.parametrize("name", list(CASES))
 def test_kernel_matches_reference(name):
     check_against_reference(CASES[name], batch_tokens(), window=3)
+
+
+@pytest.mark.parametrize("name", ["sg-ns", "sg-hs", "cbow-ns", "cbow-hs", "cbow-sum-ns", "sg-softmax"])
+def test_kernel_matches_reference_with_subwords(name):
+    """With subwords a word's input is the mean of its rows (its own and its n-grams',
+    some shared between words and some listed twice in a word), CBOW's the mean of
+    all its context words' rows together, and every row takes the gradient."""
+    rows = make_params(False, True, subwords=True)[1].subword_rows
+    assert len(rows) > 3 * V and len(np.unique(rows)) < len(rows)  # n-gram rows shared, or repeated
+    check_against_reference(CASES[name], batch_tokens(), window=3, subwords=True)
 
 
 @pytest.mark.parametrize("name", ["sg-ns", "sg-hs-ns", "cbow-hs-ns"])
@@ -210,7 +226,7 @@ def test_skipgram_update_is_minus_alpha_times_gradient(hs, negative):
     ``reference.example_loss`` (softplus NLL in nats)."""
     a, b, alpha = 2, 5, 0.1
     syn0, params, _ = make_params(hs, negative > 0, seed=11)
-    syn1, syn1neg, nodes, labels, offsets, threshold, alias, _ = params
+    syn1, syn1neg, nodes, labels, offsets, threshold, alias, _ = params[:8]
     syn0[a] = 0.0
     # a seed whose noise words are distinct and differ from the target, so that
     # one step of SGD equals the sequential updates of the kernel exactly
@@ -269,7 +285,7 @@ def test_cbow_mean_update_is_minus_alpha_times_hidden_gradient():
     """
     a, t, c, alpha = 3, 0, 7, 0.1
     syn0, params, _ = make_params(True, False, seed=5)
-    syn1, _, nodes, labels, offsets, _, _, _ = params
+    syn1, _, nodes, labels, offsets, _, _, _ = params[:8]
     syn0[:, 0] = 0.0
     syn0[t, 0] = 30.0  # dead examples: f = 30 * 1 + small
     syn1[:, 0] = 1.0

@@ -254,7 +254,7 @@ def test_model_build_shapes(hs, negative):
     vocab = Vocab([b"a", b"b", b"c", b"d"], np.array([9, 5, 3, 1]))
     config = TrainConfig(dim=6, hs=hs, negative=negative, sample=1e-3, threads=1).resolved()
     model = Model.build(vocab, config)
-    syn1, syn1neg, nodes, labels, offsets, alias_prob, alias_idx, log_q = model.tables
+    syn1, syn1neg, nodes, labels, offsets, alias_prob, alias_idx, log_q = model.tables[:8]
     assert log_q.shape == (4,) and log_q.dtype == np.float32
     assert len(nodes) == len(labels) and labels.dtype == np.float32 and set(labels.tolist()) <= {0.0, 1.0}
     assert model.syn0.shape == (4, 6) and model.syn0.dtype == np.float32

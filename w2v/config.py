@@ -28,6 +28,9 @@ MAX_SENTENCE_TOKENS = 10_000  # a longer sentence is cut into pieces of this man
 # No context crosses a piece's end: a wider window reaches no further (and would cost the
 # kernel's scratch space and scoring's time for nothing).
 MAX_WINDOW = MAX_SENTENCE_TOKENS
+# The longest character n-gram --minn and --maxn may name: an n-gram never runs past its
+# word, so a longer one changes nothing but the work (fastText's are 3 to 6 by default).
+MAX_NGRAM = 100
 MAX_THREADS = 1024  # more threads only wait for the others (and a million would take minutes to start)
 DEFAULT_PRUNE_AT = 10_000_000  # distinct words held while counting (word2vec.c: 21M)
 # The presets, NAME.toml: configs/ at the top of a checkout, shipped in the wheel as the
@@ -66,6 +69,10 @@ class TrainConfig:
     alpha: float | None = None
     min_alpha: float | None = None
     cbow_mean: bool = True
+    subwords: bool = False  # fastText's model: a word's input is the mean of its row and its n-grams' rows
+    minn: int = 3  # --subwords: the shortest character n-gram (fastText's default)
+    maxn: int = 6  # and the longest; 0: no n-grams
+    bucket: int = 2_000_000  # rows the n-grams are hashed into
     threads: int | None = None
     streams: int = 1  # evenly spaced parts of the corpus trained in turn, batch by batch (``idstream.evenly_spaced``)
     seed: int = 1
@@ -133,6 +140,7 @@ class TrainConfig:
         if self.negative is not None and self.negative < 0:
             raise ConfigError(f"negative must be 0 or more, not {self.negative}")
         self.validate_losses()
+        self.validate_subwords()
         if self.sample < 0:
             raise ConfigError(f"sample must be 0 (off) or positive, not {self.sample}")
         for name in ("alpha", "min_alpha"):
@@ -210,6 +218,36 @@ class TrainConfig:
                 "self_norm applies to the full softmax only: add softmax=True",
                 "--self-norm applies to the full softmax only: add --softmax",
             )
+
+    def validate_subwords(self) -> None:
+        """ConfigError for n-gram settings out of range, or given without subwords.
+        ``maxn`` 0 turns n-grams off (each word its own row alone); otherwise
+        ``1 <= minn <= maxn <= MAX_NGRAM`` and ``1 <= bucket <= MAX_COUNT``."""
+        defaults = {field.name: field.default for field in dataclasses.fields(TrainConfig)}
+        for name in ("minn", "maxn", "bucket"):
+            if getattr(self, name) != defaults[name] and not self.subwords:
+                raise ConfigError(
+                    f"{name} applies to subword vectors only: add subwords=True",
+                    f"--{name} applies to subword vectors only: add --subwords",
+                )
+        if self.maxn != 0 and not 1 <= self.minn <= self.maxn <= MAX_NGRAM:
+            raise ConfigError(
+                f"n-grams run from minn to maxn characters, 1 <= minn <= maxn <= {MAX_NGRAM} "
+                f"(or maxn=0: none), not minn={self.minn}, maxn={self.maxn}",
+                f"n-grams run from --minn to --maxn characters, 1 <= minn <= maxn <= {MAX_NGRAM} "
+                f"(or --maxn 0: none), not --minn {self.minn} --maxn {self.maxn}",
+            )
+        if not 1 <= self.bucket <= MAX_COUNT:
+            raise ConfigError(
+                f"bucket must be from 1 to {MAX_COUNT:,}, not {self.bucket:,}",
+                f"--bucket must be from 1 to {MAX_COUNT:,}, not {self.bucket:,}",
+            )
+
+    @property
+    def ngram_rows(self) -> int:
+        """Rows of the input matrix past the words': ``bucket`` with subwords that have
+        n-grams, else none."""
+        return self.bucket if self.subwords and self.maxn > 0 else 0
 
 
 # By a field's type: how a message names it, and whether a value is of it.

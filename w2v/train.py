@@ -20,6 +20,7 @@ import numpy as np
 from w2v.cluster.connect import connect
 from w2v.config import TRAIN_FIELDS, TrainConfig, check_setting_names
 from w2v.corpus.idstream import Encoded, IdStream, VocabChooser, check_trainable, encode_corpus, evenly_spaced
+from w2v.corpus.ngrams import NgramSettings
 from w2v.corpus.sources import expand_sources, source_list
 from w2v.corpus.vocab import Vocab, decode_word
 from w2v.engine.runloop import Hooks
@@ -31,6 +32,7 @@ from w2v.engine.workers import Progress, run_epochs, stream_offsets
 from w2v.errors import ConfigError, CorpusError, plural
 from w2v.progress import Steps, note, reading
 from w2v.report import TrainReport
+from w2v.vectorio.subwords import SubwordVectors
 from w2v.vectors.wordvectors import Vectors
 
 
@@ -64,7 +66,10 @@ HELDOUT_NORMALISED = 500  # of those, normalised over the vocabulary (losses oth
 SOFTMAX_NOTED_ABOVE = 5_000  # a full softmax over more words than this gets a note on its cost
 SOFTMAX_FLOPS = 10e9  # what a thread does of a full softmax's updates, a second, for that note
 # fixed by a model's weights: continued training keeps them
-STRUCTURE = ("model", "dim", "hs", "tree", "negative", "nce", "sampled_softmax", "softmax", "ns_exponent", "cbow_mean")
+STRUCTURE = (
+    *("model", "dim", "hs", "tree", "negative", "nce", "sampled_softmax", "softmax", "ns_exponent", "cbow_mean"),
+    *("subwords", "minn", "maxn", "bucket"),
+)
 
 
 def train(
@@ -176,7 +181,19 @@ def train(
             encoded.stream.close()
     report.prepare_seconds, report.seconds = prepare_seconds, time.perf_counter() - start
     report.compile_seconds = compiling.seconds
-    return Vectors([decode_word(w) for w in encoded.vocab.words], syn0, report, counts=encoded.vocab.counts)
+    return trained_vectors(encoded.vocab, syn0, config, report)
+
+
+def trained_vectors(vocab: Vocab, syn0: np.ndarray, config: TrainConfig, report: TrainReport) -> Vectors:
+    """The word vectors of a run over ``vocab``: the rows of ``syn0``, or with subwords
+    each word's composed vector (the mean of its row and its n-grams' rows, as
+    fastText's ``saveVectors`` writes them), the ``subwords`` building any other word."""
+    words = [decode_word(word) for word in vocab.words]
+    if not config.subwords:
+        return Vectors(words, syn0, report, counts=vocab.counts)
+    ngrams = NgramSettings(config.minn, config.maxn, config.ngram_rows)
+    subwords = SubwordVectors(vocab.words, syn0[: len(vocab)], syn0[len(vocab) :], ngrams)
+    return Vectors(words, subwords.vocabulary_vectors(), report, counts=vocab.counts, subwords=subwords)
 
 
 def check_heldout(heldout) -> None:
@@ -205,6 +222,11 @@ def train_on(address: str, corpus, config: TrainConfig, plan, hooks: Hooks, outp
     (None: the cluster's default)."""
     from w2v.cluster.training import train_on_cluster
 
+    if config.subwords:
+        raise ConfigError(
+            "subwords are not trained on a cluster yet: train them in one process (no cluster)",
+            "--subwords does not work with --cluster yet: train without --cluster",
+        )
     listed = source_list(corpus)
     sources = [source for source in listed or [] if isinstance(source, str)]
     if not listed or len(sources) < len(listed):

@@ -290,6 +290,22 @@ def rerun_recipe(ctx: click.Context) -> dict:
 @click.option(
     "--cbow-sum", is_flag=True, default=False, help="CBOW: sum the context vectors instead of averaging them."
 )
+@click.option(
+    "--subwords",
+    is_flag=True,
+    default=False,
+    help="fastText's model: a word's input vector is the mean of its own row and its character n-grams' "
+    "rows, so that any word, even one never seen, has a vector.",
+)
+@click.option("--minn", type=int, default=3, show_default=True, help="--subwords: the shortest n-gram, in characters.")
+@click.option("--maxn", type=int, default=6, show_default=True, help="--subwords: the longest n-gram (0: no n-grams).")
+@click.option(
+    "--bucket",
+    type=int,
+    default=2_000_000,
+    show_default=True,
+    help="--subwords: rows the n-grams are hashed into; the memory knob: bucket x dim x 4 bytes.",
+)
 @click.option("--threads", type=int, default=None, help="Worker threads [all cores].")
 @click.option(
     "--streams",

@@ -15,6 +15,7 @@ import numpy as np
 EOS = b"</s>"  # fastText's end of sentence, which has no n-grams
 FNV_OFFSET = np.uint32(2166136261)
 FNV_PRIME = np.uint32(16777619)
+BLOCK_WORDS = 4096  # words hashed at once by ``input_rows``: the block's padded bytes stay small
 
 
 class NgramSettings(NamedTuple):
@@ -76,3 +77,26 @@ def ngram_buckets(words: list[bytes], minn: int, maxn: int, bucket: int) -> tupl
                 owners.append(rows[kept])
                 buckets.append((hashes[kept] % np.uint32(bucket)).astype(np.int64))
     return np.concatenate(owners), np.concatenate(buckets)
+
+
+def input_rows(words: list[bytes], settings: NgramSettings) -> tuple[np.ndarray, np.ndarray]:
+    """The rows of fastText's input matrix that make each of the V ``words``: its own
+    row w, then row ``V + bucket`` of each of its n-grams in fastText's order
+    (``Dictionary::getSubwords``), as (rows (N,) int32, offsets (V + 1,) int64): word
+    w's rows are ``rows[offsets[w] : offsets[w + 1]]``. The matrix has
+    ``V + settings.bucket`` rows; ``maxn`` 0 gives each word its own row alone."""
+    size = len(words)
+    if size + settings.bucket > np.iinfo(np.int32).max:
+        raise ValueError(f"{size:,} words and {settings.bucket:,} buckets overflow int32 row ids")
+    owners, buckets = [], []
+    for start in range(0, size, BLOCK_WORDS):
+        block_owners, block_buckets = ngram_buckets(words[start : start + BLOCK_WORDS], *settings)
+        owners.append(block_owners + start)
+        buckets.append(block_buckets + size)
+    word_ids = np.arange(size, dtype=np.int64)
+    owner = np.concatenate([word_ids, *owners])  # each word's own row first, then its n-grams in order
+    row = np.concatenate([word_ids, *buckets])
+    order = np.argsort(owner, kind="stable")
+    offsets = np.zeros(size + 1, dtype=np.int64)
+    np.cumsum(np.bincount(owner, minlength=size), out=offsets[1:])
+    return row[order].astype(np.int32), offsets

@@ -11,6 +11,10 @@ centre word, is predicted from its context words ``c``:
 - CBOW: the mean (or, with ``cbow_mean`` off, the sum) of the context words'
   input vectors, ``h = (1/|C|) sum_c v_c``, predicts ``o`` (one example per
   centre word).
+- With subwords (fastText's model), a word stands for its rows ``R_w`` of
+  ``syn0``: its own and its character n-grams', ``v_w = (1/|R_w|) sum_{r in R_w} syn0[r]``,
+  and CBOW's ``h`` is one mean over all the rows of all the context words
+  (``subword_inputs``); the gradient of ``h`` goes unscaled to every row.
 
 The losses
 ----------
@@ -616,12 +620,14 @@ def output_loss(buffers, count, window, outputs, settings, alpha, dim):
 
 
 @jit_inline
-def window_inputs(syn0, chunk, settings, buffers, dim):
+def window_inputs(syn0, tables, chunk, settings, buffers, dim):
     """The inputs that predict a window's centre word, into ``buffers.inputs``, with
     their gradients ``buffers.grads`` zeroed. Skip-gram: each context word's input
     vector ``v_c`` (a row of ``syn0`` for each id of ``chunk``) on its own; CBOW
     (``settings.cbow``): one input, ``h = (1/|C|) sum_c v_c`` (``settings.cbow_mean``)
-    or the sum. Returns how many."""
+    or the sum. With subwords, ``subword_inputs``. Returns how many."""
+    if tables.subword_offsets.shape[0] > 0:
+        return subword_inputs(syn0, tables, chunk, settings, buffers, dim)
     inputs, grads = buffers.inputs, buffers.grads
     if not settings.cbow:
         for c in range(chunk.shape[0]):
@@ -641,16 +647,56 @@ def window_inputs(syn0, chunk, settings, buffers, dim):
 
 
 @jit_inline
-def move_inputs(syn0, chunk, cbow, grads, dim):
+def subword_inputs(syn0, tables, chunk, settings, buffers, dim):
+    """``window_inputs`` with subwords (fastText's ``computeHidden``): a word w stands
+    for its rows ``R_w``, ``syn0[r]`` for r in ``tables.subword_rows[offsets[w] :
+    offsets[w + 1]]`` (its own row and its character n-grams'). Skip-gram: each
+    context word's input is the mean of its rows, ``(1/|R_c|) sum_{r in R_c} syn0[r]``;
+    CBOW: one input, the mean (or the sum) of all the rows of all the context words
+    together, ``(1/sum_c |R_c|) sum_c sum_{r in R_c} syn0[r]``. Returns how many."""
+    rows, offsets, inputs, grads = tables.subword_rows, tables.subword_offsets, buffers.inputs, buffers.grads
+    count = 1 if settings.cbow else chunk.shape[0]
+    for i in range(count):
+        words = chunk if settings.cbow else chunk[i : i + 1]
+        members = 0
+        for c in range(words.shape[0]):
+            members += offsets[words[c] + 1] - offsets[words[c]]
+        divisor = lanes_splat(members if settings.cbow_mean or not settings.cbow else 1)
+        for k in range(0, dim, LANES):
+            total = lanes_zero()
+            for c in range(words.shape[0]):
+                for j in range(offsets[words[c]], offsets[words[c] + 1]):
+                    total = lanes_add(total, lanes_load(syn0[rows[j]], k, dim))
+            lanes_store(inputs[i], k, dim, lanes_divide(total, divisor))
+            lanes_store(grads[i], k, dim, lanes_zero())
+    return count
+
+
+@jit_inline
+def move_inputs(syn0, tables, chunk, cbow, grads, dim):
     """Add the inputs' gradients to the rows of ``syn0``: skip-gram's ``grads[c]`` to
     context word c's row; CBOW's one gradient ``grads[0]`` to every context row,
-    unscaled, as in word2vec.c. Each row is taken once: indexed float by float
-    (``syn0[chunk[c], k]``), the word's id would be read again after every store, as
-    the store might have changed it, and the loop would not be vectorised."""
+    unscaled, as in word2vec.c. With subwords, to every row the input was made of,
+    unscaled, as fastText's ``Model::update`` does (a row listed twice, twice). Each
+    row is taken once: indexed float by float (``syn0[chunk[c], k]``), the word's id
+    would be read again after every store, as the store might have changed it, and
+    the loop would not be vectorised."""
+    rows, offsets = tables.subword_rows, tables.subword_offsets
+    if offsets.shape[0] > 0:
+        for c in range(chunk.shape[0]):
+            g = grads[0] if cbow else grads[c]
+            for j in range(offsets[chunk[c]], offsets[chunk[c] + 1]):
+                add_to_row(syn0[rows[j]], g, dim)
+        return
     for c in range(chunk.shape[0]):
-        g, row = grads[0] if cbow else grads[c], syn0[chunk[c]]
-        for k in range(0, dim, LANES):
-            lanes_store(row, k, dim, lanes_add(lanes_load(row, k, dim), lanes_load(g, k, dim)))
+        add_to_row(syn0[chunk[c]], grads[0] if cbow else grads[c], dim)
+
+
+@jit_helper
+def add_to_row(row, g, dim):
+    """``row[:dim] += g[:dim]`` (float32)."""
+    for k in range(0, dim, LANES):
+        lanes_store(row, k, dim, lanes_add(lanes_load(row, k, dim), lanes_load(g, k, dim)))
 
 
 @jit_inline
@@ -673,9 +719,9 @@ def window_loss(syn0, window, outputs, settings, buffers, alpha, dim):
     together = contexts.shape[0] if settings.cbow else CHUNK  # context words per update
     for first in range(0, contexts.shape[0], together):
         chunk = contexts[first : min(first + together, contexts.shape[0])]
-        count = window_inputs(syn0, chunk, settings, buffers, dim)
+        count = window_inputs(syn0, outputs.tables, chunk, settings, buffers, dim)
         loss += output_loss(buffers, count, window, outputs, settings, alpha, dim)
-        move_inputs(syn0, chunk, settings.cbow, buffers.grads, dim)
+        move_inputs(syn0, outputs.tables, chunk, settings.cbow, buffers.grads, dim)
     return loss
 
 
@@ -704,7 +750,12 @@ def prefetch_next(syn0, tables, sentence, pos, length, window, dim):
     context row entering the window, its output row and its Huffman path."""
     if pos + 1 >= length:
         return
-    prefetch_row(syn0, sentence[min(pos + window + 1, length - 1)], dim)
+    entering = sentence[min(pos + window + 1, length - 1)]
+    if tables.subword_offsets.shape[0] > 0:
+        for j in range(tables.subword_offsets[entering], tables.subword_offsets[entering + 1]):
+            prefetch_row(syn0, tables.subword_rows[j], dim)
+    else:
+        prefetch_row(syn0, entering, dim)
     following = sentence[pos + 1]
     if tables.syn1neg.shape[0] > 0:
         prefetch_row(tables.syn1neg, following, dim)
@@ -720,8 +771,9 @@ def train_batch(tokens, syn0, tables, keep_prob, settings, alpha, seed):
     its buffers are on its stack, rows ``row_stride(D)`` floats apart.
 
     - ``tokens`` (N,) int32, ``-1`` ending sentences;
-    - ``syn0`` (V, D) float32 and the output matrices of ``tables``
-      (``weights.Tables``), updated in place;
+    - ``syn0`` (V, D) float32 (with subwords (V + B, D): the words' rows, then
+      the n-grams', ``tables.subword_rows`` naming each word's) and the output
+      matrices of ``tables`` (``weights.Tables``), updated in place;
     - ``keep_prob`` (V,) float32: probability of keeping each word (subsampling);
     - ``settings`` (``Settings``): the window, the noise words or candidates per
       centre word, CBOW or skip-gram, the loss of ``tables.syn1neg`` and its beta,
@@ -738,7 +790,7 @@ def train_batch(tokens, syn0, tables, keep_prob, settings, alpha, seed):
     stride = row_stride(dim)  # floats from one row of the stack buffers to the next
     window, samples = settings.window, settings.samples
     state, alpha, log_k = np.uint64(seed), np.float32(alpha), np.float32(np.log(max(samples, 1)))
-    vocab = syn0.shape[0] if settings.kind == SOFTMAX else 0
+    vocab = tables.syn1neg.shape[0] if settings.kind == SOFTMAX else 0
     owned = (  # the heap scratch buffers, used through unmanaged views
         scratch(tokens.shape[0], np.int32),  # a sentence after subsampling
         scratch(2 * window, np.int32),  # a window's context words
@@ -824,11 +876,12 @@ def path_log_probs(hidden, targets, syn1, path_nodes, path_labels, path_offsets,
 
 
 @jit_kernel
-def context_vectors(contexts, syn0, mean, out):
-    """CBOW's hidden vectors for ``w2v score``: ``out[b] = sum_c syn0[c]`` ((B, D)
-    float32) over the context words ``c = contexts[b, k] >= 0`` ((B, 2 window)
-    int32; -1: none), in the order of k as training adds them, divided by their
-    number if ``mean``."""
+def context_vectors(contexts, sums, sizes, mean, out):
+    """CBOW's hidden vectors for ``w2v score``: ``out[b] = sum_c sums[c]`` ((B, D)
+    float32) over the context words ``c = contexts[b, k] >= 0`` ((B, 2 window) int32;
+    -1: none), in the order of k as training adds them, divided by ``sum_c sizes[c]``
+    if ``mean``. ``sums`` (V, D) float32 and ``sizes`` (V,) int32: the sum of the rows
+    each word stands for and their number (``syn0`` and ones without subwords)."""
     for b in range(contexts.shape[0]):
         row = out[b]
         row[:] = 0.0
@@ -836,10 +889,10 @@ def context_vectors(contexts, syn0, mean, out):
         for k in range(contexts.shape[1]):
             word = contexts[b, k]
             if word >= 0:
-                vector = syn0[word]
+                vector = sums[word]
                 for d in range(row.shape[0]):
                     row[d] += vector[d]
-                count += 1
+                count += sizes[word]
         if mean and count > 0:
             scale = np.float32(1.0) / np.float32(count)
             for d in range(row.shape[0]):
@@ -854,4 +907,4 @@ def load_scoring_kernel() -> None:
     path_log_probs(
         rows, np.empty(0, int64), rows, np.empty(0, int32), np.empty(0, float32), np.zeros(1, int64), np.empty(0)
     )
-    context_vectors(np.empty((0, 1), int32), rows, True, rows)
+    context_vectors(np.empty((0, 1), int32), rows, np.empty(0, int32), True, rows)

@@ -46,10 +46,11 @@ import numpy as np
 from w2v.corpus.idstream import Encoded, IdStream, encode_corpus
 from w2v.engine.sampling import EVERY_PREDICTION, Sample, Sampling, TwoPhase
 from w2v.engine.state import TrainState
-from w2v.engine.weights import path_tables
+from w2v.engine.weights import path_tables, subword_tables
 from w2v.errors import CorpusError, FormatError
 
 BLOCK_VALUES = 1 << 20  # floats held at once in a temporary matrix (4 MiB)
+INPUT_BLOCK_WORDS = 4096  # words whose subword rows are gathered at once (``WordInputs``)
 # Skip-gram predictions planned and scored at once: a batch of 10,000 words makes 100,000 with
 # the default window of 5; a window of 10,000 makes 10**8, which would take gigabytes.
 PLAN_ROWS = 1 << 18
@@ -166,18 +167,50 @@ def plan_batch(ids: np.ndarray, first_sentence: int, model: str, window: int, sa
         yield Planned(ids[outputs].astype(np.int64), sentences[outputs], ids[inputs].astype(np.int64), None, normalised)
 
 
-def hidden_vectors(planned: Planned, syn0: np.ndarray, cbow_mean: bool) -> np.ndarray:
+class WordInputs(NamedTuple):
+    """Each word's input side as scoring reads it (V words, D values): ``means`` (V, D)
+    float32, a word's input vector on its own (skip-gram's hidden vector); ``sums``
+    (V, D) float32 and ``sizes`` (V,) int32, the sum of the rows of ``syn0`` the word
+    stands for and their number, so that CBOW's hidden vector is
+    ``sum_c sums[c] / sum_c sizes[c]``: with subwords, fastText's one mean over all
+    the rows of all the context words. Without subwords, ``syn0`` and ones."""
+
+    means: np.ndarray
+    sums: np.ndarray
+    sizes: np.ndarray
+
+    @classmethod
+    def of(cls, state: TrainState) -> "WordInputs":
+        """The inputs of ``state``'s model as its weights are now."""
+        size = len(state.vocab)
+        if not state.config.subwords:
+            return cls(state.syn0, state.syn0, np.ones(size, dtype=np.int32))
+        rows, offsets = subword_tables(state.vocab, state.config)
+        sums = np.empty((size, state.syn0.shape[1]), dtype=np.float32)
+        for start in range(0, size, INPUT_BLOCK_WORDS):
+            words = slice(start, min(start + INPUT_BLOCK_WORDS, size))
+            first, last = offsets[words.start], offsets[words.stop]
+            sums[words] = np.add.reduceat(state.syn0[rows[first:last]], offsets[words] - first, axis=0)
+        sizes = np.diff(offsets).astype(np.int32)  # a word's own row at least: never 0
+        return cls(sums / sizes[:, None], sums, sizes)
+
+
+def hidden_vectors(planned: Planned, inputs: WordInputs, cbow_mean: bool) -> np.ndarray:
     """(B, D) float32: the hidden vector of each planned prediction, skip-gram's input
-    row, or the sum (``cbow_mean``: the mean) of CBOW's context rows
+    vector, or the sum (``cbow_mean``: the mean) of CBOW's context rows
     (``kernels.context_vectors``)."""
     if planned.inputs is not None:
-        return syn0[planned.inputs]
+        return inputs.means[planned.inputs]
     from w2v.engine.kernels import context_vectors  # Numba: imported when a model is scored
 
     contexts = planned.contexts
     assert contexts is not None
-    hidden = np.empty((len(contexts), syn0.shape[1]), dtype=np.float32)
-    in_threads(len(contexts), lambda rows: context_vectors(contexts[rows], syn0, cbow_mean, hidden[rows]))
+    hidden = np.empty((len(contexts), inputs.sums.shape[1]), dtype=np.float32)
+
+    def work(rows: slice) -> None:
+        context_vectors(contexts[rows], inputs.sums, inputs.sizes, cbow_mean, hidden[rows])
+
+    in_threads(len(contexts), work)
     return hidden
 
 
@@ -358,8 +391,8 @@ class NoiseScorer:
     docstring). For skip-gram, whose hidden vector is the input word's row, the
     normalisers are computed once per input word and kept."""
 
-    def __init__(self, state: TrainState, diagnostics: bool = True):
-        self.syn0, self.out = state.syn0, state.syn1neg
+    def __init__(self, state: TrainState, inputs: WordInputs, diagnostics: bool = True):
+        self.syn0, self.out = inputs.means, state.syn1neg
         self.log_q = state.vocab.log_noise_distribution(state.config.ns_exponent)
         self.cache = np.full((2, len(state.vocab)), np.nan)  # per input word: log Z, log Z_ns
         self.implied = state.config.output_loss == "ns"
@@ -452,12 +485,13 @@ def score_plan(
     if not losses or state.syn0.shape[0] == 0:
         raise FormatError("the model has no output weights to score with")
     log_unigram = np.log(state.vocab.counts / state.vocab.total)
-    noise = NoiseScorer(state, diagnostics) if losses[-1] != "hs" else None
+    inputs = WordInputs.of(state)
+    noise = NoiseScorer(state, inputs, diagnostics) if losses[-1] != "hs" else None
     tree = tree or (TreeScorer.of(state) if losses[0] == "hs" else None)
     estimates = {(loss, part): TwoPhase(0 if loss == "hs" else 2) for loss in losses for part in ("own", "plain")}
     sentence_logs = np.zeros((plan.census.sentences + 1, len(losses)))
     for planned in plan.batches():
-        hidden = hidden_vectors(planned, state.syn0, state.config.cbow_mean)
+        hidden = hidden_vectors(planned, inputs, state.config.cbow_mean)
         unigram = log_unigram[planned.targets]
         for column, loss in enumerate(losses):
             normalised = planned.normalised if loss != "hs" else np.ones(len(hidden), dtype=bool)

@@ -38,11 +38,13 @@ import itertools
 import json
 import math
 import os
+import struct
 import zipfile
 import zlib
 from collections.abc import Iterator
 from contextlib import contextmanager, suppress
 from dataclasses import asdict, dataclass, field
+from typing import NamedTuple
 
 import numpy as np
 from numpy.lib import format as npformat
@@ -53,6 +55,7 @@ except ImportError:  # Windows: checkpoint folders are not locked
     fcntl = None  # type: ignore[assignment]
 
 from w2v.config import TrainConfig
+from w2v.corpus.ngrams import NgramSettings
 from w2v.corpus.sources import FIRST_SPACE
 from w2v.corpus.vocab import MAX_TOTAL_COUNT, Vocab, decode_word, split_reason
 from w2v.engine.weights import all_finite, weight_shapes
@@ -196,22 +199,61 @@ def checked_vocab(arrays: dict) -> Vocab:
     return Vocab(words, counts)
 
 
-def load_word_vectors(path: str, limit: int | None = None) -> tuple[list[str], np.ndarray, np.ndarray]:
-    """The words (V,), word vectors (``syn0``, (V, D) float32) and word counts (V,)
-    int64 of a model file or checkpoint (a folder: its checkpoint), without its other
-    arrays; ``limit``: only the first ``limit`` words. FormatError if it is not a w2v
+class StoredVectors(NamedTuple):
+    """What a model file holds for querying words: its first V' ``words`` (as stored,
+    UTF-8 bytes), their input rows ``rows`` ((V', D) float32) and ``counts`` ((V',)
+    int64); with subwords, the ``ngram_rows`` of ``syn0`` ((B, D) float32,
+    memory-mapped from the file) and the ``ngrams`` settings, else None for both."""
+
+    words: list[bytes]
+    rows: np.ndarray
+    counts: np.ndarray
+    ngram_rows: np.ndarray | None
+    ngrams: NgramSettings | None
+
+
+def load_word_vectors(path: str, limit: int | None = None) -> StoredVectors:
+    """The words, their rows of ``syn0`` and their counts (``StoredVectors``) of a model
+    file or checkpoint (a folder: its checkpoint), without its other arrays; ``limit``:
+    only the first ``limit`` words. ``syn0`` is memory-mapped: of a subword model's
+    n-gram rows, only the pages a query reads are. FormatError if it is not a w2v
     model file."""
     path = model_file(path)
-    names = ("vocab_words", "vocab_offsets", "syn0", "vocab_counts")
     with open_archive(path) as archive:
-        checked_archive(archive, path)
-        raw, offsets, syn0, counts = (read_entry(archive, path, name) for name in names)
-    n = len(syn0) if limit is None else min(limit, len(syn0))
+        _, config = checked_archive(archive, path)
+        raw, offsets, counts = (
+            read_entry(archive, path, name) for name in ("vocab_words", "vocab_offsets", "vocab_counts")
+        )
+        syn0 = mapped_entry(archive, path, "syn0")
+    size = len(counts)
+    n = size if limit is None else min(limit, size)
     try:
         words = vocab_words(raw.tobytes(), offsets, n)
     except ValueError as err:
         raise FormatError(f"{path}: damaged model file ({err})") from None
-    return [decode_word(word) for word in words], syn0[:n], counts[:n]
+    if not config.subwords:
+        return StoredVectors(words, np.array(syn0[:n]), counts[:n], None, None)
+    ngrams = NgramSettings(config.minn, config.maxn, config.ngram_rows)
+    return StoredVectors(words, np.array(syn0[:n]), counts[:n], syn0[size:], ngrams)
+
+
+def mapped_entry(archive: zipfile.ZipFile, path: str, name: str) -> np.ndarray:
+    """Array ``name`` of ``archive`` (its header checked, ``entry_header``) memory-mapped
+    read-only from the file: ``np.savez`` stores it uncompressed, after the zip entry's
+    local header and the array's ``.npy`` header."""
+    shape, dtype = entry_header(archive, path, name)
+    info = archive.getinfo(f"{name}.npy")
+    with open(path, "rb") as raw:
+        raw.seek(info.header_offset)
+        local = raw.read(ZIP_LOCAL_HEADER.size)
+        _, name_bytes, extra_bytes = ZIP_LOCAL_HEADER.unpack(local)
+        entry_start = info.header_offset + ZIP_LOCAL_HEADER.size + name_bytes + extra_bytes
+    with archive.open(info) as entry:
+        HEADER_READERS[npformat.read_magic(entry)](entry)
+        data_start = entry_start + entry.tell()
+    if not math.prod(shape):
+        return np.empty(shape, dtype=dtype)  # numpy cannot map 0 bytes
+    return np.memmap(path, dtype=dtype, mode="r", offset=data_start, shape=shape)
 
 
 def vocab_words(raw: bytes, offsets: np.ndarray, count: int) -> list[bytes]:
@@ -389,6 +431,9 @@ def open_archive(path: str) -> Iterator[zipfile.ZipFile]:
         raise NotAModelError(f"{path} is not a w2v model file or is damaged ({err})", path) from None
 
 
+# A zip entry's local header: its signature and the lengths of the name and the extra
+# field that come between it and the data (the other 22 bytes skipped).
+ZIP_LOCAL_HEADER = struct.Struct("<I22xHH")
 MAX_META_BYTES = 1 << 20  # the JSON metadata: settings, progress, a command line (a few KB)
 HEADER_READERS = {(1, 0): npformat.read_array_header_1_0, (2, 0): npformat.read_array_header_2_0}
 

@@ -1,6 +1,8 @@
 """The model's weights and the tables the training kernel reads with them.
 
-- ``syn0`` (V, D) float32: input vectors, the word vectors written out.
+- ``syn0`` (V, D) float32: input vectors, the word vectors written out. With
+  subwords, (V + B, D): the words' rows, then B = ``bucket`` rows of character
+  n-grams, a word's input vector being the mean of its rows (``Tables.subword_rows``).
 - ``Tables.syn1`` (V - 1, D) float32: the inner nodes of the hierarchical
   softmax's tree; ``Tables.syn1neg`` (V, D) float32: the output vectors of
   negative sampling. A loss that is off has a (0, D) array.
@@ -16,8 +18,9 @@ from typing import NamedTuple
 import numpy as np
 
 from w2v.config import TrainConfig
+from w2v.corpus.ngrams import NgramSettings, input_rows
 from w2v.corpus.vocab import Vocab
-from w2v.errors import DivergedError
+from w2v.errors import ConfigError, DivergedError
 
 # Training has diverged once a row of a weight matrix is longer than this. Rows of
 # trained word2vec models have norms of order 1 to 10 (the largest in runs of the
@@ -46,12 +49,16 @@ class Tables(NamedTuple):
     alias_prob: np.ndarray  # (V,) uint32: alias-method thresholds in [0, 2**24] (noise words)
     alias_idx: np.ndarray  # (V,) int32: the alias of each column
     log_q: np.ndarray  # (V,) float32: log q(w), q the noise distribution (NCE's and sampled softmax's offsets)
+    subword_rows: np.ndarray = np.empty(0, np.int32)  # (M,) int32: with subwords, each word's rows of syn0
+    subword_offsets: np.ndarray = np.empty(
+        0, np.int64
+    )  # (V + 1,): word w's are subword_rows[offsets[w] : offsets[w + 1]]
 
 
 def weight_shapes(size: int, config: TrainConfig) -> dict[str, tuple[int, int]]:
     """The shapes of ``syn0``, ``syn1`` and ``syn1neg`` for ``size`` words."""
     return {
-        "syn0": (size, config.dim),
+        "syn0": (size + config.ngram_rows, config.dim),
         "syn1": (max(size - 1, 1) if config.hs else 0, config.dim),
         "syn1neg": (size if config.output_loss else 0, config.dim),
     }
@@ -67,10 +74,43 @@ def init_input_vectors(size: int, dim: int, seed: int) -> np.ndarray:
 
 
 def fresh_weights(size: int, config: TrainConfig) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """word2vec.c's start for ``size`` words: random ``syn0``, zero ``syn1`` and ``syn1neg``."""
+    """word2vec.c's start for ``size`` words: random ``syn0`` (the n-gram rows too,
+    drawn after the words' so that these start as without subwords), zero ``syn1``
+    and ``syn1neg``. ConfigError, before allocating, if they cannot fit in memory."""
     shapes = weight_shapes(size, config)
+    check_memory(shapes, config)
     syn1, syn1neg = (np.zeros(shapes[name], dtype=np.float32) for name in ("syn1", "syn1neg"))
-    return init_input_vectors(size, config.dim, config.seed), syn1, syn1neg
+    return init_input_vectors(shapes["syn0"][0], config.dim, config.seed), syn1, syn1neg
+
+
+def available_memory() -> int | None:
+    """Bytes of memory available to a new allocation (Linux's MemAvailable: free
+    memory and the page cache that can be dropped); None where unknown."""
+    try:
+        with open("/proc/meminfo", encoding="ascii") as meminfo:
+            for line in meminfo:
+                if line.startswith("MemAvailable:"):
+                    return int(line.split()[1]) * 1024
+    except (OSError, ValueError, IndexError):
+        pass
+    return None
+
+
+def check_memory(shapes: dict[str, tuple[int, int]], config: TrainConfig) -> None:
+    """ConfigError if the weight matrices of ``shapes`` (float32) need more memory than
+    is available: with subwords, say that ``bucket`` is the knob (its rows are most of it)."""
+    needed = sum(4 * rows * cols for rows, cols in shapes.values())
+    available = available_memory()
+    if available is None or needed <= available:
+        return
+    what = f"{needed / 1e9:.1f} GB of weights, more than the {available / 1e9:.1f} GB of memory available"
+    if config.ngram_rows:
+        share = 4 * config.ngram_rows * config.dim / 1e9
+        raise ConfigError(
+            f"{what} ({share:.1f} GB of them the bucket={config.bucket:,} n-gram rows): lower bucket",
+            f"{what} ({share:.1f} GB of them the --bucket {config.bucket:,} n-gram rows): lower --bucket",
+        )
+    raise ConfigError(f"{what}: lower dim or the vocabulary (min_count, max_vocab)")
 
 
 def carry_weights(
@@ -80,13 +120,15 @@ def carry_weights(
     updated) from ``base_weights`` = (syn0, syn1, syn1neg) over ``base_vocab``. Known
     words keep their rows; new words start as in a fresh run (random input vector,
     zero output vector). Tree nodes keep their rows and new ones start at zero (as
-    gensim does), although a changed vocabulary rebuilds the tree under them."""
+    gensim does), although a changed vocabulary rebuilds the tree under them. With
+    subwords, the n-gram rows are kept whole."""
     old = {word: i for i, word in enumerate(base_vocab.words)}
     rows = np.array([old.get(word, -1) for word in vocab.words], dtype=np.int64)
     known = rows >= 0
     syn0, syn1, syn1neg = fresh_weights(len(vocab), config)
     base_syn0, base_syn1, base_syn1neg = base_weights
-    syn0[known] = base_syn0[rows[known]]
+    syn0[: len(vocab)][known] = base_syn0[rows[known]]
+    syn0[len(vocab) :] = base_syn0[len(base_vocab) :]  # subwords' n-gram rows: hashed alike for any vocabulary
     if config.output_loss:
         syn1neg[known] = base_syn1neg[rows[known]]
     if config.hs:
@@ -127,7 +169,8 @@ class Model:
         syn0, syn1, syn1neg = weights if weights is not None else fresh_weights(len(vocab), config)
         nodes, labels, offsets = path_tables(vocab, config)
         log_q = np.maximum(vocab.log_noise_distribution(config.ns_exponent), FLOAT32_LOWEST).astype(np.float32)
-        tables = Tables(syn1, syn1neg, nodes, labels, offsets, *vocab.alias_table(config.ns_exponent), log_q)
+        alias = vocab.alias_table(config.ns_exponent)
+        tables = Tables(syn1, syn1neg, nodes, labels, offsets, *alias, log_q, *subword_tables(vocab, config))
         return cls(syn0, tables, vocab.keep_probabilities(config.sample))
 
     def check_diverged(self, epoch: int, alpha: float) -> None:
@@ -145,6 +188,14 @@ class Model:
             raise DivergedError(
                 f"training diverged in epoch {epoch} ({what}): lower the learning rate (--alpha, now {alpha:g})"
             )
+
+
+def subword_tables(vocab: Vocab, config: TrainConfig) -> tuple[np.ndarray, np.ndarray]:
+    """``Tables``' subword rows and offsets: each word's rows of ``syn0`` with
+    ``config.subwords`` (``ngrams.input_rows``), else empty."""
+    if not config.subwords:
+        return Tables._field_defaults["subword_rows"], Tables._field_defaults["subword_offsets"]
+    return input_rows(vocab.words, NgramSettings(config.minn, config.maxn, config.ngram_rows))
 
 
 def path_tables(vocab: Vocab, config: TrainConfig) -> tuple[np.ndarray, np.ndarray, np.ndarray]:

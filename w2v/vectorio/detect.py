@@ -23,7 +23,8 @@ from typing import NamedTuple
 import numpy as np
 
 from w2v.corpus.sources import stream_errors
-from w2v.engine.state import CHECKPOINT_FILE, load_word_vectors
+from w2v.corpus.vocab import decode_word
+from w2v.engine.state import CHECKPOINT_FILE, StoredVectors, load_word_vectors
 from w2v.errors import FormatError, W2VError
 from w2v.files import COMPRESSED, is_url, open_input
 from w2v.vectorio.fasttext import is_fasttext, load_fasttext
@@ -56,11 +57,9 @@ def load_any(
     path = os.fspath(path)
     if limit is not None and limit < 0:
         raise W2VError(f"limit must be >= 0, not {limit}")
-    if os.path.isdir(path) and os.path.isfile(os.path.join(path, CHECKPOINT_FILE)):
-        return Loaded(*load_word_vectors(path, limit))
     kind = file_kind(path) if not os.path.isdir(path) and (is_url(path) or os.path.exists(path)) else "word2vec"
-    if kind == "model":
-        return Loaded(*load_word_vectors(path, limit))
+    if kind == "model" or (os.path.isdir(path) and os.path.isfile(os.path.join(path, CHECKPOINT_FILE))):
+        return model_vectors(load_word_vectors(path, limit))
     if kind == "fasttext":
         if path.endswith(COMPRESSED) or is_url(path):
             raise FormatError(f"{path} is a fastText model: decompress it first (w2v maps the .bin file itself)")
@@ -69,6 +68,17 @@ def load_any(
     if no_header or (kind == "headerless" and binary is None):
         return Loaded(*load_headerless(path, limit))
     return Loaded(*load_vectors(path, binary=binary, limit=limit))
+
+
+def model_vectors(stored: StoredVectors) -> Loaded:
+    """``Loaded`` from a w2v model file's ``StoredVectors``: a subword model's vectors
+    are its words' composed ones (each the mean of its row and its n-grams'), as its
+    ``-o`` file holds them, and its ``subwords`` build any other word."""
+    words = [decode_word(word) for word in stored.words]
+    if stored.ngrams is None or stored.ngram_rows is None:
+        return Loaded(words, stored.rows, stored.counts)
+    subwords = SubwordVectors(stored.words, stored.rows, stored.ngram_rows, stored.ngrams)
+    return Loaded(words, subwords.vocabulary_vectors(), stored.counts, subwords)
 
 
 def file_head(path: str) -> bytes | None:
