@@ -1,14 +1,20 @@
-"""Train fastText with subwords off (a plain word2vec) for ``scripts/bench.py``.
+"""Train fastText, with subwords off (a plain word2vec) or on (``--subwords``), for ``scripts/bench.py``.
 
 Run as a child process so that its wall time and peak memory are its own::
 
     python scripts/fasttext_runner.py CORPUS OUT.bin --model skipgram --loss ns --negative 5 \
-        --dim 100 --window 5 --sample 1e-4 --min-count 5 --epochs 5 --threads 2
+        --dim 100 --window 5 --sample 1e-4 --min-count 5 --epochs 5 --threads 2 --seed 1
+    python scripts/fasttext_runner.py CORPUS OUT.vec --model skipgram --loss ns --negative 5 \
+        --dim 100 --window 5 --sample 1e-4 --min-count 5 --epochs 5 --threads 2 --seed 1 \
+        --subwords --alpha 0.05 --minn 3 --maxn 6 --bucket 2000000 --save-model OUT.bin
 
-``minn=maxn=0``, ``wordNgrams=1`` and ``bucket=0`` leave only the word vectors, which are
-written in word2vec's binary format like the other systems' (fastText itself writes text).
-The learning rate is word2vec.c's, 0.025 for skip-gram and 0.05 for CBOW (fastText's own
-default is 0.05 for both), so that every system trains with the same settings.
+Without ``--subwords``, ``minn=maxn=0``, ``wordNgrams=1`` and ``bucket=0`` leave only the word
+vectors, and the learning rate is word2vec.c's, 0.025 for skip-gram and 0.05 for CBOW
+(fastText's own default is 0.05 for both), so that every system trains with the same settings.
+With it, fastText's model: a word's vector is the mean of its own row and its character
+n-grams' (``get_word_vector``), ``--save-model`` writes the fastText ``.bin`` (``save_model``).
+The vectors are written as word2vec binary for a ``.bin`` name, else as text (a ``.vec``, as
+fastText's ``saveVectors`` writes it). fastText's noise distribution is counts^0.5, fixed.
 """
 
 import argparse
@@ -27,24 +33,41 @@ def parse_args() -> argparse.Namespace:
     for name in ["negative", "dim", "window", "min-count", "epochs", "threads"]:
         parser.add_argument(f"--{name}", type=int, required=True)
     parser.add_argument("--sample", type=float, required=True)
-    return parser.parse_args()
+    parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument("--alpha", type=float, help="the learning rate [0.025 skip-gram, 0.05 CBOW]")
+    parser.add_argument("--subwords", action="store_true", help="character n-grams of --minn to --maxn characters")
+    parser.add_argument("--minn", type=int, default=3)
+    parser.add_argument("--maxn", type=int, default=6)
+    parser.add_argument("--bucket", type=int, default=2_000_000)
+    parser.add_argument("--save-model", help="--subwords: also write the fastText .bin")
+    args = parser.parse_args()
+    if args.save_model and not args.subwords:
+        parser.error("--save-model needs --subwords")
+    return args
 
 
-def write_binary(path: str, words: list[str], matrix: np.ndarray) -> None:
-    """word2vec binary: header ``"V D\\n"``, then per word its bytes, a space, D float32, a newline."""
+def write_vectors(path: str, words: list[str], matrix: np.ndarray) -> None:
+    """word2vec binary for a ``.bin`` path (header ``"V D\\n"``, then per word its bytes, a
+    space, D float32, a newline), else text (``word v1 ... vD``, values as ``%.6g``)."""
+    rows = np.ascontiguousarray(matrix, dtype="<f4")
+    row_format = " ".join(["%.6g"] * rows.shape[1]).encode() + b"\n"
     with open(path, "wb") as out:
-        out.write(f"{len(words)} {matrix.shape[1]}\n".encode())
-        for word, row in zip(words, matrix.astype("<f4"), strict=True):
-            out.write(word.encode("utf-8") + b" " + row.tobytes() + b"\n")
+        out.write(f"{len(words)} {rows.shape[1]}\n".encode())
+        for word, row in zip(words, rows, strict=True):
+            name = word.encode("utf-8") + b" "
+            out.write(name + (row.tobytes() + b"\n" if path.endswith(".bin") else row_format % tuple(row.tolist())))
 
 
-def main() -> None:
-    """Train and write the word vectors."""
-    args = parse_args()
-    model = fasttext.train_unsupervised(
+def train(args: argparse.Namespace):
+    """fastText's unsupervised model, with or without its n-grams."""
+    off = {"minn": 0, "maxn": 0, "bucket": 0}
+    ngrams = {"minn": args.minn, "maxn": args.maxn, "bucket": args.bucket} if args.subwords else off
+    # fasttext-wheel 0.9.2 takes no seed argument, yet hands fastText every entry of its defaults
+    fasttext.FastText.unsupervised_default["seed"] = args.seed
+    return fasttext.train_unsupervised(
         args.corpus,
         model=args.model,
-        lr=0.025 if args.model == "skipgram" else 0.05,
+        lr=args.alpha or (0.025 if args.model == "skipgram" else 0.05),
         dim=args.dim,
         ws=args.window,
         neg=args.negative,
@@ -53,14 +76,24 @@ def main() -> None:
         minCount=args.min_count,
         epoch=args.epochs,
         thread=args.threads,
-        minn=0,
-        maxn=0,
         wordNgrams=1,
-        bucket=0,
         verbose=0,
+        **ngrams,
     )
+
+
+def main() -> None:
+    """Train and write the word vectors (and the model, if asked)."""
+    args = parse_args()
+    model = train(args)
     words = model.get_words(on_unicode_error="replace")
-    write_binary(args.output, words, model.get_input_matrix()[: len(words)])
+    if args.subwords:
+        vectors = np.stack([model.get_word_vector(word) for word in words])
+    else:
+        vectors = model.get_input_matrix()[: len(words)]
+    write_vectors(args.output, words, vectors)
+    if args.save_model:
+        model.save_model(args.save_model)
 
 
 if __name__ == "__main__":

@@ -49,6 +49,87 @@ def test_bench_w2v_smoke(corpus: Path, tmp_path: Path) -> None:
     assert str(tmp_path) not in report and "/" not in commands.split("```")[1].split()[0]
 
 
+def table_rows(report: str, heading: str) -> dict[str, list[str]]:
+    """The rows of the first table after ``heading``, by first cell: the other cells."""
+    rows = {}
+    for line in report[report.index(heading) :].split("\n\n|", 1)[1].split("\n\n")[0].splitlines()[2:]:
+        cells = [cell.strip() for cell in line.strip("|").split("|")]
+        rows[cells[0]] = cells[1:]
+    return rows
+
+
+def test_bench_subword_combos_smoke(corpus: Path, tmp_path: Path) -> None:
+    """sg-sub and cbow-sub run by w2v, fastText and gensim's FastText (a peer not installed is
+    skipped with a note): a row per system with numbers, the syntactic column, the ratios to
+    each peer and the subword targets' table."""
+    import importlib.util
+
+    peers = {"fasttext": "fastText", "gensim-ft": "gensim FastText (corpus_file)"}
+    present = {s: name for s, name in peers.items() if importlib.util.find_spec(s.split("-")[0])}
+    command = [sys.executable, str(ROOT / "scripts/bench.py"), "--systems", "w2v,word2vec,fasttext,gensim-ft",
+               "--combos", "sg-sub,cbow-sub", "--epochs", "1", "--dim", "16", "--bucket", "10000",
+               "--corpus", str(corpus), "--workdir", str(tmp_path / "work")]  # fmt: skip
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join(filter(None, [str(ROOT), os.environ.get("PYTHONPATH")]))}
+    done = subprocess.run(command, capture_output=True, text=True, timeout=300, cwd=tmp_path, env=env)
+    assert done.returncode == 0, done.stderr
+    out = tmp_path / "bench-results"
+    runs = json.loads((out / "benchmarks.json").read_text())["runs"]
+    assert {(r["system"], r["combo"]) for r in runs} == {
+        (s, c) for s in ["w2v", *present] for c in ("sg-sub", "cbow-sub")
+    }  # word2vec.c learns no n-grams: left out
+    assert all(r["words_per_s"] > 0 and r["peak_rss_mib"] > 0 and r["seed"] == 1 for r in runs)
+    report = (out / "benchmarks.md").read_text()
+    for heading in ("### skip-gram+NS, subwords", "### CBOW+NS, subwords"):
+        rows = table_rows(report, heading)
+        assert set(rows) == {"w2v", *present.values()}
+        for cells in rows.values():  # runs, wall, kw/s, peak, analogy, syntactic, rho
+            assert cells[0] == "1" and all(float(cell.replace(",", "")) >= -1 for cell in cells[1:5] + cells[6:])
+    assert "| system | runs | wall s | kw/s | peak MiB | analogy % | syntactic % | WS-353 rho |" in report
+    for system, name in peers.items():
+        if system in present:
+            ratio_row = report.split(f"| skip-gram+NS, subwords | {name} | ")[1].splitlines()[0]
+            assert float(ratio_row.split("|")[-2]) > 0  # the median of w2v's words/s over the peer's
+        else:
+            assert f"{name} is not installed" in report
+    assert "| ≥ 4× fastText | ≥ 2× gensim FastText | analogy ≥ fastText − 1 | rho ≥ fastText − 0.01 |" in report
+    assert " --subwords --alpha 0.05 --minn 3 --maxn 6 --bucket 10000 --ns-exponent 0.5 " in report
+
+
+def test_subword_targets_use_means_of_quality_and_fasttexts_memory(monkeypatch) -> None:
+    """The subword combos' targets: words/s ratios per pair against fastText (at least 4x) and
+    gensim's FastText (2x), analogy and rho as means over the seeds against fastText's, peak
+    memory at most fastText's + 10%; and each system's command carries fastText's settings."""
+    monkeypatch.syspath_prepend(str(ROOT / "scripts"))
+    import bench
+
+    def run(system: str, seed: int, kws: float, analogy: float, rho: float, peak: float) -> "bench.Run":
+        made = bench.Run(system, "sg-sub", seed - 1, 2, [], 0, 1.0, kws * 1e3, peak, analogy, rho)
+        made.seed = seed
+        return made
+
+    runs = []
+    for seed, analogy in zip((1, 2, 3), (30.0, 30.0, 33.0), strict=True):  # w2v: mean 31, median 30
+        runs += [run("w2v", seed, 4000, analogy, 0.65, 1100), run("fasttext", seed, 1000, 32.0, 0.665, 1000)]
+        runs.append(run("gensim-ft", seed, 2500, 20.0, 0.5, 500))
+    assert bench.target_checks(runs, "sg-sub", 2) == {
+        "≥ 4× fastText": "PASS",
+        "≥ 2× gensim FastText": "FAIL",
+        "analogy ≥ fastText − 1": "PASS",
+        "rho ≥ fastText − 0.01": "FAIL",
+        "peak ≤ fastText + 10%": "PASS",
+    }
+    ctx = bench.Context(Path("c.txt"), Path("c.lines.txt"), 10, bench.Settings(2, 5, 100, 5, 5, 1e-4, 5), Path("w"),
+                        Path("e"), {s: [s] for s in bench.SUBWORD_SYSTEMS}, "w2v eval")  # fmt: skip
+    commands = {s: " ".join(bench.train_command(ctx, s, "cbow-sub", 2, Path("w/x.bin"), seed=2)) for s in ctx.binaries}
+    for system, command in commands.items():
+        assert " x.vec " in command.replace("w/", " ") and " --subwords --alpha 0.05 --minn 3 --maxn 6" in command
+        assert "--bucket 2000000" in command and "--seed 2" in command
+        assert ("--ns-exponent 0.5" in command) == (system != "fasttext")  # fastText's is 0.5, fixed
+    assert commands["w2v"].endswith("--save-model w/x.npz --seed 2 -q")
+    assert commands["gensim-ft"].startswith("gensim-ft c.lines.txt w/x.vec --sg 0 ")
+    assert "--save-model w/x.bin" in commands["fasttext"]
+
+
 def run_ab(*args: str, cwd: Path) -> subprocess.CompletedProcess:
     command = [sys.executable, str(ROOT / "scripts/ab_kernels.py"), *args]
     return subprocess.run(command, capture_output=True, text=True, timeout=300, cwd=cwd)

@@ -100,7 +100,7 @@ def sweep(args: argparse.Namespace) -> dict:
     base = ctx.settings
     for combo in args.combos:
         for epochs in args.epoch_counts:
-            for system in ctx.binaries:
+            for system in bench.systems_for(ctx, combo):
                 if (system, combo, epochs) in done:
                     continue
                 ctx.settings = dataclasses.replace(base, epochs=epochs)
@@ -142,7 +142,11 @@ def combo_table(raw: dict, combo: str, systems: list[str]) -> list[str]:
     """One combo: a row per epoch count, a column per system."""
     runs = successful(raw, combo)
     counts = sorted({e for by_epochs in runs.values() for e in by_epochs})
-    lines = [f"### {COMBO_LABELS[combo]}", "", "| epochs | " + " | ".join(LABELS[s] for s in systems) + " |"]
+    lines = [
+        f"### {COMBO_LABELS[combo]}",
+        "",
+        "| epochs | " + " | ".join(bench.label(s, combo) for s in systems) + " |",
+    ]
     lines.append("|---" * (len(systems) + 1) + "|")
     for epochs in counts:
         lines.append(f"| {epochs} | " + " | ".join(cell(runs.get(s, {}).get(epochs)) for s in systems) + " |")
