@@ -999,7 +999,7 @@ def test_compute_accuracy_says_what_it_waits_for_on_a_terminal(ws, capsys, monke
 
 
 VECTORS_NOT_MODEL = (
-    "not a w2v model: vectors files have no output weights to train or score; "
+    "not a w2v model: vectors files have no output weights to train, score or write to fastText; "
     "keep a model with 'w2v train ... --save-model FILE'"
 )
 

@@ -32,6 +32,7 @@ from w2v.engine.workers import Progress, run_epochs, stream_offsets
 from w2v.errors import ConfigError, CorpusError, plural
 from w2v.progress import Steps, note, reading
 from w2v.report import TrainReport
+from w2v.vectorio.as_fasttext import save_as_fasttext
 from w2v.vectorio.subwords import SubwordVectors
 from w2v.vectors.wordvectors import Vectors
 
@@ -86,6 +87,7 @@ def train(
     init_model: str | None = None,
     update_vocab: bool = False,
     save_model: str | None = None,
+    save_fasttext: str | None = None,
     heldout=None,
     heldout_pairs: int | None = HELDOUT_PAIRS,
     heldout_normalised: int | None = HELDOUT_NORMALISED,
@@ -118,7 +120,9 @@ def train(
     corpus, checkpointing on there; the settings are the checkpoint's (only
     ``threads`` may change) and with one thread the result is byte-identical to an
     uninterrupted run.
-    ``save_model``: write the final state as a model file. ``init_model``: start
+    ``save_model``: write the final state as a model file; ``save_fasttext``: as a
+    fastText ``.bin`` (``vectorio.as_fasttext``: fastText and gensim read w2v's vectors
+    from it, for words never seen too with ``subwords``). ``init_model``: start
     from a model file's weights and vocabulary (its ``STRUCTURE`` settings apply)
     and train on ``corpus``; ``update_vocab`` adds the corpus' words seen at least
     ``min_count`` times. ``notes``: a JSON-able dict stored in checkpoints.
@@ -144,7 +148,7 @@ def train(
     hooks = Hooks(progress, on_epoch_end, on_progress, checkpoint_seconds=every)
     check_heldout(heldout)
     sampling = Sampling(heldout_pairs, heldout_normalised, seed=config.seed)
-    outputs = Outputs(checkpoint, save_vocab, save_model, heldout, sampling)
+    outputs = Outputs(checkpoint, save_vocab, save_model, save_fasttext, heldout, sampling)
     if resume is not None and base is not None and bool(base.replicas) != (cluster is not None):
         raise ConfigError(
             f"{resume} was checkpointed on a cluster: resume it with cluster=ADDRESS (--cluster)"
@@ -211,6 +215,7 @@ class Outputs:
     checkpoint: str | None  # folder
     save_vocab: str | None
     save_model: str | None
+    save_fasttext: str | None  # a fastText .bin of the model
     heldout: object  # a corpus, or None
     heldout_sampling: Sampling  # its predictions scored
 
@@ -240,8 +245,7 @@ def train_on(address: str, corpus, config: TrainConfig, plan, hooks: Hooks, outp
     state = result.state
     if outputs.save_vocab is not None:
         state.vocab.save(outputs.save_vocab)
-    if outputs.save_model is not None:
-        state.save(outputs.save_model)
+    save_state(state, outputs)
     report = TrainReport(
         vocab_size=len(state.vocab), corpus_words=state.corpus_words, train_words=sum(r.words for r in result.rounds),
         seconds=time.perf_counter() - start, train_seconds=sum(r.seconds for r in result.rounds),
@@ -267,8 +271,7 @@ def run_training(run: "Run", hooks: Hooks, outputs: Outputs, workdir: str) -> tu
         train_seconds = time.perf_counter() - train_start - run.progress.heldout_seconds  # reported apart
         if outputs.save_vocab is not None:  # after training: a failed run leaves an old file untouched
             encoded.vocab.save(outputs.save_vocab)
-        if outputs.save_model is not None:
-            run.state().save(outputs.save_model)
+        save_state(run.state(), outputs)
     finally:
         if held is not None:
             held.close()
@@ -284,6 +287,15 @@ def run_training(run: "Run", hooks: Hooks, outputs: Outputs, workdir: str) -> tu
         heldout_seconds=run.progress.heldout_seconds,
     )
     return report, run.model.syn0
+
+
+def save_state(state: TrainState, outputs: Outputs) -> None:
+    """Write the trained ``state`` as a model file and as a fastText ``.bin``, where
+    ``outputs`` name them (after training: a failed run leaves old files untouched)."""
+    if outputs.save_model is not None:
+        state.save(outputs.save_model)
+    if outputs.save_fasttext is not None:
+        save_as_fasttext(outputs.save_fasttext, state)
 
 
 def softmax_cost(run: "Run") -> str:

@@ -156,7 +156,7 @@ def not_a_model_message(err: NotAModelError) -> str:
     if kind is None:
         return str(err)
     return (
-        f"{err.path} holds {kind}, not a w2v model: vectors files have no output weights to train or score; "
+        f"{err.path} holds {kind}, not a w2v model: vectors files have no output weights to train, score or write to fastText; "
         "keep a model with 'w2v train ... --save-model FILE'"
     )
 

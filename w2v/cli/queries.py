@@ -9,8 +9,10 @@ import numpy as np
 
 from w2v.cli.app import CONTEXT, Reported, cli
 from w2v.corpus.vocab import display_word, encode_word
+from w2v.engine.state import TrainState
 from w2v.errors import FormatError, W2VError, plural
 from w2v.files import binary_name, check_writable
+from w2v.vectorio.as_fasttext import save_as_fasttext
 from w2v.vectorio.word2vec import text_records
 from w2v.vectors.evaluate import DEFAULT_ANALOGIES, DEFAULT_SIMILARITY, evaluate_analogies, evaluate_similarity
 from w2v.vectors.wordvectors import UnknownWordError, Vectors
@@ -417,17 +419,22 @@ def evaluate(file, vectors_path, fmt, limit, analogies, similarity, restrict, ca
 @click.option(
     "--to",
     "to_fmt",
-    type=click.Choice(["auto", "binary", "text", "npy", "projector"]),
+    type=click.Choice(["auto", "binary", "text", "npy", "projector", "fasttext"]),
     default="auto",
     show_default=True,
     help="DEST format; auto: binary for .bin, npy (+ .vocab.txt) for .npy, else text. projector: "
-    "DEST_vectors.tsv and DEST_metadata.tsv for TensorBoard's Embedding Projector.",
+    "DEST_vectors.tsv and DEST_metadata.tsv for TensorBoard's Embedding Projector. fasttext: a fastText .bin "
+    "of a w2v model file or checkpoint (SOURCE), which fastText and gensim read.",
 )
 @click.option("--limit", type=click.IntRange(min=1), default=None, help="Keep only the N first (most frequent) words.")
 @click.option("-q", "--quiet", is_flag=True, default=False, help="No summary line.")
 def convert(source, dest, from_fmt, to_fmt, limit, quiet):
     """Convert vectors (any file -v reads) to word2vec text, binary or .npy + vocabulary,
-    or write them for TensorBoard's Embedding Projector (--to projector: DEST is a prefix)."""
+    or write them for TensorBoard's Embedding Projector (--to projector: DEST is a prefix);
+    or a w2v model file or checkpoint to a fastText .bin (--to fasttext)."""
+    if to_fmt == "fasttext":
+        convert_to_fasttext(source, dest, from_fmt != "auto" or limit is not None, quiet)
+        return
     if to_fmt == "auto":
         to_fmt = "npy" if dest.endswith(".npy") else "binary" if binary_name(dest) else "text"
     if to_fmt == "npy" and not dest.endswith(".npy"):
@@ -449,5 +456,23 @@ def convert(source, dest, from_fmt, to_fmt, limit, quiet):
     if not quiet:
         click.echo(
             f"w2v: wrote {plural(len(vectors), 'vector')} of {plural(vectors.dim, 'value')} to {dest}{extra} ({to_fmt})",
+            err=True,
+        )
+
+
+def convert_to_fasttext(source: str, dest: str, options_given: bool, quiet: bool) -> None:
+    """``convert --to fasttext``: write the model file or checkpoint ``source`` to ``dest``
+    as a fastText ``.bin`` (``vectorio.as_fasttext``); ``options_given``: --from or
+    --limit was, which a whole model cannot take."""
+    if options_given:
+        raise click.UsageError("--from and --limit do not apply to --to fasttext: it writes a w2v model whole")
+    check_writable(dest)
+    model = save_as_fasttext(dest, TrainState.load(source))
+    if not quiet:
+        settings = model.settings
+        ngrams = f" and {plural(settings.ngrams.bucket, 'n-gram row')}" if settings.ngrams.bucket else ""
+        click.echo(
+            f"w2v: wrote {plural(len(model.words), 'word')}{ngrams} of {plural(model.input.shape[1], 'value')} "
+            f"to {dest} (fastText {settings.model}, loss {settings.loss})",
             err=True,
         )

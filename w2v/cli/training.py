@@ -135,7 +135,15 @@ def reject_unused(names: tuple[str, ...], why: str) -> None:
 PRESET_ALIASES = {"format": "fmt", "size": "dim", "iter": "epochs"}  # preset keys as users write them
 GIVEN = (click.core.ParameterSource.COMMANDLINE, click.core.ParameterSource.ENVIRONMENT)
 DEFAULT = click.core.ParameterSource.DEFAULT
-LONG_RUN_OPTIONS = ("checkpoint", "checkpoint_every", "resume", "save_model", "init_model", "update_vocab")
+LONG_RUN_OPTIONS = (
+    "checkpoint",
+    "checkpoint_every",
+    "resume",
+    "save_model",
+    "save_fasttext",
+    "init_model",
+    "update_vocab",
+)
 EXTRA_OPTIONS = ("phrases", "phrase_threshold", "phrase_passes", "classes", "classes_output", "plot")
 PATH_OPTIONS = (
     "output",
@@ -145,6 +153,7 @@ PATH_OPTIONS = (
     "plot",
     "checkpoint",
     "save_model",
+    "save_fasttext",
     "init_model",
     "heldout",
 )
@@ -411,6 +420,13 @@ def rerun_recipe(ctx: click.Context) -> dict:
     default=None,
     help="Also save the whole model (weights, vocabulary, settings; .npz) to continue training later.",
 )
+@click.option(
+    "--save-fasttext",
+    type=click.Path(dir_okay=False),
+    default=None,
+    help="Also save the model as a fastText .bin, which fastText and gensim read (words never seen too, "
+    "with --subwords); -o x.bin stays word2vec binary.",
+)
 @click.option("--init-model", type=click.Path(), default=None, help="Start from a saved model and train it on CORPUS.")
 @click.option(
     "--heldout",
@@ -461,7 +477,8 @@ def train(corpus, output, fmt, quiet, cbow_sum, save_vocab, read_vocab, **settin
     notes = {"command": rerun_recipe(ctx)}
     classes_output = extras["classes_output"] if extras["classes"] else None
     checkpoint = long_run["checkpoint"] or long_run["resume"]
-    sources = corpus_sources(list(corpus), [output, save_vocab, long_run["save_model"], classes_output, checkpoint])
+    written = [output, save_vocab, long_run["save_model"], long_run["save_fasttext"], classes_output, checkpoint]
+    sources = corpus_sources(list(corpus), written)
     source = phrased_corpus(sources, extras, settings, quiet)
     seed, heldout = (
         settings["seed"],
@@ -538,7 +555,8 @@ def check_train_options(ctx, corpus, output, save_vocab, read_vocab, long_run, e
     if long_run["checkpoint_every"] and not (long_run["checkpoint"] or long_run["resume"]):
         raise click.UsageError("--checkpoint-every needs --checkpoint FOLDER")
     check_distinct_outputs(
-        {"-o": output, "--save-vocab": save_vocab, "--save-model": long_run["save_model"], "--plot": extras["plot"]}
+        {"-o": output, "--save-vocab": save_vocab, "--save-model": long_run["save_model"]}
+        | {"--save-fasttext": long_run["save_fasttext"], "--plot": extras["plot"]}
         | ({"--classes-output": extras["classes_output"]} if extras["classes"] else {})
         | checkpoint_file(long_run)
     )
@@ -556,6 +574,7 @@ def check_train_options(ctx, corpus, output, save_vocab, read_vocab, long_run, e
     for path in (
         save_vocab,
         long_run["save_model"],
+        long_run["save_fasttext"],
         extras["classes_output"] if extras["classes"] else None,
         extras["plot"],
     ):
@@ -592,6 +611,8 @@ def name_resumed_outputs(long_run: dict, output: str, extras: dict) -> None:
     written = [f"-o {output}"]
     if long_run["save_model"]:
         written.append(f"--save-model {long_run['save_model']}")
+    if long_run["save_fasttext"]:
+        written.append(f"--save-fasttext {long_run['save_fasttext']}")
     if extras["classes"]:
         written.append(f"--classes-output {extras['classes_output']}")
     folder = long_run["checkpoint"] or (resume if os.path.isdir(resume) else None)

@@ -37,7 +37,7 @@ writer refuses to write them (``W2VError``):
 ``save_fasttext`` writes format version 12 as ``FastText::saveModel`` does, an
 unsupervised model (``FastTextModel``: the words, their counts, both matrices and
 the ``FastTextSettings``), which ``fasttext.load_model`` and gensim's
-``load_facebook_model`` read.
+``load_facebook_model`` read; ``w2v.vectorio.as_fasttext`` makes one of a w2v model.
 """
 
 import mmap
