@@ -21,6 +21,7 @@ import argparse
 
 import fasttext
 import numpy as np
+from peer_options import add_subword_options, parsed
 
 
 def parse_args() -> argparse.Namespace:
@@ -35,15 +36,8 @@ def parse_args() -> argparse.Namespace:
     parser.add_argument("--sample", type=float, required=True)
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--alpha", type=float, help="the learning rate [0.025 skip-gram, 0.05 CBOW]")
-    parser.add_argument("--subwords", action="store_true", help="character n-grams of --minn to --maxn characters")
-    parser.add_argument("--minn", type=int, default=3)
-    parser.add_argument("--maxn", type=int, default=6)
-    parser.add_argument("--bucket", type=int, default=2_000_000)
-    parser.add_argument("--save-model", help="--subwords: also write the fastText .bin")
-    args = parser.parse_args()
-    if args.save_model and not args.subwords:
-        parser.error("--save-model needs --subwords")
-    return args
+    add_subword_options(parser, "fastText's model")
+    return parsed(parser)
 
 
 def write_vectors(path: str, words: list[str], matrix: np.ndarray) -> None:

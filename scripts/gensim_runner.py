@@ -24,6 +24,7 @@ import argparse
 
 from gensim.models import FastText, Word2Vec
 from gensim.models.fasttext import save_facebook_model
+from peer_options import add_subword_options, parsed
 
 
 def parse_args() -> argparse.Namespace:
@@ -40,15 +41,8 @@ def parse_args() -> argparse.Namespace:
     parser.add_argument("--seed", type=int, default=1)
     parser.add_argument("--alpha", type=float, help="[0.025 skip-gram, 0.05 CBOW]")
     parser.add_argument("--ns-exponent", type=float, default=0.75)
-    parser.add_argument("--subwords", action="store_true", help="FastText: character n-grams too")
-    parser.add_argument("--minn", type=int, default=3)
-    parser.add_argument("--maxn", type=int, default=6)
-    parser.add_argument("--bucket", type=int, default=2_000_000)
-    parser.add_argument("--save-model", help="--subwords: also write the model as a fastText .bin")
-    args = parser.parse_args()
-    if args.save_model and not args.subwords:
-        parser.error("--save-model needs --subwords")
-    return args
+    add_subword_options(parser, "gensim's FastText")
+    return parsed(parser)
 
 
 def train(args: argparse.Namespace) -> Word2Vec:
