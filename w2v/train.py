@@ -381,9 +381,13 @@ class Run:
 
         tables = self.model.tables
         tree = TreeScorer(tables.syn1, (tables.path_nodes, tables.path_labels, tables.path_offsets))
+        subwords = (tables.subword_rows, tables.subword_offsets)  # hashed once for the run, not per epoch
 
         def scorer() -> tuple[float, float]:
-            score = score_plan(self.state(), plan, encoded, losses=first_loss, tree=tree, diagnostics=False).scores[0]
+            result = score_plan(
+                self.state(), plan, encoded, losses=first_loss, tree=tree, subwords=subwords, diagnostics=False
+            )
+            score = result.scores[0]
             return score.bits_per_word, score.standard_error
 
         return scorer, encoded.stream

@@ -180,12 +180,14 @@ class WordInputs(NamedTuple):
     sizes: np.ndarray
 
     @classmethod
-    def of(cls, state: TrainState) -> "WordInputs":
-        """The inputs of ``state``'s model as its weights are now."""
+    def of(cls, state: TrainState, subwords: tuple[np.ndarray, np.ndarray] | None = None) -> "WordInputs":
+        """The inputs of ``state``'s model as its weights are now; ``subwords``: the
+        model's subword rows and offsets (``weights.subword_tables``), if the caller
+        has them already, else hashed here."""
         size = len(state.vocab)
         if not state.config.subwords:
             return cls(state.syn0, state.syn0, np.ones(size, dtype=np.int32))
-        rows, offsets = subword_tables(state.vocab, state.config)
+        rows, offsets = subwords or subword_tables(state.vocab, state.config)
         sums = np.empty((size, state.syn0.shape[1]), dtype=np.float32)
         for start in range(0, size, INPUT_BLOCK_WORDS):
             words = slice(start, min(start + INPUT_BLOCK_WORDS, size))
@@ -475,17 +477,19 @@ def score_plan(
     *,
     losses: list[str] | None = None,
     tree: TreeScorer | None = None,
+    subwords: tuple[np.ndarray, np.ndarray] | None = None,
     diagnostics: bool = True,
 ) -> ScoreResult:
     """Score ``state``'s model on ``plan``'s predictions of ``encoded`` (a corpus
     encoded with the model's vocabulary) for ``losses`` (of ``model_losses``; all if
-    None); ``tree``: hierarchical softmax's scorer, if the caller has its paths
-    already; ``diagnostics``: negative sampling's softmax(s) figures too (``Score``)."""
+    None); ``tree``: hierarchical softmax's scorer, and ``subwords``: the subword
+    rows and offsets (``WordInputs.of``), if the caller has them already;
+    ``diagnostics``: negative sampling's softmax(s) figures too (``Score``)."""
     losses = model_losses(state.config) if losses is None else losses
     if not losses or state.syn0.shape[0] == 0:
         raise FormatError("the model has no output weights to score with")
     log_unigram = np.log(state.vocab.counts / state.vocab.total)
-    inputs = WordInputs.of(state)
+    inputs = WordInputs.of(state, subwords)
     noise = NoiseScorer(state, inputs, diagnostics) if losses[-1] != "hs" else None
     tree = tree or (TreeScorer.of(state) if losses[0] == "hs" else None)
     estimates = {(loss, part): TwoPhase(0 if loss == "hs" else 2) for loss in losses for part in ("own", "plain")}
