@@ -195,8 +195,7 @@ def trained_vectors(vocab: Vocab, syn0: np.ndarray, config: TrainConfig, report:
     words = [decode_word(word) for word in vocab.words]
     if not config.subwords:
         return Vectors(words, syn0, report, counts=vocab.counts)
-    ngrams = NgramSettings(config.minn, config.maxn, config.ngram_rows)
-    subwords = SubwordVectors(vocab.words, syn0[: len(vocab)], syn0[len(vocab) :], ngrams)
+    subwords = SubwordVectors(vocab.words, syn0[: len(vocab)], syn0[len(vocab) :], NgramSettings.of(config))
     return Vectors(words, subwords.vocabulary_vectors(), report, counts=vocab.counts, subwords=subwords)
 
 

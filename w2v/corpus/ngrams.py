@@ -12,6 +12,8 @@ from typing import NamedTuple
 
 import numpy as np
 
+from w2v.config import TrainConfig
+
 EOS = b"</s>"  # fastText's end of sentence, which has no n-grams
 FNV_OFFSET = np.uint32(2166136261)
 FNV_PRIME = np.uint32(16777619)
@@ -26,6 +28,12 @@ class NgramSettings(NamedTuple):
     minn: int = 3
     maxn: int = 6
     bucket: int = 2_000_000
+
+    @classmethod
+    def of(cls, config: TrainConfig) -> "NgramSettings":
+        """The n-gram settings of a run's input matrix (``bucket``: its ``ngram_rows``,
+        0 without subwords or n-grams)."""
+        return cls(config.minn, config.maxn, config.ngram_rows)
 
     def has_ngrams(self) -> bool:
         """Whether these lengths give a word any n-gram."""

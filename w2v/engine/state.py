@@ -233,8 +233,7 @@ def load_word_vectors(path: str, limit: int | None = None) -> StoredVectors:
         raise FormatError(f"{path}: damaged model file ({err})") from None
     if not config.subwords:
         return StoredVectors(words, np.array(syn0[:n]), counts[:n], None, None)
-    ngrams = NgramSettings(config.minn, config.maxn, config.ngram_rows)
-    return StoredVectors(words, np.array(syn0[:n]), counts[:n], syn0[size:], ngrams)
+    return StoredVectors(words, np.array(syn0[:n]), counts[:n], syn0[size:], NgramSettings.of(config))
 
 
 def mapped_entry(archive: zipfile.ZipFile, path: str, name: str) -> np.ndarray:

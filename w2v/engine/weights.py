@@ -195,7 +195,7 @@ def subword_tables(vocab: Vocab, config: TrainConfig) -> tuple[np.ndarray, np.nd
     ``config.subwords`` (``ngrams.input_rows``), else empty."""
     if not config.subwords:
         return Tables._field_defaults["subword_rows"], Tables._field_defaults["subword_offsets"]
-    return input_rows(vocab.words, NgramSettings(config.minn, config.maxn, config.ngram_rows))
+    return input_rows(vocab.words, NgramSettings.of(config))
 
 
 def path_tables(vocab: Vocab, config: TrainConfig) -> tuple[np.ndarray, np.ndarray, np.ndarray]:

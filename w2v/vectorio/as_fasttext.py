@@ -58,7 +58,7 @@ def fasttext_settings(config: TrainConfig) -> FastTextSettings:
     epochs, min count, noise words, words per learning rate, subsampling and n-grams."""
     ngrams = NgramSettings(config.minn, 0, 0)  # fastText's -maxn 0: no n-grams, no buckets
     if config.ngram_rows:
-        ngrams = NgramSettings(config.minn, config.maxn, config.ngram_rows)
+        ngrams = NgramSettings.of(config)
     return FastTextSettings(
         model=config.model,
         loss=fasttext_loss(config),
