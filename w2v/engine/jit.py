@@ -193,7 +193,7 @@ class LanesModel(models.PrimitiveModel):
         super().__init__(dmm, fe_type, VECTOR)
 
 
-def lanes_from(builder, value, lane_type, vector_type):
+def lanes_from(builder, value, vector_type):
     """Code for ``value`` in every lane of a ``vector_type``."""
     one = builder.insert_element(ir.Constant(vector_type, None), value, ir.Constant(I32, 0))
     return builder.shuffle_vector(one, ir.Constant(vector_type, None), ir.Constant(LANE_INDEX, [0] * LANES))
@@ -207,7 +207,7 @@ def block_access(context, builder, signature, args):
     end = context.cast(builder, args[2], end_type, types.intp)
     pointer = builder.gep(context.make_array(array_type)(context, builder, args[0]).data, [start])
     remaining = builder.trunc(builder.sub(end, start), I32)  # rows are far shorter than 2**31 floats
-    splat = lanes_from(builder, remaining, I32, LANE_INDEX)
+    splat = lanes_from(builder, remaining, LANE_INDEX)
     return pointer, builder.icmp_signed("<", ir.Constant(LANE_INDEX, list(range(LANES))), splat)
 
 
@@ -247,7 +247,7 @@ def lanes_splat(typingctx, value):
 
     def codegen(context, builder, signature, args):
         value = context.cast(builder, args[0], signature.args[0], types.float32)
-        return lanes_from(builder, value, ir.FloatType(), VECTOR)
+        return lanes_from(builder, value, VECTOR)
 
     return LANES_TYPE(value), codegen
 
