@@ -8,7 +8,8 @@ accuracy over the 30,000 most frequent words, WordSim-353 Spearman rho). With ``
 above 1 the systems take turns (A B A B) and the report gives medians and the ratio of w2v to
 each peer per pair of runs, since a shared machine's speed drifts. Writes into ``--out``
 (``bench-results/`` by default): the Markdown report ``benchmarks.md``, the raw runs as
-``benchmarks.json`` beside it and the plot ``img/benchmarks.png``.
+``benchmarks.json`` beside it and the plot ``img/benchmarks.png`` (``--name`` other than
+``benchmarks``: those names).
 
     python scripts/bench.py --corpus text8 --repeat 3 --scaling --startup
     python scripts/bench.py --systems w2v,word2vec --combos sg-ns --corpus small.txt --out bench-results/small
@@ -25,8 +26,9 @@ the benchmark corpus, all peers installed); each report is copied there with its
   ``--out`` of its own);
 - subword vectors (issue 48's targets: fastText's model against fastText and gensim's
   FastText, each at fastText's unsupervised defaults, writing its .vec and .bin):
-  ``--systems w2v,fasttext,gensim-ft --combos sg-sub,cbow-sub --repeat 3 --out
-  bench-results/subwords`` (three rounds, one seed each: quality as means over the seeds);
+  ``--systems w2v,fasttext,gensim-ft --combos sg-sub,cbow-sub --repeat 3 --name
+  subword-benchmarks`` (three rounds, one seed each: quality as means over the seeds),
+  copied to docs/ as the first;
 - kernel changes: ``scripts/ab_kernels.py`` (a few minutes a combination).
 
 Peers are optional (``pip install -e .[bench]``); one that is not installed is skipped and
@@ -106,7 +108,12 @@ ANALOGY_VOCAB = 30_000
 SYNTACTIC_PREFIX = "gram"  # questions-words' syntactic sections: gram1-adjective-to-adverb ...
 CHUNK = 1 << 20  # small: a fork inherits the parent's peak RSS into its own ru_maxrss
 SCALING_TARGET, STARTUP_TARGET = 1.8, 2.0
-REPORT, RAW, PLOT = "benchmarks.md", "benchmarks.json", "img/benchmarks.png"  # in --out, the plot linked as is
+
+
+def report_files(name: str) -> tuple[str, str, str]:
+    """The report, raw runs and plot that a run named ``name`` writes into ``--out``
+    (the plot linked from the report as is)."""
+    return f"{name}.md", f"{name}.json", f"img/{name}.png"
 
 
 class SpeedTarget(NamedTuple):
@@ -277,6 +284,7 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     parser.add_argument(
         "--out", type=Path, default=Path("bench-results"), help="the folder of the report, its JSON and its plot"
     )
+    parser.add_argument("--name", default="benchmarks", help="the report's name: NAME.md, NAME.json, img/NAME.png")
     args = parser.parse_args(argv)
     check_settings(parser, args)
     if args.scaling and args.threads < 2:
@@ -1003,8 +1011,9 @@ def write_outputs(args: argparse.Namespace, ctx: Context, runs: list[Run], extra
     """The Markdown report, the JSON of every run beside it and the plot, in ``args.out``."""
     info = machine_info()
     args.out.mkdir(parents=True, exist_ok=True)
-    if plot(runs, ctx, args.combos, args.out / PLOT):
-        extras["plot"] = PLOT
+    report, raw_runs, plotted = report_files(args.name)
+    if plot(runs, ctx, args.combos, args.out / plotted):
+        extras["plot"] = plotted
     else:
         ctx.notes.append("matplotlib is not installed: no plot.")
     raw = {
@@ -1019,8 +1028,8 @@ def write_outputs(args: argparse.Namespace, ctx: Context, runs: list[Run], extra
         "startup": extras.get("startup"),
         "notes": ctx.notes,
     }
-    (args.out / RAW).write_text(json.dumps(raw, indent=1) + "\n")
-    (args.out / REPORT).write_text(render(ctx, runs, args.combos, extras, info))
+    (args.out / raw_runs).write_text(json.dumps(raw, indent=1) + "\n")
+    (args.out / report).write_text(render(ctx, runs, args.combos, extras, info))
 
 
 def make_context(args: argparse.Namespace) -> Context:
@@ -1066,7 +1075,8 @@ def main(argv: list[str] | None = None) -> int:
     warm_up(ctx, args.combos)
     runs = run_all(ctx, args.combos, args.repeat, args.scaling)
     write_outputs(args, ctx, runs, extras)
-    print(f"bench: wrote {args.out / REPORT}, {args.out / RAW}", file=sys.stderr)
+    report, raw_runs, _ = report_files(args.name)
+    print(f"bench: wrote {args.out / report}, {args.out / raw_runs}", file=sys.stderr)
     return 1 if any(r.error for r in runs) else 0
 
 

@@ -68,17 +68,20 @@ def test_bench_subword_combos_smoke(corpus: Path, tmp_path: Path) -> None:
     present = {s: name for s, name in peers.items() if importlib.util.find_spec(s.split("-")[0])}
     command = [sys.executable, str(ROOT / "scripts/bench.py"), "--systems", "w2v,word2vec,fasttext,gensim-ft",
                "--combos", "sg-sub,cbow-sub", "--epochs", "1", "--dim", "16", "--bucket", "10000",
-               "--corpus", str(corpus), "--workdir", str(tmp_path / "work")]  # fmt: skip
+               "--corpus", str(corpus), "--workdir", str(tmp_path / "work"), "--name", "subwords"]  # fmt: skip
     env = {**os.environ, "PYTHONPATH": os.pathsep.join(filter(None, [str(ROOT), os.environ.get("PYTHONPATH")]))}
     done = subprocess.run(command, capture_output=True, text=True, timeout=300, cwd=tmp_path, env=env)
     assert done.returncode == 0, done.stderr
     out = tmp_path / "bench-results"
-    runs = json.loads((out / "benchmarks.json").read_text())["runs"]
+    written = {p.name for p in out.iterdir()}
+    assert {"subwords.json", "subwords.md"} <= written and "benchmarks.md" not in written
+    runs = json.loads((out / "subwords.json").read_text())["runs"]
     assert {(r["system"], r["combo"]) for r in runs} == {
         (s, c) for s in ["w2v", *present] for c in ("sg-sub", "cbow-sub")
     }  # word2vec.c learns no n-grams: left out
     assert all(r["words_per_s"] > 0 and r["peak_rss_mib"] > 0 and r["seed"] == 1 for r in runs)
-    report = (out / "benchmarks.md").read_text()
+    report = (out / "subwords.md").read_text()
+    assert (out / "img/subwords.png").is_file() == ("matplotlib is not installed" not in report)
     for heading in ("### skip-gram+NS, subwords", "### CBOW+NS, subwords"):
         rows = table_rows(report, heading)
         assert set(rows) == {"w2v", *present.values()}
