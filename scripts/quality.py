@@ -35,6 +35,8 @@ COMBOS = {  # name: (model, loss settings)
     "CBOW HS": ("cbow", {"hs": True, "negative": 0}),
     "skip-gram sampled softmax 25": ("skipgram", {"sampled_softmax": 25}),
     "CBOW sampled softmax 25": ("cbow", {"sampled_softmax": 25}),
+    "skip-gram NS subwords": ("skipgram", {"negative": 5, "subwords": True}),  # fastText's n-grams, 3 to 6
+    "CBOW NS subwords": ("cbow", {"negative": 5, "subwords": True}),
 }
 METRICS = {  # name: (how to read it from a record, format, higher is better)
     "analogy %": (lambda run: 100 * run["analogy"], "{:.2f}", True),

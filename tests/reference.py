@@ -25,7 +25,12 @@ same updates (up to float32 rounding), the same loss and the same example count:
   unit, and the row then moves once by the sum of the inputs' ``g * input``;
 - the context rows take their gradients after the example; a skip-gram window of
   more than ``CHUNK`` context words is taken as consecutive examples of at most
-  ``CHUNK`` of them (sharing the window's noise words).
+  ``CHUNK`` of them (sharing the window's noise words);
+- with subwords, a sentence position's input is its word's rows summed as it
+  comes into the reach, and the gradients its windows give it reach those rows
+  as it leaves (``Reach``): for CBOW, from ``pos + window`` to ``pos - window``, every
+  position in reach leaving and entering again each ``CHUNK`` centre words where
+  more than ``CHUNK`` positions are in reach; for skip-gram, around each chunk.
 
 Also here: small readers of the word2vec vector formats, a writer of fastText's
 ``.bin`` layout (for models no fastText would write) and fastText's character
@@ -178,13 +183,71 @@ def input_rows(params, word: int) -> list[int]:
     return [int(row) for row in params.subword_rows[offsets[word] : offsets[word + 1]]]
 
 
-def input_vector(syn0, params, word: int) -> np.ndarray:
-    """``word``'s input vector: the mean of its rows (float32, summed in order)."""
-    rows = input_rows(params, word)
-    total = np.zeros(syn0.shape[1], dtype=np.float32)
-    for row in rows:
-        total += syn0[row]
-    return total / np.float32(len(rows))
+class Reach:
+    """The input side of a sentence: its positions' input vectors and where their
+    gradients go. Words alone: a position is its word's row of ``syn0``, read and
+    moved at once. With subwords: the sum of its word's rows and their number as
+    they were when the position came into reach, and the gradients it has taken
+    since, added to those rows as it leaves."""
+
+    def __init__(self, syn0, params, sentence: list[int], window: int, cbow: bool):
+        self.syn0, self.params, self.sentence, self.window, self.cbow = syn0, params, sentence, window, cbow
+        self.subwords = params.subword_offsets.shape[0] > 0
+        self.values: dict[int, tuple[np.ndarray, int]] = {}  # position: (its rows' sum, their number)
+        self.pending: dict[int, np.ndarray] = {}  # position: its gradients' sum
+        self.entered = 0  # positions that have come into reach so far
+
+    def advance(self, pos: int) -> None:
+        """Hold positions ``pos - window`` .. ``pos + window`` as the centre moves to ``pos``."""
+        if not self.subwords or not self.cbow:
+            return
+        for p in [p for p in self.values if p < pos - self.window]:
+            self.leave(p)
+        if 2 * self.window + 1 > CHUNK and pos > 0 and pos % CHUNK == 0:
+            for p in sorted(self.values):
+                self.leave(p)
+                self.enter(p)
+        while self.entered <= min(pos + self.window, len(self.sentence) - 1):
+            self.enter(self.entered)
+            self.entered += 1
+
+    def enter(self, p: int) -> None:
+        rows = input_rows(self.params, self.sentence[p])
+        total = np.zeros(self.syn0.shape[1], dtype=np.float32)
+        for row in rows:
+            total += self.syn0[row]
+        self.values[p] = (total, len(rows))
+        self.pending[p] = np.zeros(self.syn0.shape[1], dtype=np.float32)
+
+    def leave(self, p: int) -> None:
+        for row in input_rows(self.params, self.sentence[p]):
+            self.syn0[row] += self.pending[p]
+        del self.values[p], self.pending[p]
+
+    def finish(self) -> None:
+        """At the sentence's end: every position left leaves."""
+        for p in sorted(self.values):
+            self.leave(p)
+
+    def value(self, p: int) -> tuple[np.ndarray, int]:
+        """Position ``p``'s summed rows and how many."""
+        return self.values[p] if self.subwords else (self.syn0[self.sentence[p]].copy(), 1)
+
+    def hidden(self, positions: list[int], mean: bool) -> np.ndarray:
+        """CBOW's input: the positions' values summed in order, over their total rows if ``mean``."""
+        total, count = np.zeros(self.syn0.shape[1], dtype=np.float32), 0
+        for p in positions:
+            value, size = self.value(p)
+            total += value
+            count += size
+        return total / np.float32(count) if mean else total
+
+    def move(self, p: int, grad: np.ndarray) -> None:
+        """Position ``p`` takes ``grad``: its word's row at once, or (subwords) when it leaves."""
+        if self.subwords:
+            self.pending[p] += grad
+        else:
+            self.syn0[self.sentence[p]] += grad
 
 
 def train_batch(tokens, syn0, params, keep_prob, settings, alpha, seed):
@@ -192,7 +255,6 @@ def train_batch(tokens, syn0, params, keep_prob, settings, alpha, seed):
     ``settings`` is the kernel's ``Settings``, read by name."""
     window, negative, kind = settings.window, settings.samples, settings.kind
     r = int(seed)
-    dim = syn0.shape[1]
     ns = params[1].shape[0] > 0
     tokens = [int(t) for t in tokens]
     loss = 0.0
@@ -211,37 +273,38 @@ def train_batch(tokens, syn0, params, keep_prob, settings, alpha, seed):
             sentence.append(word)
         i += 1
         length = len(sentence)
+        side = Reach(syn0, params, sentence, window, settings.cbow)
         for pos in range(length):
+            side.advance(pos)
             r = lcg(r)
             reach = window - ((r >> 16) % window)
             lo, hi = max(pos - reach, 0), min(pos + reach + 1, length)
             target = sentence[pos]
-            context = [sentence[c] for c in range(lo, hi) if c != pos]
+            context = [c for c in range(lo, hi) if c != pos]  # positions
             if not context:
                 continue
             words, r = draw_negatives(target, negative, params, r) if ns and kind != SOFTMAX else ([], r)
             if settings.cbow:
-                rows = [row for word in context for row in input_rows(params, word)]  # one flat bag, as fastText
-                hidden = np.zeros(dim, dtype=np.float32)
-                for row in rows:
-                    hidden += syn0[row]
-                if settings.cbow_mean:
-                    hidden /= np.float32(len(rows))
+                hidden = side.hidden(context, settings.cbow_mean)
                 step, grads = train_example(hidden[None, :], target, params, settings, words, alpha)
                 examples += 1
                 loss += step
-                for row in rows:  # each row takes the gradient unscaled
-                    syn0[row] += grads[0]
+                for c in context:  # each takes the gradient unscaled
+                    side.move(c, grads[0])
             else:
                 for first in range(0, len(context), CHUNK):
                     chunk = context[first : first + CHUNK]
-                    inputs = np.stack([input_vector(syn0, params, word) for word in chunk])
+                    for c in chunk if side.subwords else []:  # into the reach for the chunk alone
+                        side.enter(c)
+                    inputs = np.stack([value / np.float32(size) for value, size in map(side.value, chunk)])
                     step, grads = train_example(inputs, target, params, settings, words, alpha)
                     loss += step
-                    for word, grad in zip(chunk, grads, strict=True):
-                        for row in input_rows(params, word):
-                            syn0[row] += grad
+                    for c, grad in zip(chunk, grads, strict=True):
+                        side.move(c, grad)
+                    for c in chunk if side.subwords else []:
+                        side.leave(c)
                 examples += len(context)
+        side.finish()
     return loss, examples
 
 

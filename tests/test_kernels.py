@@ -120,14 +120,16 @@ def test_kernel_matches_reference_with_subwords(name):
     check_against_reference(CASES[name], batch_tokens(), window=3, subwords=True)
 
 
+@pytest.mark.parametrize("subwords", [False, True])
 @pytest.mark.parametrize("name", ["sg-ns", "sg-hs-ns", "cbow-hs-ns"])
-def test_kernel_matches_reference_with_windows_wider_than_a_chunk(name):
+def test_kernel_matches_reference_with_windows_wider_than_a_chunk(name, subwords):
     """Window 12 over one 45-word sentence: skip-gram windows of up to 24 context words
-    are taken in chunks of ``kernels.CHUNK`` (16), as the reference does."""
+    are taken in chunks of ``kernels.CHUNK`` (16), as the reference does; with
+    subwords, the 25 positions in reach leave and enter again every 16 centre words."""
     assert kernels.CHUNK < 2 * 12  # the widest windows take two chunks
     tokens = np.random.default_rng(5).integers(0, V, size=46).astype(np.int32)
     tokens[-1] = -1
-    check_against_reference(CASES[name], tokens, window=12)
+    check_against_reference(CASES[name], tokens, window=12, subwords=subwords)
 
 
 @pytest.mark.parametrize("name", ["sg-ns", "sg-hs-ns"])

@@ -13,8 +13,10 @@ centre word, is predicted from its context words ``c``:
   centre word).
 - With subwords (fastText's model), a word stands for its rows ``R_w`` of
   ``syn0``: its own and its character n-grams', ``v_w = (1/|R_w|) sum_{r in R_w} syn0[r]``,
-  and CBOW's ``h`` is one mean over all the rows of all the context words
-  (``subword_inputs``); the gradient of ``h`` goes unscaled to every row.
+  and CBOW's ``h`` is one mean over all the rows of all the context words; the
+  gradient of ``h`` goes unscaled to every row. Each sentence position's rows
+  are summed once as it comes within reach of the centre word and moved once as
+  it leaves (``InputRows``).
 
 The losses
 ----------
@@ -58,7 +60,8 @@ Deviations from word2vec.c (docs/parity.md): the sigmoid is computed (to float32
 precision) rather than read from a 1000-entry table; noise words come from an
 alias table of the exact unigram**0.75 distribution rather than a 1e8-entry
 table; skip-gram batches each window (``window_loss``); with several threads,
-each batch trains the top of the tree in a copy of its own (``top_of_tree``).
+each batch trains the top of the tree in a copy of its own (``top_of_tree``);
+with subwords, a position's input rows move when it leaves reach (``InputRows``).
 """
 
 from typing import Any, NamedTuple
@@ -156,10 +159,47 @@ class Outputs(NamedTuple):
     softmax: Units  # the full softmax's units: every row of ``tables.syn1neg``, offsets 0, labels None
 
 
+class InputRows(NamedTuple):
+    """Where a window's inputs are read and where their gradients go, by the rows
+    that ``Window.contexts`` names. Words alone: ``syn0`` both, by word id.
+
+    With subwords, the reach: the positions q of a sentence within reach of the
+    centre word p, p - window .. p + window, position q in row ``q % (2 window + 1)``.
+    A word's input is the mean of its rows ``R_w`` of ``syn0`` (its own and its
+    n-grams'), summed as its position comes into the reach (``enter_reach``); the
+    gradients the position's windows give it are summed and added to those rows
+    as it leaves (``leave_reach``). CBOW's positions stay from ``pos + window`` to
+    ``pos - window``: a CBOW input is the mean of some 90 rows of up to 10 words,
+    each position's read and moved once rather than once per window (fastText's
+    order), up to 2 window windows old within a thread (at most ``CHUNK``).
+    Skip-gram's context words come and leave around each window, as fastText
+    reads and moves them per pair: an input of one word's rows, older, trained
+    measurably worse (docs/parity.md)."""
+
+    values: np.ndarray  # (M, >= D) float32: the rows the inputs are made of
+    sizes: np.ndarray  # (M,) int32: the rows of syn0 each value sums (subwords); empty: one each
+    moves: np.ndarray  # (M, >= D) float32: where each context's gradient is added
+    words: np.ndarray  # (M,) int32: with subwords, the word at each position in reach; else empty
+
+
+class WindowKit(NamedTuple):
+    """What a batch trains each window with: buffers for its words and candidates, the
+    output layer, the settings, the steps' buffers and the learning rate."""
+
+    contexts: np.ndarray  # (2 window,) int32: a window's context words (``Window.contexts``)
+    candidates: np.ndarray  # (samples + 1,) int32: its candidate rows (``draw_candidates``)
+    labels: np.ndarray  # (samples + 1,) float32: their labels, 1 then 0s
+    offsets: np.ndarray  # (samples + 1,) float32: their logit offsets
+    outputs: Outputs  # the output layer
+    settings: Settings  # the run's settings
+    buffers: Scratch  # the buffers an example is worked in
+    alpha: float  # the learning rate (float32)
+
+
 class Window(NamedTuple):
     """A centre word and what is trained on it."""
 
-    contexts: np.ndarray  # (C,) int32: the ids of its context words, which predict it
+    contexts: np.ndarray  # (C,) int32: its context words, which predict it, as rows of ``InputRows``
     target: int  # its id
     draws: Units  # the candidate rows of ``tables.syn1neg`` drawn for it, the target first (``draw_candidates``)
 
@@ -620,76 +660,42 @@ def output_loss(buffers, count, window, outputs, settings, alpha, dim):
 
 
 @jit_inline
-def window_inputs(syn0, tables, chunk, settings, buffers, dim):
+def window_inputs(sources, chunk, settings, buffers, dim):
     """The inputs that predict a window's centre word, into ``buffers.inputs``, with
-    their gradients ``buffers.grads`` zeroed. Skip-gram: each context word's input
-    vector ``v_c`` (a row of ``syn0`` for each id of ``chunk``) on its own; CBOW
-    (``settings.cbow``): one input, ``h = (1/|C|) sum_c v_c`` (``settings.cbow_mean``)
-    or the sum. With subwords, ``subword_inputs``. Returns how many."""
-    if tables.subword_offsets.shape[0] > 0:
-        return subword_inputs(syn0, tables, chunk, settings, buffers, dim)
-    inputs, grads = buffers.inputs, buffers.grads
-    if not settings.cbow:
-        for c in range(chunk.shape[0]):
-            row, x, gradient = syn0[chunk[c]], inputs[c], grads[c]
-            for k in range(dim):
-                x[k] = row[k]
-                gradient[k] = 0.0
-        return chunk.shape[0]
-    divisor = lanes_splat(chunk.shape[0] if settings.cbow_mean else 1)
-    for k in range(0, dim, LANES):
-        total = lanes_zero()
-        for c in range(chunk.shape[0]):
-            total = lanes_add(total, lanes_load(syn0[chunk[c]], k, dim))
-        lanes_store(inputs[0], k, dim, lanes_divide(total, divisor))
-        lanes_store(grads[0], k, dim, lanes_zero())
-    return 1
-
-
-@jit_inline
-def subword_inputs(syn0, tables, chunk, settings, buffers, dim):
-    """``window_inputs`` with subwords (fastText's ``computeHidden``): a word w stands
-    for its rows ``R_w``, ``syn0[r]`` for r in ``tables.subword_rows[offsets[w] :
-    offsets[w + 1]]`` (its own row and its character n-grams'). Skip-gram: each
-    context word's input is the mean of its rows, ``(1/|R_c|) sum_{r in R_c} syn0[r]``;
-    CBOW: one input, the mean (or the sum) of all the rows of all the context words
-    together, ``(1/sum_c |R_c|) sum_c sum_{r in R_c} syn0[r]``. Returns how many."""
-    rows, offsets, inputs, grads = tables.subword_rows, tables.subword_offsets, buffers.inputs, buffers.grads
+    their gradients ``buffers.grads`` zeroed, from the rows ``sources.values[c]``
+    for c in ``chunk`` (``InputRows``). Skip-gram: each context's input on its own,
+    ``v_c / n_c``; CBOW (``settings.cbow``): one input, ``h = (1/sum_c n_c) sum_c v_c``
+    (``settings.cbow_mean``) or the sum, where ``n_c`` is ``sources.sizes[c]`` (the
+    rows of ``syn0`` a subword context's value sums), 1 for a word. Returns how many."""
+    inputs, grads, sizes = buffers.inputs, buffers.grads, sources.sizes
     count = 1 if settings.cbow else chunk.shape[0]
     for i in range(count):
-        words = chunk if settings.cbow else chunk[i : i + 1]
-        members = 0
-        for c in range(words.shape[0]):
-            members += offsets[words[c] + 1] - offsets[words[c]]
-        divisor = lanes_splat(members if settings.cbow_mean or not settings.cbow else 1)
+        members = chunk if settings.cbow else chunk[i : i + 1]
+        rows = members.shape[0]
+        if sizes.shape[0] > 0:
+            rows = 0
+            for c in range(members.shape[0]):
+                rows += sizes[members[c]]
+        divisor = rows if settings.cbow_mean or not settings.cbow else 1
         for k in range(0, dim, LANES):
             total = lanes_zero()
-            for c in range(words.shape[0]):
-                for j in range(offsets[words[c]], offsets[words[c] + 1]):
-                    total = lanes_add(total, lanes_load(syn0[rows[j]], k, dim))
-            lanes_store(inputs[i], k, dim, lanes_divide(total, divisor))
+            for c in range(members.shape[0]):
+                total = lanes_add(total, lanes_load(sources.values[members[c]], k, dim))
+            lanes_store(inputs[i], k, dim, total if divisor == 1 else lanes_divide(total, lanes_splat(divisor)))
             lanes_store(grads[i], k, dim, lanes_zero())
     return count
 
 
 @jit_inline
-def move_inputs(syn0, tables, chunk, cbow, grads, dim):
-    """Add the inputs' gradients to the rows of ``syn0``: skip-gram's ``grads[c]`` to
-    context word c's row; CBOW's one gradient ``grads[0]`` to every context row,
-    unscaled, as in word2vec.c. With subwords, to every row the input was made of,
-    unscaled, as fastText's ``Model::update`` does (a row listed twice, twice). Each
-    row is taken once: indexed float by float (``syn0[chunk[c], k]``), the word's id
-    would be read again after every store, as the store might have changed it, and
-    the loop would not be vectorised."""
-    rows, offsets = tables.subword_rows, tables.subword_offsets
-    if offsets.shape[0] > 0:
-        for c in range(chunk.shape[0]):
-            g = grads[0] if cbow else grads[c]
-            for j in range(offsets[chunk[c]], offsets[chunk[c] + 1]):
-                add_to_row(syn0[rows[j]], g, dim)
-        return
+def move_inputs(moves, chunk, cbow, grads, dim):
+    """Add the inputs' gradients to the rows ``moves[c]`` for c in ``chunk``
+    (``InputRows.moves``): skip-gram's ``grads[c]`` to context c's, CBOW's one
+    gradient ``grads[0]`` to every context's, unscaled, as in word2vec.c (a
+    context listed twice, twice). Each row is taken once: indexed float by float
+    (``moves[chunk[c], k]``), the index would be read again after every store, as
+    the store might have changed it, and the loop would not be vectorised."""
     for c in range(chunk.shape[0]):
-        add_to_row(syn0[chunk[c]], grads[0] if cbow else grads[c], dim)
+        add_to_row(moves[chunk[c]], grads[0] if cbow else grads[c], dim)
 
 
 @jit_helper
@@ -699,11 +705,80 @@ def add_to_row(row, g, dim):
         lanes_store(row, k, dim, lanes_add(lanes_load(row, k, dim), lanes_load(g, k, dim)))
 
 
+@jit_helper
+def enter_reach(syn0, tables, reach, slot, dim):
+    """With subwords, the position in row ``slot`` of the reach (``InputRows``) comes
+    into it, holding word w = ``reach.words[slot]``: ``reach.values[slot] =
+    sum_{r in R_w} syn0[r]`` over the word's rows (``tables.subword_rows[offsets[w] :
+    offsets[w + 1]]``: its own and its character n-grams'), ``reach.sizes[slot] =
+    |R_w|`` and its gradient ``reach.moves[slot]`` zeroed."""
+    rows, offsets, word = tables.subword_rows, tables.subword_offsets, reach.words[slot]
+    reach.sizes[slot] = offsets[word + 1] - offsets[word]
+    for k in range(0, dim, LANES):
+        total = lanes_zero()
+        for j in range(offsets[word], offsets[word + 1]):
+            total = lanes_add(total, lanes_load(syn0[rows[j]], k, dim))
+        lanes_store(reach.values[slot], k, dim, total)
+        lanes_store(reach.moves[slot], k, dim, lanes_zero())
+
+
+@jit_helper
+def leave_reach(syn0, tables, reach, slot, dim):
+    """The position in row ``slot`` leaves the reach: the gradient its windows gave
+    it, ``reach.moves[slot]``, goes unscaled to every row of its word's ``R_w``, as
+    fastText's ``Model::update`` adds the hidden vector's (a row listed twice, twice)."""
+    rows, offsets, word, g = tables.subword_rows, tables.subword_offsets, reach.words[slot], reach.moves[slot]
+    for j in range(offsets[word], offsets[word + 1]):
+        add_to_row(syn0[rows[j]], g, dim)
+
+
 @jit_inline
-def window_loss(syn0, window, outputs, settings, buffers, alpha, dim):
-    """One window: its context words (ids ``window.contexts``) predict the centre word
-    ``window.target`` through the output losses (``output_loss``), and the input rows
-    (of ``syn0``) move.
+def enter_position(syn0, tables, reach, sentence, p, dim):
+    """Position ``p`` of ``sentence`` comes into the reach, in row ``p % span``."""
+    slot = p % reach.sizes.shape[0]
+    reach.words[slot] = sentence[p]
+    enter_reach(syn0, tables, reach, slot, dim)
+
+
+@jit_inline
+def advance_reach(syn0, tables, reach, sentence, pos, settings, dim):
+    """CBOW with subwords (nothing otherwise): keep ``reach`` holding positions
+    ``pos - window`` .. ``pos + window`` of ``sentence`` as the centre word moves to
+    ``pos``: the one behind leaves, the one ahead enters (at the first position,
+    the first ``window``). Where more than ``CHUNK`` positions are in reach, every
+    one of them leaves and enters again each ``CHUNK`` centre words, so that no
+    input is more than ``CHUNK`` windows old."""
+    span, length, window = reach.sizes.shape[0], sentence.shape[0], settings.window
+    if span == 0 or not settings.cbow:
+        return
+    if pos == 0:
+        for p in range(min(window, length)):
+            enter_position(syn0, tables, reach, sentence, p, dim)
+    if pos - window - 1 >= 0:
+        leave_reach(syn0, tables, reach, (pos - window - 1) % span, dim)
+    if span > CHUNK and pos > 0 and pos % CHUNK == 0:
+        for p in range(max(pos - window, 0), min(pos + window, length)):
+            leave_reach(syn0, tables, reach, p % span, dim)
+            enter_reach(syn0, tables, reach, p % span, dim)
+    if pos + window < length:
+        enter_position(syn0, tables, reach, sentence, pos + window, dim)
+
+
+@jit_inline
+def empty_reach(syn0, tables, reach, sentence, settings, dim):
+    """CBOW with subwords: at a sentence's end, the positions still in reach leave it."""
+    span, length = reach.sizes.shape[0], sentence.shape[0]
+    if span == 0 or not settings.cbow:
+        return
+    for p in range(max(length - settings.window - 1, 0), length):
+        leave_reach(syn0, tables, reach, p % span, dim)
+
+
+@jit_inline
+def window_loss(syn0, sources, window, outputs, settings, buffers, alpha, dim):
+    """One window: its context words (rows ``window.contexts`` of ``sources``,
+    ``InputRows``) predict the centre word ``window.target`` through the output
+    losses (``output_loss``), and the inputs move.
 
     Skip-gram's window is batched (HogBatch, Ji et al. 2016): all its context words
     predict through the same output units (the target's path, one shared draw of
@@ -713,15 +788,21 @@ def window_loss(syn0, window, outputs, settings, buffers, alpha, dim):
     words) once per window instead of once per pair. A window of more than
     ``CHUNK`` context words is taken in chunks, the rows moving after each: one
     update summing the steps of a very wide window on repetitive text diverges.
-    CBOW's window is one example. Returns the loss (nats)."""
-    contexts = window.contexts
+    With subwords, each chunk's context words come into the reach before it and
+    leave after it. CBOW's window is one example. Returns the loss (nats)."""
+    contexts, tables = window.contexts, outputs.tables
+    fresh = sources.words.shape[0] > 0 and not settings.cbow  # skip-gram with subwords
     loss = 0.0
     together = contexts.shape[0] if settings.cbow else CHUNK  # context words per update
     for first in range(0, contexts.shape[0], together):
         chunk = contexts[first : min(first + together, contexts.shape[0])]
-        count = window_inputs(syn0, outputs.tables, chunk, settings, buffers, dim)
+        for c in range(chunk.shape[0] if fresh else 0):
+            enter_reach(syn0, tables, sources, chunk[c], dim)
+        count = window_inputs(sources, chunk, settings, buffers, dim)
         loss += output_loss(buffers, count, window, outputs, settings, alpha, dim)
-        move_inputs(syn0, outputs.tables, chunk, settings.cbow, buffers.grads, dim)
+        move_inputs(sources.moves, chunk, settings.cbow, buffers.grads, dim)
+        for c in range(chunk.shape[0] if fresh else 0):
+            leave_reach(syn0, tables, sources, chunk[c], dim)
     return loss
 
 
@@ -764,6 +845,43 @@ def prefetch_next(syn0, tables, sentence, pos, length, window, dim):
             prefetch_row(tables.syn1, tables.path_nodes[j], dim)
 
 
+@jit_inline
+def train_sentence(sentence, syn0, sources, kit, state):
+    """Train on a sentence after subsampling (``sentence`` (L,) int32 ids), each of its
+    words in turn the centre word of a window shrunk at random, with the buffers and
+    settings of ``kit``; ``sources``: where the inputs come from (``InputRows``).
+    Returns (the summed loss in nats, the training examples, new state)."""
+    settings, outputs, tables, dim = kit.settings, kit.outputs, kit.outputs.tables, syn0.shape[1]
+    window, length, span = settings.window, sentence.shape[0], sources.sizes.shape[0]
+    log_k = np.float32(np.log(max(settings.samples, 1)))
+    loss, examples, n = 0.0, 0, 0
+    for pos in range(length):
+        advance_reach(syn0, tables, sources, sentence, pos, settings, dim)
+        state = lcg_next(state)
+        reach = window - np.int64((state >> np.uint64(16)) % np.uint64(window))
+        lo, hi, target = max(pos - reach, 0), min(pos + reach + 1, length), sentence[pos]
+        prefetch_next(syn0, tables, sentence, pos, length, window, dim)
+        if hi - lo < 2:
+            continue  # no context
+        if tables.syn1neg.shape[0] > 0:  # drawn first, so that their rows load while the inputs are formed
+            n, state = draw_candidates(kit.candidates, kit.offsets, target, settings, log_k, state, tables)
+            for d in range(1, n):
+                prefetch_row(tables.syn1neg, kit.candidates[d], dim)
+        count = 0
+        for c in range(lo, hi):
+            if c != pos:
+                kit.contexts[count] = sentence[c] if span == 0 else c % span
+                if span > 0 and not settings.cbow:  # skip-gram's come into the reach in ``window_loss``
+                    sources.words[c % span] = sentence[c]
+                count += 1
+        draws = Units(tables.syn1neg, kit.candidates[:n], kit.labels[:n], kit.offsets[:n])
+        centre = Window(kit.contexts[:count], target, draws)
+        loss += window_loss(syn0, sources, centre, outputs, settings, kit.buffers, kit.alpha, dim)
+        examples += 1 if settings.cbow else count
+    empty_reach(syn0, tables, sources, sentence, settings, dim)
+    return loss, examples, state
+
+
 @jit_kernel
 def train_batch(tokens, syn0, tables, keep_prob, settings, alpha, seed):
     """Train on a batch of tokens: ``-> (loss_sum, examples)``. One compiled kernel
@@ -789,8 +907,9 @@ def train_batch(tokens, syn0, tables, keep_prob, settings, alpha, seed):
     dim = syn0.shape[1]
     stride = row_stride(dim)  # floats from one row of the stack buffers to the next
     window, samples = settings.window, settings.samples
-    state, alpha, log_k = np.uint64(seed), np.float32(alpha), np.float32(np.log(max(samples, 1)))
+    state, alpha = np.uint64(seed), np.float32(alpha)
     vocab = tables.syn1neg.shape[0] if settings.kind == SOFTMAX else 0
+    span = 2 * window + 1 if tables.subword_offsets.shape[0] > 0 else 0  # positions in reach, with subwords
     owned = (  # the heap scratch buffers, used through unmanaged views
         scratch(tokens.shape[0], np.int32),  # a sentence after subsampling
         scratch(2 * window, np.int32),  # a window's context words
@@ -801,8 +920,13 @@ def train_batch(tokens, syn0, tables, keep_prob, settings, alpha, seed):
         np.zeros(vocab, dtype=np.float32),  # and their logit offsets
         np.empty((max(vocab, samples + 1), CHUNK), dtype=np.float32),  # the softmax's logits, then steps
         scratch(MAX_CODE_LENGTH, np.int32),  # a path's nodes in the copy of the top of the tree
+        scratch(span * stride, np.float32),  # with subwords, the reach's values (``InputRows``)
+        scratch(span, np.int32),  # and sizes
+        scratch(span * stride, np.float32),  # and gradients
+        scratch(span, np.int32),  # and words
     )
-    sentence, contexts, candidates, labels, offsets, all_rows, no_offsets, table, top_rows = unmanaged(owned)
+    sentence, contexts, candidates, labels, offsets, all_rows, no_offsets, table, top_rows = unmanaged(owned[:9])
+    reach_values, reach_sizes, reach_moves, reach_words = unmanaged(owned[9:])
     labels[:] = 0.0
     labels[0] = 1.0
     offsets[:] = 0.0  # negative sampling's: draw_candidates sets them for the other losses
@@ -815,29 +939,16 @@ def train_batch(tokens, syn0, tables, keep_prob, settings, alpha, seed):
     copy_top(tables.syn1, first_top, copy, start, dim)
     top = Top(copy, first_top, top_rows)
     outputs = Outputs(tables, top, Units(tables.syn1neg, all_rows, None, no_offsets))
-    loss, examples, i, n = 0.0, 0, 0, 0
+    values, moves = reach_values.reshape((span, stride)), reach_moves.reshape((span, stride))
+    no_reach = InputRows(syn0, reach_sizes, syn0, reach_words)  # words alone: syn0 by id
+    sources = InputRows(values, reach_sizes, moves, reach_words) if span > 0 else no_reach
+    kit = WindowKit(contexts, candidates, labels, offsets, outputs, settings, buffers, alpha)
+    loss, examples, i = 0.0, 0, 0
     while i < tokens.shape[0]:
         length, i, state = subsampled_sentence(tokens, i, keep_prob, sentence, state)
-        for pos in range(length):
-            state = lcg_next(state)
-            reach = window - np.int64((state >> np.uint64(16)) % np.uint64(window))
-            lo, hi, target = max(pos - reach, 0), min(pos + reach + 1, length), sentence[pos]
-            prefetch_next(syn0, tables, sentence, pos, length, window, dim)
-            if hi - lo < 2:
-                continue  # no context
-            if tables.syn1neg.shape[0] > 0:  # drawn first, so that their rows load while the inputs are formed
-                n, state = draw_candidates(candidates, offsets, target, settings, log_k, state, tables)
-                for d in range(1, n):
-                    prefetch_row(tables.syn1neg, candidates[d], dim)
-            count = 0
-            for c in range(lo, hi):
-                if c != pos:
-                    contexts[count] = sentence[c]
-                    count += 1
-            draws = Units(tables.syn1neg, candidates[:n], labels[:n], offsets[:n])
-            centre = Window(contexts[:count], target, draws)
-            loss += window_loss(syn0, centre, outputs, settings, buffers, alpha, dim)
-            examples += 1 if settings.cbow else count
+        sentence_loss, sentence_examples, state = train_sentence(sentence[:length], syn0, sources, kit, state)
+        loss += sentence_loss
+        examples += sentence_examples
     merge_top(tables.syn1, first_top, copy, start, weight, dim)
     keep_alive(owned)
     return loss, examples
