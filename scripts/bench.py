@@ -28,7 +28,7 @@ the benchmark corpus, all peers installed); each report is copied there with its
   FastText, each at fastText's unsupervised defaults, writing its .vec and .bin):
   ``--systems w2v,fasttext,gensim-ft --combos sg-sub,cbow-sub --repeat 3 --name
   subword-benchmarks`` (three rounds, one seed each: quality as means over the seeds),
-  copied to docs/ as the first;
+  copied to docs/ in the same way;
 - kernel changes: ``scripts/ab_kernels.py`` (a few minutes a combination).
 
 Peers are optional (``pip install -e .[bench]``); one that is not installed is skipped and
@@ -99,7 +99,7 @@ COMBO_LABELS = {
 }
 SUBWORD_COMMAND = (  # for the report's notes; the module docstring says the same
     "python scripts/bench.py --corpus text8 --systems w2v,fasttext,gensim-ft --combos sg-sub,cbow-sub --repeat 3 "
-    "--out bench-results/subwords"
+    "--name subword-benchmarks"
 )
 SUBWORD_ALPHA, SUBWORD_NS_EXPONENT = 0.05, 0.5  # fastText's lr and its fixed noise exponent (counts^0.5)
 W2V_MODEL_FILES = {"--save-fasttext": ".bin", "--save-model": ".npz"}  # w2v's full-model option: its file's suffix
@@ -867,7 +867,10 @@ def standing_notes(ctx: Context, combos: list[str]) -> list[str]:
     if any(COMBOS[c].subwords for c in combos):
         notes += subword_notes(ctx)
     else:
-        notes.append(f"Subword vectors (fastText's model) are measured apart: `{SUBWORD_COMMAND}`.")
+        notes.append(
+            f"Subword vectors (fastText's model) are measured apart ([subword-benchmarks.md](subword-benchmarks.md)): "
+            f"`{SUBWORD_COMMAND}`."
+        )
     return notes
 
 
