@@ -339,21 +339,23 @@ def log_normalisers(
     log_z = np.full(len(hidden), np.nan)
     log_z_ns = np.full(len(hidden), np.nan)
     rows = max(1, BLOCK_VALUES // max(len(out), 1))
+    shift = None if offsets is None else offsets.astype(np.float32)
+    room = np.empty((min(rows, len(hidden)), len(out)), dtype=np.float32)  # each block's scores, worked in place
     for start in range(0, len(hidden), rows):
         block = slice(start, start + rows)
-        scores = hidden[block] @ out.T
+        scores = np.matmul(hidden[block], out.T, out=room[: len(hidden[block])])
         if plain:
             log_z[block] = logsumexp_rows(scores)
-        if offsets is None:
+        if shift is None:
             continue
-        scores += offsets.astype(np.float32)
-        top = scores.max(axis=1)
-        low = top < SIGMA_FLOOR
+        scores += shift
+        low = scores.max(axis=1) < SIGMA_FLOOR
+        below = logsumexp_rows(scores[low]) if low.any() else None
         with np.errstate(over="ignore"):  # exp(-a) of a far below 0 is inf, and sigma(a) then 0
-            sigmas = 1.0 / (1.0 + np.exp(-scores))
-        log_z_ns[block] = np.log(sigmas.sum(axis=1, dtype=np.float64))
-        if low.any():
-            log_z_ns[block][low] = logsumexp_rows(scores[low])
+            np.reciprocal(np.add(np.exp(np.negative(scores, out=scores), out=scores), 1.0, out=scores), out=scores)
+        log_z_ns[block] = np.log(scores.sum(axis=1, dtype=np.float64))
+        if below is not None:
+            log_z_ns[block][low] = below
     return log_z, log_z_ns
 
 
