@@ -86,10 +86,11 @@ def test_a_model_file_answers_known_and_unseen_words(tiny_corpus, tmp_path):
     assert "cats" in loaded and "cats" not in loaded.key_to_index and "cats" not in written
 
 
-def test_threads_1_runs_are_byte_identical(tiny_corpus, tmp_path):
+@pytest.mark.parametrize("model", ["skipgram", "cbow"])
+def test_threads_1_runs_are_byte_identical(tiny_corpus, tmp_path, model):
     digests = set()
     for _ in range(2):
-        vectors = w2v.train(str(tiny_corpus), subwords=True, **QUICK)
+        vectors = w2v.train(str(tiny_corpus), subwords=True, model=model, **QUICK)
         digests.add(hashlib.md5(vectors.vectors.tobytes()).hexdigest())
     assert len(digests) == 1
 
