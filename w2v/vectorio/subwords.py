@@ -87,13 +87,22 @@ class SubwordVectors:
 
     def block_means(self, words: list[bytes], rows: np.ndarray) -> Composed:
         """``composed`` for one block of words: their rows summed in float32, the word's
-        own row first, then its n-grams' in fastText's order, times 1 / their count."""
+        own row first, then its n-grams' in fastText's order, times 1 / their count. The
+        n-grams are added rank by rank over the block (every word's first, then every
+        word's second, ...), each word's in its order."""
         owners, buckets = ngram_buckets(words, *self.settings)
         known = rows >= 0
         sums = np.zeros((len(words), self.dim), dtype=np.float32)
         sums[known] = self.word_rows[rows[known]]
-        with np.errstate(over="ignore", invalid="ignore"):  # past float32's range: inf or NaN, as fastText's sums
-            np.add.at(sums, owners, self.buckets[buckets])
         ngrams = np.bincount(owners, minlength=len(words))
+        by_word = np.argsort(owners, kind="stable")  # each word's n-grams together, in fastText's order
+        rank = np.empty(len(owners), dtype=np.int64)  # each n-gram's place among its word's
+        rank[by_word] = np.arange(len(owners)) - (np.cumsum(ngrams) - ngrams)[owners[by_word]]
+        by_rank, per_rank = np.argsort(rank, kind="stable"), np.bincount(rank, minlength=1)
+        ends = np.cumsum(per_rank)
+        with np.errstate(over="ignore", invalid="ignore"):  # past float32's range: inf or NaN, as fastText's sums
+            for first, last in zip(ends - per_rank, ends, strict=True):
+                at = by_rank[first:last]  # the n-grams of one rank, at most one a word
+                sums[owners[at]] += self.buckets[buckets[at]]
         counts = np.maximum(known + ngrams, 1).astype(np.float32)  # no row at all: the zero vector
         return Composed(sums * (np.float32(1) / counts)[:, None], ngrams)
