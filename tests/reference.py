@@ -33,7 +33,7 @@ same updates (up to float32 rounding), the same loss and the same example count:
   more than ``CHUNK`` positions are in reach; for skip-gram, around each chunk.
 
 Also here: small readers of the word2vec vector formats, a writer of fastText's
-``.bin`` layout (for models no fastText would write) and fastText's character
+``.bin`` layout (for models no fastText would write), fastText's own training of a small model and fastText's character
 n-grams of one word, in plain Python, used by the tests.
 """
 
@@ -42,6 +42,7 @@ import struct
 from collections.abc import Iterable, Iterator
 
 import numpy as np
+import pytest
 
 from w2v.corpus.sources import BLOCK_BYTES, MAX_WORD_BYTES, SentenceCutter, TokenBlock, line_words, read_chunks
 
@@ -430,3 +431,20 @@ def numeric_gradient(loss, array, row, eps=1e-6):
         array[row, k] = saved
         grad[k] = (plus - minus) / (2 * eps)
     return grad
+
+
+FASTTEXT_CORPUS = ("the cat sat on the mat café naïve über straße 日本語 a\n" * 20) + ("the dog sat on a log\n" * 20)
+
+
+def train_fasttext(tmp_path, text: str = FASTTEXT_CORPUS, **settings):
+    """fastText's own unsupervised model of ``text`` (small and quick unless ``settings``
+    say otherwise), saved as ``model.bin`` in ``tmp_path``: (the model, its path). Skips
+    the test where fastText is not installed."""
+    fasttext = pytest.importorskip("fasttext")
+    corpus = tmp_path / "corpus.txt"
+    corpus.write_text(text)
+    options = dict(dim=8, minCount=1, epoch=1, thread=1, verbose=0, bucket=1000) | settings
+    model = fasttext.train_unsupervised(str(corpus), **options)
+    path = tmp_path / "model.bin"
+    model.save_model(str(path))
+    return model, path

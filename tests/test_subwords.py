@@ -4,7 +4,7 @@ answers as gensim's ``FastTextKeyedVectors``; files without n-grams answer as be
 
 import numpy as np
 import pytest
-from reference import fasttext_bin, fasttext_hash, fasttext_subwords
+from reference import fasttext_bin, fasttext_hash, fasttext_subwords, train_fasttext
 
 from w2v.corpus.ngrams import NgramSettings
 from w2v.vectorio.subwords import SubwordVectors
@@ -109,12 +109,7 @@ def test_without_ngrams_a_model_answers_as_a_vectors_file(tmp_path):
 
 def test_fasttexts_own_vectors_of_unseen_words(tmp_path):
     """The vectors of words fastText never saw, built here, are fastText's."""
-    fasttext = pytest.importorskip("fasttext")
-    corpus = tmp_path / "corpus.txt"
-    corpus.write_text("the cat sat on the mat café naïve\nthe dog sat on a log\n" * 20)
-    model = fasttext.train_unsupervised(str(corpus), dim=8, minCount=1, epoch=1, thread=1, verbose=0, bucket=1000)
-    path = tmp_path / "model.bin"
-    model.save_model(str(path))
+    model, path = train_fasttext(tmp_path, "the cat sat on the mat café naïve\nthe dog sat on a log\n" * 20)
     vectors = Vectors.load(path)
     for word in ("cats", "sitting", "naïveté", "日本", "x", "</s>"):
         expected = model.get_word_vector(word)

@@ -14,7 +14,7 @@ from fractions import Fraction
 
 import numpy as np
 import pytest
-from reference import fasttext_bin
+from reference import fasttext_bin, train_fasttext
 
 import w2v
 from w2v.errors import FormatError
@@ -167,23 +167,10 @@ def test_other_pickles_are_never_loaded(tmp_path):
 
 # --- fastText's .bin models ----------------------------------------------------------------
 
-FASTTEXT_CORPUS = ("the cat sat on the mat café naïve über straße 日本語 a\n" * 20) + ("the dog sat on a log\n" * 20)
-
-
-def fasttext_model(tmp_path, **settings):
-    fasttext = pytest.importorskip("fasttext")
-    corpus = tmp_path / "corpus.txt"
-    corpus.write_text(FASTTEXT_CORPUS)
-    options = dict(dim=8, minCount=1, epoch=1, thread=1, verbose=0, bucket=1000) | settings
-    model = fasttext.train_unsupervised(str(corpus), **options)
-    path = tmp_path / "model.bin"
-    model.save_model(str(path))
-    return model, path
-
 
 @pytest.mark.parametrize("settings", [{}, {"minn": 2, "maxn": 4, "model": "cbow"}, {"maxn": 0}])
 def test_fasttext_bin_gives_fasttexts_word_vectors(tmp_path, settings):
-    model, path = fasttext_model(tmp_path, **settings)
+    model, path = train_fasttext(tmp_path, **settings)
     loaded = Vectors.load(path)
     assert loaded.words == model.words  # </s> included, as in fastText's .vec
     expected = np.array([model.get_word_vector(word) for word in model.words])
@@ -210,7 +197,7 @@ def test_fasttext_supervised_model_gives_its_words_not_labels(tmp_path):
 
 
 def test_damaged_or_compressed_fasttext_models(tmp_path):
-    _, path = fasttext_model(tmp_path)
+    _, path = train_fasttext(tmp_path)
     cut = tmp_path / "cut.bin"
     cut.write_bytes(path.read_bytes()[:300])
     with pytest.raises(FormatError, match=r"cut\.bin: damaged fastText model"):
