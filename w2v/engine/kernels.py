@@ -734,7 +734,8 @@ def leave_reach(syn0, tables, reach, slot, dim):
 
 @jit_inline
 def enter_position(syn0, tables, reach, sentence, p, dim):
-    """Position ``p`` of ``sentence`` comes into the reach, in row ``p % span``."""
+    """Position ``p`` of ``sentence`` comes into the reach, in its row: ``p`` modulo
+    the reach's rows."""
     slot = p % reach.sizes.shape[0]
     reach.words[slot] = sentence[p]
     enter_reach(syn0, tables, reach, slot, dim)

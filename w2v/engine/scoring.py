@@ -351,8 +351,11 @@ def log_normalisers(
         scores += shift
         low = scores.max(axis=1) < SIGMA_FLOOR
         below = logsumexp_rows(scores[low]) if low.any() else None
+        np.negative(scores, out=scores)  # sigma(a) = 1 / (1 + exp(-a)), in place
         with np.errstate(over="ignore"):  # exp(-a) of a far below 0 is inf, and sigma(a) then 0
-            np.reciprocal(np.add(np.exp(np.negative(scores, out=scores), out=scores), 1.0, out=scores), out=scores)
+            np.exp(scores, out=scores)
+        scores += 1.0
+        np.reciprocal(scores, out=scores)
         log_z_ns[block] = np.log(scores.sum(axis=1, dtype=np.float64))
         if below is not None:
             log_z_ns[block][low] = below
