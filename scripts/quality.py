@@ -129,18 +129,18 @@ def summary(values: list[float], spec: str, signed: bool = False) -> str:
     return f"{mean} ± {spec.format(spread)}"
 
 
-def paired_table(results: dict, column: str, groups: dict[str, str]) -> str:
+def paired_table(results: dict, column: str, groups: dict[str, str], metrics: dict = METRICS) -> str:
     """A markdown table of runs keyed ``combination/group/seed N``: per combination and
     group (``groups``: each key's group, shown as its value in ``column``; the first is
-    the base), each metric's mean ± sd over seeds, then each other group's mean
+    the base), each of ``metrics``' mean ± sd over seeds, then each other group's mean
     difference from the base, paired by seed."""
-    header = f"| combination | {column} | seeds | " + " | ".join(METRICS) + " |"
-    lines = [header, "|" + "---|" * (3 + len(METRICS))]
+    header = f"| combination | {column} | seeds | " + " | ".join(metrics) + " |"
+    lines = [header, "|" + "---|" * (3 + len(metrics))]
     for combo in COMBOS:
         runs = {g: {k.split("/")[2]: v for k, v in results.items() if k.startswith(f"{combo}/{g}/")} for g in groups}
         for group, shown in groups.items():
             if runs[group]:
-                cells = [summary([read(r) for r in runs[group].values()], spec) for read, spec, _ in METRICS.values()]
+                cells = [summary([read(r) for r in runs[group].values()], spec) for read, spec, _ in metrics.values()]
                 lines.append(f"| {combo} | {shown} | {len(runs[group])} | " + " | ".join(cells) + " |")
         base = next(iter(groups))
         for group, shown in list(groups.items())[1:]:
@@ -148,7 +148,7 @@ def paired_table(results: dict, column: str, groups: dict[str, str]) -> str:
             if len(seeds) < 2:
                 continue
             cells = []
-            for read, spec, _ in METRICS.values():
+            for read, spec, _ in metrics.values():
                 diffs = [read(runs[group][seed]) - read(runs[base][seed]) for seed in seeds]
                 cells.append(summary(diffs, spec, signed=True))
             lines.append(f"| {combo} | {shown} − {groups[base]} | {len(seeds)} | " + " | ".join(cells) + " |")
