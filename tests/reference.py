@@ -3,7 +3,7 @@ and of the Python reading of a corpus that ``chunkcounter.ChunkCounter`` matches
 
 It follows the kernel's batch semantics step by step and consumes the random
 generator in exactly the same order, so that for the same inputs it produces the
-same updates (up to float32 rounding), the same loss and the same example count:
+same updates (up to float32 rounding), the same loss and the same counts:
 
 - the generator is word2vec.c's 64-bit LCG ``r = r * 25214903917 + 11 mod 2**64``,
   held here as a Python int;
@@ -251,15 +251,28 @@ class Reach:
             self.syn0[self.sentence[p]] += grad
 
 
+def output_rows(params, target, words, settings) -> int:
+    """The output rows an example predicting ``target`` trains (the kernel's
+    ``output_rows``): its path's nodes, then the candidates left of ``words``
+    (the target and its draws) or, for the full softmax, every word."""
+    rows = 0
+    if params.syn1.shape[0]:
+        rows += int(params.path_offsets[target + 1] - params.path_offsets[target])
+    if params.syn1neg.shape[0]:
+        kept = candidates(params, target, words, settings.kind, settings.samples)[0]
+        rows += params.syn1neg.shape[0] if settings.kind == SOFTMAX else len(kept)
+    return rows
+
+
 def train_batch(tokens, syn0, params, keep_prob, settings, alpha, seed):
-    """The reference of the kernel's ``train_batch``: same arguments, same effects.
-    ``settings`` is the kernel's ``Settings``, read by name."""
+    """The reference of the kernel's ``train_batch``: same arguments, same effects
+    and counts. ``settings`` is the kernel's ``Settings``, read by name."""
     window, negative, kind = settings.window, settings.samples, settings.kind
     r = int(seed)
     ns = params[1].shape[0] > 0
     tokens = [int(t) for t in tokens]
     loss = 0.0
-    examples = 0
+    examples = updates = visits = 0
     i = 0
     while i < len(tokens):
         sentence = []
@@ -305,8 +318,11 @@ def train_batch(tokens, syn0, params, keep_prob, settings, alpha, seed):
                     for c in chunk if side.subwords else []:
                         side.leave(c)
                 examples += len(context)
+            rows = output_rows(params, target, words, settings)
+            updates += (1 if settings.cbow else len(context)) * rows
+            visits += (1 if settings.cbow else -(-len(context) // CHUNK)) * rows + len(context)
         side.finish()
-    return loss, examples
+    return loss, examples, updates, visits
 
 
 def example_loss(hidden, target, syn1, syn1neg, nodes, labels, offsets, noise) -> float:

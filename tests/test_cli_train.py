@@ -1,6 +1,7 @@
 """``w2v train`` as a user runs it (``python -m w2v`` in a subprocess): outputs,
 determinism, presets, stdin, and one clean error line for every mistake."""
 
+import json
 import os
 import re
 import subprocess
@@ -50,6 +51,20 @@ def test_summary_line_without_quiet(cli, tiny_corpus, tmp_path):
     last = done.stderr.decode().strip().splitlines()[-1]
     assert "12 words in vocabulary" in last and str(out) in last
     assert "Traceback" not in done.stderr.decode()
+
+
+def test_report_writes_the_runs_figures_as_json(cli, tiny_corpus, tmp_path):
+    """--report FILE: the run's figures as JSON; CBOW with the full softmax and no
+    subsampling trains every word of every sentence of two words or more (all of the
+    tiny corpus's), each against every output row: words trained x V updates."""
+    out, report = tmp_path / "v.bin", tmp_path / "run.json"
+    train_ok(cli, tiny_corpus, "-o", out, "--report", report, "--model", "cbow", "--softmax", "--sample", "0", *FAST)
+    figures = json.loads(report.read_text())
+    assert figures["vocab_size"] == 12 and figures["train_words"] == figures["corpus_words"] > 0
+    assert figures["output_updates"] == figures["train_words"] * 12
+    assert len(figures["epoch_loss"]) == 1 and figures["epoch_heldout"] == [None]
+    assert figures["train_seconds"] > 0 and figures["words_per_second"] > 0
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["run.json", "v.bin"]
 
 
 def test_determinism_single_thread(cli, tiny_corpus, tmp_path):

@@ -76,7 +76,8 @@ def test_subsampling_is_on_for_some_words():
 
 
 def check_against_reference(case: dict, tokens: np.ndarray, window: int, counts=COUNTS, subwords=False) -> None:
-    """The kernel and the numpy reference make the same updates, loss and example count."""
+    """The kernel and the numpy reference make the same updates, loss, example count
+    and counts of output-row updates and of rows read and written."""
     kind, beta = case.get("kind", kernels.NS), case.get("beta", 0.0)
     output = case["negative"] > 0 or kind == kernels.SOFTMAX
     syn0, params, vocab = make_params(case["hs"], output, counts=counts, subwords=subwords)
@@ -84,12 +85,13 @@ def check_against_reference(case: dict, tokens: np.ndarray, window: int, counts=
     settings = kernels.Settings(window, case["negative"], case["cbow"], case["cbow_mean"], kind, beta)
     args = (keep, settings, 0.05, SEED)
     ref_syn0, ref_params = syn0.copy(), copy_params(params)
-    ref_loss, ref_examples = reference_batch(tokens, ref_syn0, ref_params, *args)
+    ref_loss, *ref_counts = reference_batch(tokens, ref_syn0, ref_params, *args)
     kernel = kernels.train_batch
     before = syn0.copy(), copy_params(params)
-    loss, examples = kernel(tokens, syn0, params, *args)
+    loss, *counts = kernel(tokens, syn0, params, *args)
+    examples = counts[0]
 
-    assert examples == ref_examples
+    assert counts == ref_counts
     assert examples > 10
     assert loss == pytest.approx(ref_loss, rel=1e-5)
     np.testing.assert_allclose(syn0, ref_syn0, atol=1e-5, rtol=0)
@@ -166,7 +168,7 @@ def test_kernel_is_deterministic_per_seed():
     for seed in (SEED, SEED, np.uint64(12345)):
         syn0, params, vocab = make_params(False, True)
         settings = kernels.Settings(3, 4, False, True)
-        loss, _ = kernel(batch_tokens(), syn0, params, vocab.keep_probabilities(0.05), settings, 0.05, seed)
+        loss, _, _, _ = kernel(batch_tokens(), syn0, params, vocab.keep_probabilities(0.05), settings, 0.05, seed)
         results.append((loss, syn0))
     assert results[0][0] == results[1][0]
     np.testing.assert_array_equal(results[0][1], results[1][1])
@@ -181,8 +183,31 @@ def test_examples_counted_per_pair_and_per_centre_word():
     keep = np.ones(V, np.float32)
     for cbow, want in ((False, 6), (True, 5)):
         syn0, params, _ = make_params(False, True)
-        _, examples = kernel(tokens, syn0, params, keep, kernels.Settings(1, 2, cbow, True), 0.025, SEED)
+        _, examples, _, _ = kernel(tokens, syn0, params, keep, kernels.Settings(1, 2, cbow, True), 0.025, SEED)
         assert examples == want
+
+
+def test_output_rows_counted_per_example():
+    """Each example counts its output rows: 1 + k candidates for NCE and sampled softmax
+    (every draw kept), every word for the full softmax, the target's path with
+    hierarchical softmax (window 1, no subsampling: the examples are known); the rows
+    read and written count each window's output rows once."""
+    kernel = kernels.train_batch
+    tokens = np.array([1, 2, 3, -1, 4, 5, -1, 6, -1], dtype=np.int32)
+    keep = np.ones(V, np.float32)
+    for cbow in (False, True):
+        for kind, samples in ((kernels.NCE, 2), (kernels.SAMPLED_SOFTMAX, 2), (kernels.SOFTMAX, 0)):
+            syn0, params, _ = make_params(False, True)
+            settings = kernels.Settings(1, samples, cbow, True, kind, 0.0)
+            _, examples, updates, visits = kernel(tokens, syn0, params, keep, settings, 0.025, SEED)
+            rows = params.syn1neg.shape[0] if kind == kernels.SOFTMAX else 1 + samples
+            assert (examples, updates) == (6 if not cbow else 5, examples * rows)
+            assert visits == 5 * rows + 6  # a window's output rows once, each of its context words once
+        syn0, params, _ = make_params(True, False)
+        path = np.diff(params.path_offsets)
+        pairs = {1: 1, 2: 2, 3: 1, 4: 1, 5: 1}  # skip-gram's context words per centre word
+        _, _, updates, _ = kernel(tokens, syn0, params, keep, kernels.Settings(1, 0, cbow, True), 0.025, SEED)
+        assert updates == sum(path[w] * (1 if cbow else n) for w, n in pairs.items())
 
 
 def test_lcg_and_draw_match_reference():
@@ -251,7 +276,7 @@ def test_skipgram_update_is_minus_alpha_times_gradient(hs, negative):
     kernel = kernels.train_batch
     tokens = np.array([a, b, -1], dtype=np.int32)
     settings = kernels.Settings(1, negative, False, True)
-    _, examples = kernel(tokens, syn0, params, np.ones(V, np.float32), settings, alpha, np.uint64(seed))
+    _, examples, _, _ = kernel(tokens, syn0, params, np.ones(V, np.float32), settings, alpha, np.uint64(seed))
     assert examples == 2
 
     np.testing.assert_allclose(syn0[b] - before[0][b], -alpha * numeric_gradient(loss, syn0_64, b), atol=2e-6)
@@ -307,7 +332,9 @@ def test_cbow_mean_update_is_minus_alpha_times_hidden_gradient():
     before = syn0.copy(), syn1.copy()
     kernel = kernels.train_batch
     tokens = np.array([a, t, c, -1], dtype=np.int32)
-    _, examples = kernel(tokens, syn0, params, np.ones(V, np.float32), kernels.Settings(1, 0, True, True), alpha, SEED)
+    _, examples, _, _ = kernel(
+        tokens, syn0, params, np.ones(V, np.float32), kernels.Settings(1, 0, True, True), alpha, SEED
+    )
     assert examples == 3
 
     for word in (a, c):
@@ -382,7 +409,7 @@ def test_a_batch_trains_the_top_of_the_tree_in_its_copy(case, tree):
     for sharers in (1, 4):
         moved_syn0, moved = syn0.copy(), copy_params(params)
         settings = kernels.Settings(3, chosen["negative"], chosen["cbow"], chosen["cbow_mean"], sharers=sharers)
-        loss, examples = kernel(tokens, moved_syn0, moved, keep, settings, 0.05, SEED)
+        loss, examples, _, _ = kernel(tokens, moved_syn0, moved, keep, settings, 0.05, SEED)
         results.append((moved_syn0, moved.syn1, moved.syn1neg, loss, examples))
     (syn0_a, syn1_a, neg_a, loss_a, n_a), (syn0_b, syn1_b, neg_b, loss_b, n_b) = results
     assert n_a == n_b > 100 and loss_b == pytest.approx(loss_a, rel=1e-6)

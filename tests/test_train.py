@@ -286,7 +286,7 @@ def test_each_batch_gets_the_rate_of_its_position(tmp_path, monkeypatch):
         threads.append(threading.current_thread())
         kinds.append(tuple(numba.typeof(arg) for arg in (tokens, settings, alpha, seed)))  # the kernel's signature
         words = int((tokens >= 0).sum())
-        return 2.0 * words, words
+        return 2.0 * words, words, 3 * words, 4 * words
 
     monkeypatch.setattr(kernels, "train_batch", fake_kernel)  # run_epochs imports it when called
     seen = []

@@ -1,6 +1,8 @@
 """What a training run did, as ``w2v.train`` reports it in ``Vectors.report``."""
 
-from dataclasses import dataclass, field
+import json
+import math
+from dataclasses import asdict, dataclass, field
 
 
 @dataclass
@@ -20,8 +22,24 @@ class TrainReport:
     heldout_seconds: float = 0.0  # scoring the held-out text after each epoch (``heldout``)
     rounds: list[dict] = field(default_factory=list)  # on a cluster: each round's words, bytes and seconds
     workers_lost: int = 0  # on a cluster: replicas started again after their worker was lost
+    output_updates: int = 0  # (example, output row) updates trained, 6 x dim flops each (not counted on a cluster)
+    row_visits: int = 0  # rows read and written by the kernel (each output row once a chunk, each context row once)
 
     @property
     def words_per_second(self) -> float:
         """Trained words per second of training."""
         return self.train_words / max(self.train_seconds, 1e-9)
+
+    def to_json(self) -> str:
+        """The report as a JSON object (one line per field), ``null`` where a figure is
+        nan (an epoch not scored on held-out text), and ``words_per_second`` with it."""
+
+        def plain(value):
+            if isinstance(value, float) and math.isnan(value):
+                return None
+            if isinstance(value, list):
+                return [plain(item) for item in value]
+            return value
+
+        fields = {name: plain(value) for name, value in asdict(self).items()}
+        return json.dumps({**fields, "words_per_second": self.words_per_second}, indent=1) + "\n"

@@ -284,6 +284,8 @@ def run_training(run: "Run", hooks: Hooks, outputs: Outputs, workdir: str) -> tu
         epoch_heldout=run.progress.heldout[:, 0].tolist(),
         epoch_heldout_se=run.progress.heldout[:, 1].tolist(),
         heldout_seconds=run.progress.heldout_seconds,
+        output_updates=int(run.progress.updates.sum()),
+        row_visits=int(run.progress.visits.sum()),
     )
     return report, run.model.syn0
 

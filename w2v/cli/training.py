@@ -144,13 +144,14 @@ LONG_RUN_OPTIONS = (
     "init_model",
     "update_vocab",
 )
-EXTRA_OPTIONS = ("phrases", "phrase_threshold", "phrase_passes", "classes", "classes_output", "plot")
+EXTRA_OPTIONS = ("phrases", "phrase_threshold", "phrase_passes", "classes", "classes_output", "plot", "report")
 PATH_OPTIONS = (
     "output",
     "save_vocab",
     "read_vocab",
     "classes_output",
     "plot",
+    "report",
     "checkpoint",
     "save_model",
     "save_fasttext",
@@ -395,6 +396,13 @@ def rerun_recipe(ctx: click.Context) -> dict:
     help="Also draw the loss per epoch into this picture (.png, .svg, .pdf; needs matplotlib).",
 )
 @click.option(
+    "--report",
+    type=click.Path(dir_okay=False),
+    default=None,
+    help="Also write the run's figures as JSON: vocabulary, words, seconds (in all, reading, training), "
+    "each epoch's loss and held-out score, output-row updates.",
+)
+@click.option(
     "--checkpoint",
     type=click.Path(file_okay=False),
     default=None,
@@ -556,7 +564,7 @@ def check_train_options(ctx, corpus, output, save_vocab, read_vocab, long_run, e
         raise click.UsageError("--checkpoint-every needs --checkpoint FOLDER")
     check_distinct_outputs(
         {"-o": output, "--save-vocab": save_vocab, "--save-model": long_run["save_model"]}
-        | {"--save-fasttext": long_run["save_fasttext"], "--plot": extras["plot"]}
+        | {"--save-fasttext": long_run["save_fasttext"], "--plot": extras["plot"], "--report": extras["report"]}
         | ({"--classes-output": extras["classes_output"]} if extras["classes"] else {})
         | checkpoint_file(long_run)
     )
@@ -577,6 +585,7 @@ def check_train_options(ctx, corpus, output, save_vocab, read_vocab, long_run, e
         long_run["save_fasttext"],
         extras["classes_output"] if extras["classes"] else None,
         extras["plot"],
+        extras["report"],
     ):
         if path is not None:
             check_writable(path)
@@ -651,7 +660,8 @@ def phrased_corpus(corpus: list[str], extras: dict, settings: dict, quiet: bool)
 
 def write_trained(vectors, output: str, fmt: str, extras: dict, seed: int, quiet: bool) -> list[str]:
     """Write the vectors to ``output`` and, with ``--classes K``, cluster them first and
-    write the classes too, then with ``--plot FILE`` draw the loss per epoch; return the
+    write the classes too, then with ``--plot FILE`` draw the loss per epoch and with
+    ``--report FILE`` write the run's figures (``TrainReport.to_json``); return the
     lines that say what else was written, for after the training summary. The vectors file is renamed into place last: when clustering
     or writing the classes fails, an old one is not replaced."""
 
@@ -670,4 +680,8 @@ def write_trained(vectors, output: str, fmt: str, extras: dict, seed: int, quiet
     if extras["plot"]:  # after the vectors are in place: a picture is not worth losing them for
         plot_loss(extras["plot"], vectors.report.epoch_loss, vectors.report.epoch_heldout)
         written.append(f"w2v: loss of {plural(len(vectors.report.epoch_loss), 'epoch')} drawn; wrote {extras['plot']}")
+    if extras["report"]:
+        with atomic_output(extras["report"]) as out:
+            out.write(vectors.report.to_json().encode())
+        written.append(f"w2v: wrote the run's report to {extras['report']}")
     return written

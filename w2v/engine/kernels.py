@@ -847,15 +847,32 @@ def prefetch_next(syn0, tables, sentence, pos, length, window, dim):
 
 
 @jit_inline
-def train_sentence(sentence, syn0, sources, kit, state):
+def output_rows(tables, target, drawn, settings):
+    """The output rows one example predicting ``target`` trains: the nodes of its
+    Huffman path with hierarchical softmax, plus the ``drawn`` candidates (the
+    target and the noise words kept) or, for the full softmax, every word. Each
+    costs a dot product, the input's gradient and the row's update: 6 D flops."""
+    rows = 0
+    if tables.syn1.shape[0] > 0:
+        rows += tables.path_offsets[target + 1] - tables.path_offsets[target]
+    if tables.syn1neg.shape[0] > 0:
+        rows += tables.syn1neg.shape[0] if settings.kind == SOFTMAX else drawn
+    return rows
+
+
+@jit_inline
+def train_sentence(sentence, syn0, sources, kit, tally, state):
     """Train on a sentence after subsampling (``sentence`` (L,) int32 ids), each of its
     words in turn the centre word of a window shrunk at random, with the buffers and
     settings of ``kit``; ``sources``: where the inputs come from (``InputRows``).
-    Returns (the summed loss in nats, the training examples, new state)."""
+    Adds to ``tally`` ((3,) int64) the training examples, their output-row updates
+    (``output_rows``) and the rows read and written (each output row once a chunk of
+    context words, each context word's row once). Returns (the summed loss in nats,
+    new state)."""
     settings, outputs, tables, dim = kit.settings, kit.outputs, kit.outputs.tables, syn0.shape[1]
     window, length, span = settings.window, sentence.shape[0], sources.sizes.shape[0]
     log_k = np.float32(np.log(max(settings.samples, 1)))
-    loss, examples, n = 0.0, 0, 0
+    loss, n = 0.0, 0
     for pos in range(length):
         advance_reach(syn0, tables, sources, sentence, pos, settings, dim)
         state = lcg_next(state)
@@ -878,14 +895,17 @@ def train_sentence(sentence, syn0, sources, kit, state):
         draws = Units(tables.syn1neg, kit.candidates[:n], kit.labels[:n], kit.offsets[:n])
         centre = Window(kit.contexts[:count], target, draws)
         loss += window_loss(syn0, sources, centre, outputs, settings, kit.buffers, kit.alpha, dim)
-        examples += 1 if settings.cbow else count
+        trained, rows = 1 if settings.cbow else count, output_rows(tables, target, n, settings)
+        tally[0] += trained
+        tally[1] += trained * rows
+        tally[2] += (1 if settings.cbow else -(-count // CHUNK)) * rows + count
     empty_reach(syn0, tables, sources, sentence, settings, dim)
-    return loss, examples, state
+    return loss, state
 
 
 @jit_kernel
 def train_batch(tokens, syn0, tables, keep_prob, settings, alpha, seed):
-    """Train on a batch of tokens: ``-> (loss_sum, examples)``. One compiled kernel
+    """Train on a batch of tokens: ``-> (loss_sum, examples, updates, visits)``. One compiled kernel
     for every vector size D (``syn0.shape[1]``, read at run time), model and loss;
     its buffers are on its stack, rows ``row_stride(D)`` floats apart.
 
@@ -901,8 +921,11 @@ def train_batch(tokens, syn0, tables, keep_prob, settings, alpha, seed):
       ``tables.syn1`` at its end (``top_of_tree``, ``merge_top``);
     - ``alpha``: learning rate for the whole batch; ``seed``: uint64 LCG seed.
 
-    Returns the summed loss (float64, nats) and the number of training examples
-    (skip-gram: context-centre pairs; CBOW: centre words).
+    Returns the summed loss (float64, nats), the number of training examples
+    (skip-gram: context-centre pairs; CBOW: centre words), of their output-row
+    updates (each example times ``output_rows``: the useful arithmetic is 6 D
+    flops an update) and of the rows they read and wrote (``train_sentence``; with
+    subwords a context word counts as one row).
     """
     tokens, syn0, keep_prob, tables = unmanaged(tokens), unmanaged(syn0), unmanaged(keep_prob), unmanaged(tables)
     dim = syn0.shape[1]
@@ -944,15 +967,14 @@ def train_batch(tokens, syn0, tables, keep_prob, settings, alpha, seed):
     no_reach = InputRows(syn0, reach_sizes, syn0, reach_words)  # words alone: syn0 by id
     sources = InputRows(values, reach_sizes, moves, reach_words) if span > 0 else no_reach
     kit = WindowKit(contexts, candidates, labels, offsets, outputs, settings, buffers, alpha)
-    loss, examples, i = 0.0, 0, 0
+    loss, tally, i = 0.0, np.zeros(3, dtype=np.int64), 0
     while i < tokens.shape[0]:
         length, i, state = subsampled_sentence(tokens, i, keep_prob, sentence, state)
-        sentence_loss, sentence_examples, state = train_sentence(sentence[:length], syn0, sources, kit, state)
+        sentence_loss, state = train_sentence(sentence[:length], syn0, sources, kit, tally, state)
         loss += sentence_loss
-        examples += sentence_examples
     merge_top(tables.syn1, first_top, copy, start, weight, dim)
     keep_alive(owned)
-    return loss, examples
+    return loss, tally[0], tally[1], tally[2]
 
 
 @register_jitable

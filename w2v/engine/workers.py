@@ -54,6 +54,8 @@ class Progress:
     def __init__(self, threads: int, epochs: int, batches: int, words_before: np.ndarray, resumed=None):
         self.loss = np.zeros((threads, epochs), dtype=np.float64)
         self.examples = np.zeros((threads, epochs), dtype=np.int64)
+        self.updates = np.zeros(threads, dtype=np.int64)  # output-row updates this run (``kernels.output_rows``)
+        self.visits = np.zeros(threads, dtype=np.int64)  # and rows read and written
         self.batches = np.zeros((threads, epochs), dtype=np.int64)
         self.words = np.zeros(threads, dtype=np.int64)
         self.heldout = np.full((epochs, 2), np.nan)  # held-out bits per word after each epoch, its standard error
@@ -193,10 +195,11 @@ class EpochRunner:
             self.train_tokens(np.empty(0, dtype=np.int32), self.alpha(0), batch_seed(self.config.seed, 0))
         kernels.load_scoring_kernel()
 
-    def train_tokens(self, tokens: np.ndarray, alpha: float, seed: np.uint64) -> tuple[float, int]:
+    def train_tokens(self, tokens: np.ndarray, alpha: float, seed: np.uint64) -> tuple[float, int, int, int]:
         """The kernel on ``tokens`` (int32 ids, -1 ending sentences) with the run's
         weights and settings, at learning rate ``alpha`` and LCG ``seed``: (the
-        summed loss in nats, the training examples)."""
+        summed loss in nats, the training examples, their output-row updates, the
+        rows read and written)."""
         model = self.model
         return self.kernel(tokens, model.syn0, model.tables, model.keep_prob, self.settings, alpha, seed)
 
@@ -214,7 +217,7 @@ class EpochRunner:
         stream, progress = self.stream, self.progress
         epoch, batch = divmod(job, len(stream))
         tokens = stream.batch(batch, buffer)
-        loss, examples = self.train_tokens(tokens, self.job_alpha(epoch, batch), self.job_seed(job))
+        loss, examples, updates, visits = self.train_tokens(tokens, self.job_alpha(epoch, batch), self.job_seed(job))
         if not math.isfinite(loss):
             raise DivergedError(
                 f"training diverged in epoch {epoch + 1} (the loss became {loss}): "
@@ -222,6 +225,8 @@ class EpochRunner:
             )
         progress.loss[thread, epoch] += loss
         progress.examples[thread, epoch] += examples
+        progress.updates[thread] += updates
+        progress.visits[thread] += visits
         progress.words[thread] += stream.batch_words[batch]
         progress.batches[thread, epoch] += 1
 
