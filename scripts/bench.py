@@ -6,7 +6,10 @@ the wall time covers the whole command (vocabulary, training, writing the vector
 memory is the child's own (``os.wait4``), and one scorer rates every vectors file (analogy
 accuracy over the 30,000 most frequent words, WordSim-353 Spearman rho). With ``--repeat``
 above 1 the systems take turns (A B A B) and the report gives medians and the ratio of w2v to
-each peer per pair of runs, since a shared machine's speed drifts. Writes into ``--out``
+each peer per pair of runs, since a shared machine's speed drifts. After each round the
+machine's roofs are measured on the same threads (``scripts/roofline.py``: sgemm's GFLOP/s,
+random row updates a second), and the report sets each w2v run's useful arithmetic and row
+traffic (counted by its kernel, from ``w2v train --report``) against them. Writes into ``--out``
 (``bench-results/`` by default): the Markdown report ``benchmarks.md``, the raw runs as
 ``benchmarks.json`` beside it and the plot ``img/benchmarks.png`` (``--name`` other than
 ``benchmarks``: those names).
@@ -29,6 +32,8 @@ the benchmark corpus, all peers installed); each report is copied there with its
   ``--systems w2v,fasttext,gensim-ft --combos sg-sub,cbow-sub --repeat 3 --name
   subword-benchmarks`` (three rounds, one seed each: quality as means over the seeds),
   copied to docs/ in the same way;
+- against pWord2Vec (skip-gram NS alone; ``scripts/build_pword2vec.sh`` builds it): ``--systems
+  w2v,pword2vec --combos sg-ns --repeat 3 --pword2vec PATH``, about 8 minutes;
 - kernel changes: ``scripts/ab_kernels.py`` (a few minutes a combination).
 
 Peers are optional (``pip install -e .[bench]``); one that is not installed is skipped and
@@ -58,16 +63,18 @@ from typing import NamedTuple
 
 ROOT = Path(__file__).resolve().parents[1]
 SCRIPTS = Path(__file__).resolve().parent
-SYSTEMS = ["w2v", "word2vec", "gensim", "fasttext", "gensim-ft"]
+SYSTEMS = ["w2v", "word2vec", "gensim", "fasttext", "gensim-ft", "pword2vec"]
 LABELS = {
     "w2v": "w2v",
     "word2vec": "word2vec.c",
     "gensim": "gensim (corpus_file)",
     "fasttext": "fastText",
     "gensim-ft": "gensim FastText (corpus_file)",
+    "pword2vec": "pWord2Vec",
 }
 SUBWORD_SYSTEMS = ("w2v", "fasttext", "gensim-ft")  # the systems that learn character n-grams
 WORD_SYSTEMS = ("w2v", "word2vec", "gensim", "fasttext")  # fastText with its n-grams off
+PWORD2VEC_COMBOS = ("sg-ns",)  # Intel's pWord2Vec trains skip-gram with negative sampling alone
 RUNNERS = {"gensim": "gensim", "gensim-ft": "gensim", "fasttext": "fasttext"}  # system: module (scripts/*_runner.py)
 
 
@@ -128,7 +135,8 @@ class SpeedTarget(NamedTuple):
 
 class Goal(NamedTuple):
     """The targets of a kind of combo: speed over peers; analogy, rho and (where
-    ``memory_slack`` is set) peak memory against the ``reference`` system, ``short`` in heads."""
+    ``memory_slack`` is set) peak memory against the ``reference`` system, ``short`` in heads;
+    quality as means over the rounds' seeds (``means``) or medians."""
 
     speeds: tuple[SpeedTarget, ...]
     reference: str
@@ -136,6 +144,7 @@ class Goal(NamedTuple):
     analogy_slack: float
     rho_slack: float
     memory_slack: float | None
+    means: bool
 
 
 GOALS = {  # by Combo.subwords; the subword ones are issue 48's
@@ -146,6 +155,7 @@ GOALS = {  # by Combo.subwords; the subword ones are issue 48's
         analogy_slack=1.0,
         rho_slack=0.02,
         memory_slack=None,
+        means=False,
     ),
     True: Goal(
         speeds=(
@@ -157,8 +167,18 @@ GOALS = {  # by Combo.subwords; the subword ones are issue 48's
         analogy_slack=1.0,
         rho_slack=0.01,
         memory_slack=0.10,
+        means=True,
     ),
 }
+PWORD2VEC_GOAL = Goal(  # issue 49's: skip-gram NS against the fastest CPU word2vec we know
+    speeds=(SpeedTarget("pword2vec", 2.5, False, "pWord2Vec"),),
+    reference="pword2vec",
+    short="pWord2Vec",
+    analogy_slack=1.0,
+    rho_slack=0.01,
+    memory_slack=None,
+    means=True,
+)
 TEXT8 = "`http://mattmahoney.net/dc/text8.zip`"
 CORPUS_NOTES = {  # what a known corpus is, for readers who do not have it
     "wiki-en-100m.txt": "the first 10^8 bytes of English Wikipedia text (an early-2015 dump) cleaned as text8 is "
@@ -202,7 +222,11 @@ class Run:
     scorer: str | None = None
     error: str | None = None
     syntactic_pct: float | None = None  # analogy accuracy on the gram* sections alone
-    seed: int | None = None  # None: a system that takes no seed (word2vec.c)
+    seed: int | None = None  # None: a system that takes no seed (word2vec.c, pWord2Vec)
+    train_s: float | None = None  # w2v: the training alone (its --report), for the roofline
+    output_updates: int | None = None  # w2v: the kernel's output-row updates (6 x dim flops each)
+    row_visits: int | None = None  # w2v: the rows the kernel read and wrote
+    vocab_size: int | None = None  # w2v: the words of its vocabulary
 
 
 @dataclasses.dataclass
@@ -219,6 +243,7 @@ class Context:
     scorer: str
     notes: list[str] = dataclasses.field(default_factory=list)
     w2v_model_flag: str = "--save-model"  # how w2v writes its full model with subwords (W2V_MODEL_FILES)
+    roofs: list[dict] = dataclasses.field(default_factory=list)  # scripts/roofline.py's, one per round
 
 
 def add_settings(parser: argparse.ArgumentParser) -> None:
@@ -249,6 +274,11 @@ def add_settings(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--eval-dir", type=Path, default=ROOT / "w2v/data", help="holds questions-words.txt and wordsim353.tsv"
     )
+    parser.add_argument(
+        "--pword2vec",
+        default=os.environ.get("PWORD2VEC"),
+        help="pWord2Vec's binary (scripts/build_pword2vec.sh builds it); default: $PWORD2VEC, else pWord2Vec on PATH",
+    )
 
 
 def check_settings(parser: argparse.ArgumentParser, args: argparse.Namespace) -> None:
@@ -265,13 +295,19 @@ def check_settings(parser: argparse.ArgumentParser, args: argparse.Namespace) ->
 
 
 def can_run(system: str, combo: str) -> bool:
-    """Whether ``system`` trains ``combo``: n-grams (the -sub combos) or words alone."""
+    """Whether ``system`` trains ``combo``: n-grams (the -sub combos) or words alone
+    (pWord2Vec: skip-gram NS alone)."""
+    if system == "pword2vec":
+        return combo in PWORD2VEC_COMBOS
     return system in (SUBWORD_SYSTEMS if COMBOS[combo].subwords else WORD_SYSTEMS)
 
 
 def systems_help() -> str:
     """Which systems run which kind of combo, for --help."""
-    return f"{', '.join(WORD_SYSTEMS)} the word combos; {', '.join(SUBWORD_SYSTEMS)} the -sub ones"
+    return (
+        f"{', '.join(WORD_SYSTEMS)} the word combos; {', '.join(SUBWORD_SYSTEMS)} the -sub ones; "
+        f"pword2vec {', '.join(PWORD2VEC_COMBOS)}"
+    )
 
 
 def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
@@ -347,19 +383,22 @@ def find_command(name: str) -> str | None:
     return str(local) if local.is_file() and os.access(local, os.X_OK) else shutil.which(name)
 
 
-def find_systems(wanted: list[str]) -> tuple[dict[str, list[str]], list[str]]:
-    """The command prefix of each wanted system that is installed, and a note per missing one."""
+def find_systems(wanted: list[str], pword2vec: str | None) -> tuple[dict[str, list[str]], list[str]]:
+    """The command prefix of each wanted system that is installed (pWord2Vec: the binary
+    ``pword2vec`` names, else ``pWord2Vec`` on PATH), and a note per missing one."""
     found, notes = {}, []
     w2v = find_command("w2v")
     found["w2v"] = [w2v] if w2v else [sys.executable, "-m", "w2v"]
-    c_tool = find_command("word2vec")
-    if c_tool:
-        found["word2vec"] = [c_tool]
+    for system, tool in (("word2vec", find_command("word2vec")), ("pword2vec", pword2vec or find_command("pWord2Vec"))):
+        if tool and os.access(tool, os.X_OK):
+            found[system] = [tool]
     for system, module in RUNNERS.items():
         if importlib.util.find_spec(module):
             found[system] = [sys.executable, str(SCRIPTS / f"{module}_runner.py")]
     for system in wanted:
-        if system not in found:
+        if system == "pword2vec" and system not in found:
+            notes.append("pWord2Vec not found (scripts/build_pword2vec.sh builds it; --pword2vec PATH): skipped.")
+        elif system not in found:
             notes.append(f"{LABELS[system]} is not installed (`pip install -e .[bench]`): skipped.")
     return {s: found[s] for s in wanted if s in found}, notes
 
@@ -394,15 +433,16 @@ def output_files(ctx: Context, system: str, combo: str, output: Path) -> tuple[P
 def train_command(ctx: Context, system: str, combo: str, threads: int, output: Path, seed: int = 1) -> list[str]:
     """The full command line that trains ``system`` on ``combo`` and writes ``output_files``."""
     job = Job(COMBOS[combo], threads, *output_files(ctx, system, combo, output), seed)
-    make = {"w2v": w2v_args, "word2vec": c_args}.get(system, runner_args)
+    make = {"w2v": w2v_args, "word2vec": c_args, "pword2vec": p_args}.get(system, runner_args)
     return [*ctx.binaries[system], *make(ctx, system, job)]
 
 
 def w2v_args(ctx: Context, system: str, job: Job) -> list[str]:
-    """``w2v train``'s arguments."""
+    """``w2v train``'s arguments (its ``--report`` beside the vectors: ``report_path``)."""
     s, c = ctx.settings, job.combo
     loss = ["--hs"] if c.loss == "hs" else ["--negative", str(s.negative)]
-    return ["train", str(ctx.corpus), "-o", str(job.vectors), "--model", c.model, *loss,
+    return ["train", str(ctx.corpus), "-o", str(job.vectors), "--report", str(report_path(job.vectors)),
+            "--model", c.model, *loss,
             "--sample", str(s.sample), "--threads", str(job.threads), "--epochs", str(s.epochs),
             "--dim", str(s.dim), "--window", str(s.window), "--min-count", str(s.min_count),
             *subword_args(ctx, system, job), "--seed", str(job.seed), "-q"]  # fmt: skip
@@ -416,6 +456,22 @@ def c_args(ctx: Context, system: str, job: Job) -> list[str]:
             "-hs", str(int(c.loss == "hs")), "-sample", str(s.sample), "-min-count", str(s.min_count),
             "-iter", str(s.epochs), "-threads", str(job.threads), "-binary", "1",
             "-cbow", str(int(c.model == "cbow"))]  # fmt: skip
+
+
+def report_path(vectors: Path) -> Path:
+    """Where a w2v run writing ``vectors`` writes its ``--report``."""
+    return vectors.with_suffix(".report.json")
+
+
+def p_args(ctx: Context, system: str, job: Job) -> list[str]:
+    """pWord2Vec's arguments: word2vec.c's, its learning rate given (0.025, as word2vec.c's
+    skip-gram), and its window's contexts as one batch (``-batch-size 2 window + 1``, its default
+    for window 5). It takes no seed."""
+    s = ctx.settings
+    return ["-train", str(ctx.corpus), "-output", str(job.vectors), "-size", str(s.dim), "-window", str(s.window),
+            "-negative", str(s.negative), "-sample", str(s.sample), "-min-count", str(s.min_count),
+            "-iter", str(s.epochs), "-threads", str(job.threads), "-binary", "1", "-alpha", "0.025",
+            "-batch-size", str(2 * s.window + 1)]  # fmt: skip
 
 
 def runner_args(ctx: Context, system: str, job: Job) -> list[str]:
@@ -543,16 +599,30 @@ def run_one(ctx: Context, system: str, combo: str, repeat: int, threads: int, sc
     command = train_command(ctx, system, combo, threads, output, seed=repeat + 1)
     rc, wall, rss = measure(command, log)
     run = Run(system, combo, repeat, threads, command, rc, wall, ctx.tokens * ctx.settings.epochs / wall, rss)
-    run.seed = None if system == "word2vec" else repeat + 1
+    run.seed = None if system in ("word2vec", "pword2vec") else repeat + 1
     missing = [path.name for path in (vectors, model) if path is not None and not path.exists()]
     if rc != 0 or missing:
         run.error = tail(log) or f"exit status {rc}" + (f", no {' or '.join(missing)}" if missing else "")
     elif scored:
         scores, run.scorer = score(ctx, vectors)
         run.analogy_pct, run.syntactic_pct, run.ws353_rho = scores
-    remove(vectors, model)
+    if system == "w2v" and rc == 0:
+        read_report(run, report_path(vectors))
+    remove(vectors, model, report_path(vectors))
     print(progress_line(run), file=sys.stderr, flush=True)
     return run
+
+
+def read_report(run: Run, path: Path) -> None:
+    """Set a w2v run's training seconds and kernel counts from its ``--report`` (a w2v
+    without ``--report`` fails its runs instead)."""
+    report = json.loads(path.read_text())
+    run.train_s, run.output_updates, run.row_visits = (
+        report["train_seconds"],
+        report.get("output_updates"),
+        report.get("row_visits"),
+    )
+    run.vocab_size = report["vocab_size"]
 
 
 def remove(*paths: Path | None) -> None:
@@ -581,7 +651,7 @@ def systems_for(ctx: Context, combo: str) -> list[str]:
 
 def run_all(ctx: Context, combos: list[str], repeats: int, scaling: bool) -> list[Run]:
     """Every system on every combo it runs, the systems alternating, each round with its own seed;
-    1-thread w2v runs after them with --scaling."""
+    1-thread w2v runs after them with --scaling; then the round's roofs (``measure_roofs``)."""
     runs = []
     for repeat in range(repeats):
         for combo in combos:
@@ -589,7 +659,24 @@ def run_all(ctx: Context, combos: list[str], repeats: int, scaling: bool) -> lis
                 runs.append(run_one(ctx, system, combo, repeat, ctx.settings.threads, scored=True))
             if scaling:
                 runs.append(run_one(ctx, "w2v", combo, repeat, 1, scored=False))
+        measure_roofs(ctx, [r for r in runs if r.repeat == repeat and r.system == "w2v" and r.vocab_size])
     return runs
+
+
+def measure_roofs(ctx: Context, w2v_runs: list[Run]) -> None:
+    """The machine's roofs (``scripts/roofline.py``) on the runs' threads and a matrix of
+    their vocabulary's rows, after a round with w2v runs, into ``ctx.roofs``."""
+    if not w2v_runs:
+        return
+    first = w2v_runs[0]
+    command = [sys.executable, str(SCRIPTS / "roofline.py"), "--threads", str(ctx.settings.threads),
+               "--rows", str(first.vocab_size), "--dim", str(ctx.settings.dim)]  # fmt: skip
+    done = subprocess.run(command, capture_output=True, text=True)
+    if done.returncode:
+        ctx.notes.append(f"The roofs could not be measured: {done.stderr.strip().splitlines()[-1:]}")
+        return
+    ctx.roofs.append({"repeat": first.repeat, **json.loads(done.stdout)})
+    print(f"bench: roofs of round {first.repeat}: {ctx.roofs[-1]}", file=sys.stderr, flush=True)
 
 
 def tiny_corpus(ctx: Context) -> Path:
@@ -608,7 +695,7 @@ def warm_up(ctx: Context, combos: list[str]) -> None:
     for combo in combos:
         output = ctx.workdir / "warm.bin"
         measure(train_command(tiny, "w2v", combo, ctx.settings.threads, output), ctx.workdir / "warm.log")
-        remove(*output_files(tiny, "w2v", combo, output))
+        remove(*output_files(tiny, "w2v", combo, output), report_path(output))
 
 
 def measure_startup(ctx: Context, warm_runs: int) -> dict:
@@ -659,10 +746,12 @@ def check(ok: bool | None) -> str:
     return "–" if ok is None else ("PASS" if ok else "FAIL")
 
 
-def target_checks(runs: list[Run], combo: str, threads: int) -> dict[str, str]:
-    """The targets of one combo (its ``GOALS``), column head to PASS, FAIL or a dash, from the
-    medians of per-pair speed ratios and of peak memory, and ``quality_of`` the combo."""
-    goal, quality = GOALS[COMBOS[combo].subwords], quality_of(combo)
+def target_checks(runs: list[Run], combo: str, threads: int, goal: Goal | None = None) -> dict[str, str]:
+    """The targets of one combo (``goal``, by default its ``GOALS``), column head to PASS, FAIL
+    or a dash, from the medians of per-pair speed ratios and of peak memory, and the means or
+    medians of quality (``Goal.means``)."""
+    goal = goal or GOALS[COMBOS[combo].subwords]
+    quality = mean_of if goal.means else median_of
     out = {}
     for target in goal.speeds:
         ratios = pair_ratios(runs, target.peer, combo, threads)
@@ -776,6 +865,14 @@ def targets_table(runs: list[Run], ctx: Context, combos: list[str]) -> list[str]
             checks = target_checks(runs, combo, ctx.settings.threads)
             lines.append(f"| {COMBO_LABELS[combo]} | " + " | ".join(checks[h] for h in heads) + " |")
         lines.append("")
+    against = [c for c in combos if "pword2vec" in systems_for(ctx, c)]
+    if against:
+        checks = {c: target_checks(runs, c, ctx.settings.threads, PWORD2VEC_GOAL) for c in against}
+        heads = list(checks[against[0]])
+        lines += ["Against pWord2Vec (quality: means over the rounds):", ""]
+        lines += ["| model+loss | " + " | ".join(heads) + " |", "|---" * (len(heads) + 1) + "|"]
+        lines += [f"| {COMBO_LABELS[c]} | " + " | ".join(checks[c][h] for h in heads) + " |" for c in against]
+        lines.append("")
     return lines
 
 
@@ -795,6 +892,68 @@ def scaling_table(runs: list[Run], ctx: Context, combos: list[str]) -> list[str]
             f"| {check(None if median is None else median >= SCALING_TARGET)} |"
         )
     return [*lines, ""]
+
+
+class Fractions(NamedTuple):
+    """A w2v run against its round's roofs, training alone and whole command: useful GFLOP/s
+    (6 dim flops an output-row update) and their fraction of sgemm's; rows read and written a
+    second (millions) and their fraction of the random row updates the memory allows."""
+
+    gflops: tuple[float, float]
+    of_sgemm: tuple[float, float]
+    mrows: tuple[float, float]
+    of_memory: tuple[float, float]
+
+
+def fractions(run: Run, roofs: dict, dim: int) -> Fractions | None:
+    """``run``'s ``Fractions`` of ``roofs``; None without the kernel's counts."""
+    if run.output_updates is None or run.row_visits is None or not run.train_s:
+        return None
+    seconds = (run.train_s, run.wall_s)
+    gflops = tuple(6 * dim * run.output_updates / t / 1e9 for t in seconds)
+    mrows = tuple(run.row_visits / t / 1e6 for t in seconds)
+    return Fractions(
+        gflops,  # type: ignore[arg-type]
+        tuple(g / roofs["sgemm_gflops"] for g in gflops),  # type: ignore[arg-type]
+        mrows,  # type: ignore[arg-type]
+        tuple(1e6 * m / roofs["row_updates_per_s"] for m in mrows),  # type: ignore[arg-type]
+    )
+
+
+def roofline_table(runs: list[Run], ctx: Context, combos: list[str]) -> list[str]:
+    """Per combo, w2v's medians over the rounds of ``fractions``, each run against its own
+    round's roofs; the roofs themselves below."""
+    roofs = {roof["repeat"]: roof for roof in ctx.roofs}
+    lines = [
+        "## Roofline (w2v)",
+        "",
+        "Useful arithmetic = 6 × dim flops per output-row update the kernel counts (a dot product, the input's "
+        "gradient, the row's update); rows = the rows it reads and writes (each output row once per window, or "
+        "chunk of 16 context words, each context row once). Each run is set against the roofs measured after its "
+        "round on the same threads (`scripts/roofline.py`): sgemm's GFLOP/s and the random row updates a second "
+        "the memory allows. Training alone / whole command; medians over rounds.",
+        "",
+        "| model+loss | GFLOP/s | of sgemm | M rows/s | of memory roof |",
+        "|---|---|---|---|---|",
+    ]
+    for combo in combos:
+        found = [
+            f for r in select(runs, "w2v", combo, ctx.settings.threads)
+            if r.repeat in roofs and (f := fractions(r, roofs[r.repeat], ctx.settings.dim)) is not None
+        ]  # fmt: skip
+        if not found:
+            continue
+        cells = []
+        for field, spec in (("gflops", ".1f"), ("of_sgemm", ".0%"), ("mrows", ".0f"), ("of_memory", ".0%")):
+            pair = [statistics.median(getattr(f, field)[k] for f in found) for k in (0, 1)]
+            cells.append(f"{pair[0]:{spec}} / {pair[1]:{spec}}")
+        lines.append(f"| {COMBO_LABELS[combo]} | " + " | ".join(cells) + " |")
+    measured = "; ".join(
+        f"round {r['repeat']}: sgemm {r['sgemm_gflops']:.0f} GFLOP/s, {r['row_updates_per_s'] / 1e6:.0f} M row "
+        f"updates/s ({r['gb_per_s']:.1f} GB/s) on {r['rows']:,} x {r['dim']} rows"
+        for r in ctx.roofs
+    )
+    return [*lines, "", f"Roofs: {measured}.", ""]
 
 
 def startup_lines(startup: dict) -> list[str]:
@@ -853,7 +1012,7 @@ def standing_notes(ctx: Context, combos: list[str]) -> list[str]:
     notes = [
         "The systems run one after another, taking turns in each round, so drift in the machine's speed "
         "falls on all of them; ratios are taken per pair of runs of the same round. Round r (from 0) trains "
-        "with seed r + 1 in every system that takes one (word2vec.c takes none).",
+        "with seed r + 1 in every system that takes one (word2vec.c and pWord2Vec take none).",
         "Before the timed runs w2v trains once per model on a tiny corpus, untimed, so its Numba cache is warm.",
     ]
     if {"gensim", "gensim-ft"} & set(ctx.binaries):
@@ -886,6 +1045,13 @@ def word_notes(ctx: Context) -> list[str]:
         notes.append(
             "word2vec.c (`pip install word2vec`, command `word2vec`) holds a 10^8-entry negative-sampling "
             "table (400 MB) with NS: most of its peak memory."
+        )
+    if "pword2vec" in ctx.binaries:
+        notes.append(
+            "pWord2Vec (Intel Labs' HogBatch word2vec: the contexts of a window share their noise words, so each "
+            "window's update is a small matrix product) trains skip-gram NS alone; it is built from its source "
+            "(`scripts/build_pword2vec.sh`: OpenBLAS for its USE_MKL path), reads the whole corpus into memory "
+            "first, and takes word2vec.c's settings with `-batch-size 2 window + 1` and no seed."
         )
     if "fasttext" in ctx.binaries:
         notes.append(
@@ -963,6 +1129,8 @@ def render(ctx: Context, runs: list[Run], combos: list[str], extras: dict, info:
     if len(ctx.binaries) > 1:
         lines += ["## w2v against each peer (words/s)", "", *ratio_table(runs, ctx, combos)]
         lines += ["## Targets", "", *targets_table(runs, ctx, combos)]
+    if ctx.roofs:
+        lines += roofline_table(runs, ctx, combos)
     if extras.get("scaling"):
         lines += scaling_table(runs, ctx, combos)
     if extras.get("startup"):
@@ -1029,6 +1197,7 @@ def write_outputs(args: argparse.Namespace, ctx: Context, runs: list[Run], extra
         "scorer": ctx.scorer,
         "runs": [dataclasses.asdict(r) for r in runs],
         "startup": extras.get("startup"),
+        "roofs": ctx.roofs,
         "notes": ctx.notes,
     }
     (args.out / raw_runs).write_text(json.dumps(raw, indent=1) + "\n")
@@ -1039,7 +1208,7 @@ def make_context(args: argparse.Namespace) -> Context:
     """Find the systems (a line on stderr per missing one), the scorer and w2v's full-model
     option, count the corpus, make gensim's copy."""
     args.workdir.mkdir(parents=True, exist_ok=True)
-    binaries, notes = find_systems(args.systems)
+    binaries, notes = find_systems(args.systems, args.pword2vec)
     for note in notes:
         print(f"bench: {note}", file=sys.stderr)
     settings = Settings(args.threads, args.epochs, args.dim, args.window, args.negative, args.sample, args.min_count,

@@ -10,6 +10,7 @@ import subprocess
 import sys
 from pathlib import Path
 
+import numpy as np
 import pytest
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -45,8 +46,14 @@ def test_bench_w2v_smoke(corpus: Path, tmp_path: Path) -> None:
     assert "- Corpus: `slice.txt`, " in report  # (a corpus of unknown origin gets no note)
     assert (out / "img/benchmarks.png").is_file() == ("matplotlib is not installed" not in report)
     commands = report[report.index("## Commands") : report.index("## Notes")]
-    assert " train slice.txt -o w2v-sg-ns-t2-r0.bin " in commands
+    assert " train slice.txt -o w2v-sg-ns-t2-r0.bin --report w2v-sg-ns-t2-r0.report.json " in commands
     assert str(tmp_path) not in report and "/" not in commands.split("```")[1].split()[0]
+    assert runs[0]["output_updates"] > runs[0]["row_visits"] > 0 and 0 < runs[0]["train_s"] < runs[0]["wall_s"]
+    roofs = json.loads((out / "benchmarks.json").read_text())["roofs"]
+    assert [(r["repeat"], r["threads"], r["dim"]) for r in roofs] == [(0, 2, 100)]
+    assert roofs[0]["sgemm_gflops"] > 0 and roofs[0]["row_updates_per_s"] > 0
+    assert "| skip-gram+NS | " in report[report.index("## Roofline (w2v)") :]
+    assert not list((tmp_path / "work").glob("*.report.json"))  # dropped with the vectors
 
 
 def table_rows(report: str, heading: str) -> dict[str, list[str]]:
@@ -131,6 +138,83 @@ def test_subword_targets_use_means_of_quality_and_fasttexts_memory(monkeypatch) 
     assert commands["w2v"].endswith("--save-model w/x.npz --seed 2 -q")
     assert commands["gensim-ft"].startswith("gensim-ft c.lines.txt w/x.vec --sg 0 ")
     assert "--save-model w/x.bin" in commands["fasttext"]
+
+
+def test_pword2vec_trains_skipgram_ns_alone_against_its_own_targets(monkeypatch, tmp_path: Path) -> None:
+    """pWord2Vec runs skip-gram NS alone, with word2vec.c's settings, its window as one batch
+    and no seed; it is skipped with one note where its binary is not found; its targets are
+    2.5x its words/s and its quality (means over the rounds) less 1 point and 0.01."""
+    monkeypatch.syspath_prepend(str(ROOT / "scripts"))
+    import bench
+
+    assert [c for c in bench.COMBOS if bench.can_run("pword2vec", c)] == ["sg-ns"]
+    monkeypatch.setenv("PATH", str(tmp_path))
+    found, notes = bench.find_systems(["w2v", "pword2vec"], None)
+    assert "pword2vec" not in found and notes == [
+        "pWord2Vec not found (scripts/build_pword2vec.sh builds it; --pword2vec PATH): skipped."
+    ]
+    binary = tmp_path / "pw"
+    binary.write_text("#!/bin/sh\n")
+    binary.chmod(0o755)
+    assert bench.find_systems(["pword2vec"], str(binary)) == ({"pword2vec": [str(binary)]}, [])
+    ctx = bench.Context(Path("c.txt"), None, 10, bench.Settings(2, 5, 100, 5, 5, 1e-4, 5), Path("w"), Path("e"),
+                        {"pword2vec": ["pw"]}, "w2v eval")  # fmt: skip
+    command = " ".join(bench.train_command(ctx, "pword2vec", "sg-ns", 2, Path("w/x.bin"), seed=3))
+    assert command == (
+        "pw -train c.txt -output w/x.bin -size 100 -window 5 -negative 5 -sample 0.0001 -min-count 5 -iter 5 "
+        "-threads 2 -binary 1 -alpha 0.025 -batch-size 11"
+    )
+
+    def run(system: str, repeat: int, kws: float, analogy: float, rho: float) -> "bench.Run":
+        return bench.Run(system, "sg-ns", repeat, 2, [], 0, 1.0, kws * 1e3, 500, analogy, rho)
+
+    runs = []
+    for repeat, (mine, theirs) in enumerate(((3000, 1000), (2000, 1000), (2600, 1000))):  # ratios 3, 2, 2.6
+        runs += [run("w2v", repeat, mine, 36.0 + repeat, 0.670), run("pword2vec", repeat, theirs, 37.5, 0.675)]
+    assert bench.target_checks(runs, "sg-ns", 2, bench.PWORD2VEC_GOAL) == {
+        "≥ 2.5× pWord2Vec": "PASS",
+        "analogy ≥ pWord2Vec − 1": "PASS",  # mean 37.0 against 37.5 - 1
+        "rho ≥ pWord2Vec − 0.01": "PASS",
+    }
+
+
+def test_roofline_fractions_set_each_run_against_its_rounds_roofs(monkeypatch) -> None:
+    """A w2v run's useful GFLOP/s are 6 dim flops per output-row update over its training
+    seconds and its whole command's, set against sgemm's; its rows a second against the
+    memory roof's row updates a second; the table takes medians over rounds."""
+    monkeypatch.syspath_prepend(str(ROOT / "scripts"))
+    import bench
+
+    runs = []
+    for repeat, wall in enumerate((10.0, 20.0, 40.0)):
+        made = bench.Run("w2v", "sg-ns", repeat, 2, [], 0, wall, 1e6, 100)
+        made.train_s, made.output_updates, made.row_visits = wall / 2, 10**10, 2 * 10**9
+        runs.append(made)
+    roofs = {"sgemm_gflops": 100.0, "row_updates_per_s": 1e9}
+    got = bench.fractions(runs[0], roofs, 50)
+    assert got is not None
+    assert got.gflops == pytest.approx((600.0, 300.0)) and got.of_sgemm == pytest.approx((6.0, 3.0))
+    assert got.mrows == pytest.approx((400.0, 200.0)) and got.of_memory == pytest.approx((0.4, 0.2))
+    ctx = bench.Context(Path("c.txt"), None, 10, bench.Settings(2, 5, 50, 5, 5, 1e-4, 5), Path("w"), Path("e"),
+                        {"w2v": ["w2v"]}, "w2v eval")  # fmt: skip
+    ctx.roofs = [{"repeat": r, "rows": 1000, "dim": 50, "gb_per_s": 400.0, **roofs} for r in (0, 1, 2)]
+    ctx.roofs[2]["sgemm_gflops"] = 50.0  # the slow round's runs against its own roof
+    table = table_rows("\n".join(bench.roofline_table(runs, ctx, ["sg-ns", "cbow-ns"])), "## Roofline")
+    assert table == {"skip-gram+NS": ["300.0 / 150.0", "300% / 150%", "200 / 100", "20% / 10%"]}
+
+
+def test_roofline_draws_rows_as_noise_words() -> None:
+    """The memory roof's rows follow P(r) ∝ (r + 1)^-0.75 over the matrix's rows."""
+    sys.path.insert(0, str(ROOT / "scripts"))
+    import roofline
+
+    drawn = roofline.noise_rows(1000, 200_000, seed=1)
+    assert drawn.dtype.name == "int32" and drawn.min() == 0 and drawn.max() < 1000
+    weights = np.arange(1, 1001) ** -0.75
+    expected = weights[:10] / weights.sum()
+    observed = np.bincount(drawn, minlength=1000)[:10] / drawn.size
+    np.testing.assert_allclose(observed, expected, rtol=0.05)
+    assert roofline.sgemm_gflops(tries=1, n=64) > 0
 
 
 def run_ab(*args: str, cwd: Path) -> subprocess.CompletedProcess:
