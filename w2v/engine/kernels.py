@@ -872,7 +872,7 @@ def train_sentence(sentence, syn0, sources, kit, tally, state):
     settings, outputs, tables, dim = kit.settings, kit.outputs, kit.outputs.tables, syn0.shape[1]
     window, length, span = settings.window, sentence.shape[0], sources.sizes.shape[0]
     log_k = np.float32(np.log(max(settings.samples, 1)))
-    loss, n = 0.0, 0
+    loss, n, examples, updates, visits = 0.0, 0, 0, 0, 0
     for pos in range(length):
         advance_reach(syn0, tables, sources, sentence, pos, settings, dim)
         state = lcg_next(state)
@@ -896,10 +896,13 @@ def train_sentence(sentence, syn0, sources, kit, tally, state):
         centre = Window(kit.contexts[:count], target, draws)
         loss += window_loss(syn0, sources, centre, outputs, settings, kit.buffers, kit.alpha, dim)
         trained, rows = 1 if settings.cbow else count, output_rows(tables, target, n, settings)
-        tally[0] += trained
-        tally[1] += trained * rows
-        tally[2] += (1 if settings.cbow else -(-count // CHUNK)) * rows + count
+        examples += trained
+        updates += trained * rows
+        visits += (1 if settings.cbow else -(-count // CHUNK)) * rows + count
     empty_reach(syn0, tables, sources, sentence, settings, dim)
+    tally[0] += examples  # once a sentence: the counters stay in registers within it
+    tally[1] += updates
+    tally[2] += visits
     return loss, state
 
 
