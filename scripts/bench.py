@@ -32,8 +32,9 @@ the benchmark corpus, all peers installed); each report is copied there with its
   ``--systems w2v,fasttext,gensim-ft --combos sg-sub,cbow-sub --repeat 3 --name
   subword-benchmarks`` (three rounds, one seed each: quality as means over the seeds),
   copied to docs/ in the same way;
-- against pWord2Vec (skip-gram NS alone; ``scripts/build_pword2vec.sh`` builds it): ``--systems
-  w2v,pword2vec --combos sg-ns --repeat 3 --pword2vec PATH``, about 8 minutes;
+- against pWord2Vec (skip-gram NS alone; ``scripts/build_pword2vec.sh`` builds it), with the
+  roofline of all four word combos: ``--systems w2v,pword2vec --combos sg-ns,cbow-ns,sg-hs,cbow-hs
+  --repeat 3 --pword2vec PATH --name pword2vec-benchmarks``, about 10 minutes;
 - kernel changes: ``scripts/ab_kernels.py`` (a few minutes a combination).
 
 Peers are optional (``pip install -e .[bench]``); one that is not installed is skipped and
@@ -107,6 +108,10 @@ COMBO_LABELS = {
 SUBWORD_COMMAND = (  # for the report's notes; the module docstring says the same
     "python scripts/bench.py --corpus text8 --systems w2v,fasttext,gensim-ft --combos sg-sub,cbow-sub --repeat 3 "
     "--name subword-benchmarks"
+)
+PWORD2VEC_COMMAND = (  # likewise
+    "python scripts/bench.py --corpus text8 --systems w2v,pword2vec --combos sg-ns,cbow-ns,sg-hs,cbow-hs --repeat 3 "
+    "--pword2vec PATH --name pword2vec-benchmarks"
 )
 SUBWORD_ALPHA, SUBWORD_NS_EXPONENT = 0.05, 0.5  # fastText's lr and its fixed noise exponent (counts^0.5)
 W2V_MODEL_FILES = {"--save-fasttext": ".bin", "--save-model": ".npz"}  # w2v's full-model option: its file's suffix
@@ -1029,6 +1034,11 @@ def standing_notes(ctx: Context, combos: list[str]) -> list[str]:
         notes.append(
             f"Subword vectors (fastText's model) are measured apart ([subword-benchmarks.md](subword-benchmarks.md)): "
             f"`{SUBWORD_COMMAND}`."
+        )
+    if "pword2vec" not in ctx.binaries and "sg-ns" in combos:
+        notes.append(
+            f"Against Intel's pWord2Vec, with each w2v run set against the machine's roofs "
+            f"([pword2vec-benchmarks.md](pword2vec-benchmarks.md)): `{PWORD2VEC_COMMAND}`."
         )
     return notes
 
