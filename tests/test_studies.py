@@ -13,7 +13,7 @@ import numpy as np
 import pytest
 
 ROOT = Path(__file__).resolve().parents[1]
-STUDIES = ("streams", "estimators", "equal_time", "simulate_cluster", "cluster_bench", "path_sharing")
+STUDIES = ("streams", "estimators", "equal_time", "simulate_cluster", "cluster_bench", "path_sharing", "cbow_parity")
 
 
 def study(name: str):
@@ -133,6 +133,55 @@ def test_the_streams_table_pairs_its_settings_by_seed() -> None:
     assert rows[0] == "| CBOW NS | 1 | 2 | 31.00 ± 1.41 | 0.6200 ± 0.0283 | 10.1000 ± 0.1414 |"
     assert rows[1].startswith("| CBOW NS | 16 | 3 | 38.67 ± ")
     assert rows[2] == "| CBOW NS | 16 − 1 | 2 | +2.00 ± 1.41 | +0.0100 ± 0.0141 | -0.1500 ± 0.0707 |"
+
+
+def test_the_cbow_parity_table_pairs_w2v_with_word2vec_c_by_seed() -> None:
+    """Analogy and WS-353 per system (word2vec.c's runs have no held-out score), then each
+    w2v setting's difference from word2vec.c over the seeds both have."""
+    results = {
+        "CBOW HS/word2vec.c/seed 1": {"analogy": 0.28, "ws353": 0.64},
+        "CBOW HS/word2vec.c/seed 2": {"analogy": 0.30, "ws353": 0.62},
+        "CBOW HS/streams 1/seed 1": {"analogy": 0.27, "ws353": 0.63, "score": {"bits_per_word": 10.0}},
+        "CBOW HS/streams 1/seed 2": {"analogy": 0.28, "ws353": 0.65, "score": {"bits_per_word": 10.1}},
+        "CBOW HS/streams 2/seed 1": {"analogy": 0.29, "ws353": 0.60, "score": {"bits_per_word": 10.0}},
+    }
+    rows = study("cbow_parity").render(results).splitlines()
+    assert rows[0] == "| combination | system | seeds | analogy % | WS-353 |"
+    assert rows[2:] == [
+        "| CBOW HS | word2vec.c | 2 | 29.00 ± 1.41 | 0.6300 ± 0.0141 |",
+        "| CBOW HS | w2v --streams 1 | 2 | 27.50 ± 0.71 | 0.6400 ± 0.0141 |",
+        "| CBOW HS | w2v --streams 2 | 1 | 29.00 ± 0.00 | 0.6000 ± 0.0000 |",
+        "| CBOW HS | w2v --streams 1 − word2vec.c | 2 | -1.50 ± 0.71 | +0.0100 ± 0.0283 |",
+    ]  # one seed of streams 2: no difference row
+
+
+def write_book(folder: Path, name: str, head: str, body: str) -> None:
+    """A Project Gutenberg file: ``head``, the licence's start marker, ``body``, its end marker."""
+    folder.mkdir(parents=True, exist_ok=True)
+    marker = "*** {} OF THE PROJECT GUTENBERG EBOOK ***"
+    (folder / name).write_text(f"{head}\n{marker.format('START')}\n{body}\n{marker.format('END')}\nlicence text\n")
+
+
+def test_the_books_corpus_is_english_books_by_author_without_licences(tmp_path: Path) -> None:
+    """studies/cbow_parity/books.py: the books between their licence markers, English only,
+    each book once (the first file of a title: files in path order), by author folder then
+    title, as text8 (a-z, digits spelled, one line)."""
+    source, long_text = tmp_path / "src", " word" * 600  # a book needs 2,000 characters
+    write_book(source / "Zola", "b.txt", "Title: Beta\nLanguage: English", "Zed's 2nd book" + long_text)
+    write_book(source / "Austen", "e.txt", "Title: Emma\nLanguage: English", "Emma, by Jane!" + long_text)
+    write_book(source / "Austen", "z-copy.txt", "Title: Emma\nLanguage: English", "Emma again" + long_text)
+    write_book(source / "Austen", "f.txt", "Title: Fr\nLanguage: French", "Le livre" + long_text)
+    out = tmp_path / "books.txt"
+    done = subprocess.run([sys.executable, str(ROOT / "studies/cbow_parity/books.py"), str(source), str(out)],
+                          capture_output=True, text=True, timeout=60)  # fmt: skip
+    assert done.returncode == 0, done.stderr
+    text = out.read_text()
+    assert text.startswith("emma by jane word word") and " zed s two nd book word " in text
+    assert "licence" not in text and "livre" not in text and "again" not in text and "\n" not in text
+    missing = subprocess.run([sys.executable, str(ROOT / "studies/cbow_parity/books.py"), str(tmp_path / "no"),
+                              str(tmp_path / "x.txt")], capture_output=True, text=True, timeout=60)  # fmt: skip
+    assert missing.returncode != 0 and len(missing.stderr.strip().splitlines()) == 1
+    assert not (tmp_path / "x.txt").exists()
 
 
 def test_the_cost_model_from_measured_figures() -> None:

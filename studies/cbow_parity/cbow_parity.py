@@ -83,10 +83,10 @@ def run_study(corpora: dict[str, Path], seeds: list[int], binary: str, work: Pat
                 results_path(name).write_text(json.dumps(kept[name], indent=1) + "\n")
 
 
-def render(name: str) -> str:
-    """Corpus ``name``'s table: per combination and system, analogy and WS-353 mean ± sd over
-    seeds, then each w2v setting's difference from word2vec.c, paired by seed."""
-    results = json.loads(results_path(name).read_text())
+def render(results: dict) -> str:
+    """A corpus' table from its runs (``results``): per combination and system, analogy and
+    WS-353 mean ± sd over seeds, then each w2v setting's difference from word2vec.c, paired
+    by seed."""
     metrics = {metric: METRICS[metric] for metric in SHARED_METRICS}
     return paired_table(results, "system", SYSTEMS, metrics)
 
@@ -105,7 +105,7 @@ def main() -> None:
         run_study(corpora, [int(value) for value in args.seeds.split(",")], args.word2vec, args.work)
     if args.render:
         for name in corpora or [p.stem.removeprefix("cbow-parity-") for p in sorted(HERE.glob("cbow-parity-*.json"))]:
-            print(f"\n### {name}\n\n{render(name)}")
+            print(f"\n### {name}\n\n{render(json.loads(results_path(name).read_text()))}")
 
 
 if __name__ == "__main__":
