@@ -96,6 +96,16 @@ def test_training_on_two_workers(topics, tmp_path):
     np.testing.assert_array_equal(loaded.vectors, trained.vectors)
 
 
+def test_a_cluster_run_takes_a_stream_per_worker_thread(topics, tmp_path):
+    """Unless --streams is given, each worker's batches come from a stream per thread of
+    its own (word2vec.c's layout), stored with the run."""
+    model = tmp_path / "m.npz"
+    w2v.train(str(topics), cluster="local:1", threads=3, save_model=str(model), **SETTINGS)
+    assert TrainState.load(str(model)).config.streams == 3
+    w2v.train(str(topics), cluster="local:1", threads=3, streams=1, save_model=str(model), **SETTINGS)
+    assert TrainState.load(str(model)).config.streams == 1
+
+
 def test_one_worker_is_byte_identical_to_one_process(cli, topics, tmp_path):
     common = ["--threads", "1", "--seed", "1", "--epochs", "2", "--dim", "16", "--min-count", "1", "--hs"]
     plain = cli("train", topics, "-o", tmp_path / "plain.bin", "-q", *common)

@@ -20,10 +20,20 @@ def test_defaults_are_word2vec_c():
     assert config.min_alpha == pytest.approx(0.025 * 1e-4)
     assert config.cbow_mean is True
     assert config.ns_exponent == 0.75
-    assert config.threads == (os.cpu_count() or 1)
+    assert config.threads == config.streams == (os.cpu_count() or 1)  # word2vec.c's layout: a part a thread
     cbow = TrainConfig(model="cbow").resolved()
     assert cbow.alpha == 0.05 and cbow.min_alpha == pytest.approx(0.05 * 1e-4)
     assert TrainConfig(alpha=0.1).resolved().min_alpha == pytest.approx(1e-5)
+
+
+def test_streams_default_to_one_per_thread():
+    """word2vec.c's layout unless asked: each thread's own part of the file; one thread,
+    the file's order."""
+    assert TrainConfig(threads=3).resolved().streams == 3
+    assert TrainConfig(threads=1).resolved().streams == 1
+    assert TrainConfig(threads=4, streams=1).resolved().streams == 1
+    with pytest.raises(ConfigError, match="streams"):
+        TrainConfig(streams=0).resolved()
 
 
 def test_hs_alone_turns_negative_sampling_off():

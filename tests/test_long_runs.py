@@ -83,6 +83,21 @@ def test_resume_after_interrupt_is_byte_identical(corpus, uninterrupted, tmp_pat
     assert state.jobs_done == state.batches * state.config.epochs  # every batch of every epoch
 
 
+def test_a_resumed_run_keeps_its_streams_whatever_its_threads(corpus, tmp_path, monkeypatch):
+    """The default streams (one a thread) are resolved once and stored with the run: a run
+    of 2 threads resumed with 1 keeps its 2 streams, so each batch is trained once."""
+    settings = {**SETTINGS, "threads": 2}
+    slow_down(monkeypatch)
+    folder = tmp_path / "ck"
+    with pytest.raises(KeyboardInterrupt):
+        train(str(corpus), checkpoint=str(folder), on_progress=interrupt_at(0.4), **settings)
+    assert TrainState.load(str(folder)).config.streams == 2
+    monkeypatch.undo()
+    train(str(corpus), resume=str(folder), threads=1)
+    state = TrainState.load(str(folder))
+    assert state.config.streams == 2 and state.jobs_done == state.batches * state.config.epochs
+
+
 def test_resume_with_evenly_spaced_streams_is_byte_identical(corpus, tmp_path, monkeypatch):
     """``streams=4``: the batches' order is stored with the run, so an interrupted run
     resumes it and ends byte-identical to an uninterrupted one."""

@@ -46,7 +46,8 @@ class TrainConfig:
     ``negative=None`` means 5, or 0 when another loss is on (``hs``, ``nce``,
     ``sampled_softmax`` or ``softmax``: each alone turns negative sampling off);
     ``alpha=None`` means 0.025 for skip-gram and 0.05 for CBOW; ``min_alpha=None``
-    means alpha * 1e-4; ``threads=None`` all cores.
+    means alpha * 1e-4; ``threads=None`` all cores; ``streams=None`` one per thread
+    (word2vec.c's layout: each thread's part of the file, ``idstream.evenly_spaced``).
     Use ``resolved()`` to fill those in and check everything.
     """
 
@@ -74,7 +75,7 @@ class TrainConfig:
     maxn: int = 6  # and the longest; 0: no n-grams
     bucket: int = 2_000_000  # rows the n-grams are hashed into
     threads: int | None = None
-    streams: int = 1  # evenly spaced parts of the corpus trained in turn, batch by batch (``idstream.evenly_spaced``)
+    streams: int | None = None  # evenly spaced parts of the corpus trained in turn, a batch of each; None: one a thread
     seed: int = 1
     batch_words: int = 10_000
     sync_words: int | None = None  # --cluster: words a worker trains a round; None: ``rounds.round_words``
@@ -85,12 +86,14 @@ class TrainConfig:
         others = self.hs or self.nce or self.sampled_softmax or self.softmax
         negative = self.negative if self.negative is not None else (0 if others else 5)
         alpha = self.alpha if self.alpha is not None else (0.05 if self.model == "cbow" else 0.025)
+        threads = self.threads if self.threads is not None else (os.cpu_count() or 1)
         config = dataclasses.replace(
             self,
             negative=negative,
             alpha=alpha,
             min_alpha=self.min_alpha if self.min_alpha is not None else alpha * 1e-4,
-            threads=self.threads if self.threads is not None else (os.cpu_count() or 1),
+            threads=threads,
+            streams=self.streams if self.streams is not None else threads,
         )
         config.validate()
         return config

@@ -163,7 +163,7 @@ def train(
             choose, lambda vocab: build_model(vocab, config, base), resumed, notes=notes or {},
             vocabulary=read_vocab or init_model,
         )  # fmt: skip
-        return train_on(cluster, corpus, config, plan, hooks, outputs, settings.get("threads"), start)
+        return train_on(cluster, corpus, config, plan, hooks, outputs, settings, start)
     from w2v.engine.jit import compiling_noted  # Numba: imported by the first run, not by ``import w2v``
 
     with (
@@ -220,10 +220,11 @@ class Outputs:
 
 
 def train_on(address: str, corpus, config: TrainConfig, plan, hooks: Hooks, outputs: Outputs,
-             threads: int | None, start: float) -> Vectors:  # fmt: skip
+             asked: dict, start: float) -> Vectors:  # fmt: skip
     """``train`` on the cluster at ``address`` (``cluster.training.train_on_cluster``
-    with ``plan``, a ``ClusterPlan``), each worker training with ``threads`` threads
-    (None: the cluster's default)."""
+    with ``plan``, a ``ClusterPlan``), each worker training with the ``threads`` of the
+    settings ``asked`` (None: the cluster's default) and, unless they give ``streams``
+    or the run is resumed, a stream per thread."""
     from w2v.cluster.training import train_on_cluster
 
     if config.subwords:
@@ -237,8 +238,11 @@ def train_on(address: str, corpus, config: TrainConfig, plan, hooks: Hooks, outp
         raise ConfigError("a cluster's workers read the corpus themselves: give files or URLs, not sentences")
     if outputs.heldout is not None:
         raise ConfigError("heldout does not work with a cluster: score the saved model with w2v score")
-    with checkpoint_folder(outputs.checkpoint), connect(address, threads) as cluster:
-        config = dataclasses.replace(config, threads=cluster.threads)
+    with checkpoint_folder(outputs.checkpoint), connect(address, asked.get("threads")) as cluster:
+        chosen = asked.get("streams") is not None or plan.resumed is not None  # a resumed run keeps its order
+        config = dataclasses.replace(
+            config, threads=cluster.threads, streams=config.streams if chosen else cluster.threads
+        )
         plan.checkpoint = outputs.checkpoint
         result = train_on_cluster(cluster, sources, config, plan, hooks)
     state = result.state
@@ -351,7 +355,7 @@ class Run:
         stream = encoded.stream
         if resume is not None:
             check_same_corpus(base, encoded, resume)
-        stream.reorder(evenly_spaced(len(stream), config.streams))
+        stream.reorder(evenly_spaced(len(stream), config.streams or 1))
         resumed = base if resume is not None else None
         progress = Progress(config.threads or 1, config.epochs, len(stream), stream_offsets(stream), resumed)
         model = build_model(encoded.vocab, config, base)

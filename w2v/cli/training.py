@@ -320,9 +320,9 @@ def rerun_recipe(ctx: click.Context) -> dict:
 @click.option(
     "--streams",
     type=int,
-    default=1,
-    show_default=True,
-    help="Train N evenly spaced parts of the corpus in turn, a batch of each (word2vec.c: one per thread).",
+    default=None,
+    help="Train N evenly spaced parts of the corpus in turn, a batch of each [one per thread, word2vec.c's "
+    "layout; 1: the file's order].",
 )
 @click.option(
     "--cluster",

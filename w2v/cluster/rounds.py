@@ -343,7 +343,7 @@ class Replica:
         exact = settings.batch_words < config.batch_words
         encoded = encode_corpus(self.parts, settings, self.workdir.name, lambda _w, _c: vocab, exact_batches=exact)
         self.stream, self.digest, self.neighbours = encoded.stream, encoded.digest, encoded.neighbours
-        self.stream.reorder(evenly_spaced(len(self.stream), config.streams))
+        self.stream.reorder(evenly_spaced(len(self.stream), config.streams or 1))
         syn0, syn1, syn1neg = (np.array(matrix, dtype=np.float32) for matrix in weights)  # writable copies
         self.model = Model.build(vocab, config, (syn0, syn1, syn1neg))
         self.snapshot = {name: matrix.copy() for name, matrix in self.weights().items()}
