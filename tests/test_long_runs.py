@@ -57,6 +57,16 @@ def interrupt_at(fraction: float):
     return callback
 
 
+def interrupted_run(corpus, folder, monkeypatch, settings: dict) -> TrainState:
+    """The checkpoint in ``folder`` of a run of ``settings`` on ``corpus`` interrupted at
+    40%, each of its batches slowed (``slow_down``) until it stops."""
+    slow_down(monkeypatch)
+    with pytest.raises(KeyboardInterrupt):
+        train(str(corpus), checkpoint=str(folder), on_progress=interrupt_at(0.4), **settings)
+    monkeypatch.undo()
+    return TrainState.load(str(folder))
+
+
 def slow_down(monkeypatch):
     """Make every batch take a while, so the main thread sees the run in progress."""
     kernel = kernels.train_batch  # run_epochs imports it from there when called
@@ -69,13 +79,9 @@ def slow_down(monkeypatch):
 
 
 def test_resume_after_interrupt_is_byte_identical(corpus, uninterrupted, tmp_path, monkeypatch):
-    slow_down(monkeypatch)
     folder = tmp_path / "ck"
-    with pytest.raises(KeyboardInterrupt):
-        train(str(corpus), checkpoint=str(folder), on_progress=interrupt_at(0.4), **SETTINGS)
-    state = TrainState.load(str(folder))
+    state = interrupted_run(corpus, folder, monkeypatch, SETTINGS)
     assert 0 < state.jobs_done < state.batches * state.config.epochs  # stopped mid-run
-    monkeypatch.undo()
     resumed = train(str(corpus), resume=str(folder), threads=1)
     assert resumed.vectors.tobytes() == uninterrupted.vectors.tobytes()
     assert resumed.report.epoch_loss == pytest.approx(uninterrupted.report.epoch_loss, rel=1e-9)
@@ -86,13 +92,8 @@ def test_resume_after_interrupt_is_byte_identical(corpus, uninterrupted, tmp_pat
 def test_a_resumed_run_keeps_its_streams_whatever_its_threads(corpus, tmp_path, monkeypatch):
     """The default streams (one a thread) are resolved once and stored with the run: a run
     of 2 threads resumed with 1 keeps its 2 streams, so each batch is trained once."""
-    settings = {**SETTINGS, "threads": 2}
-    slow_down(monkeypatch)
     folder = tmp_path / "ck"
-    with pytest.raises(KeyboardInterrupt):
-        train(str(corpus), checkpoint=str(folder), on_progress=interrupt_at(0.4), **settings)
-    assert TrainState.load(str(folder)).config.streams == 2
-    monkeypatch.undo()
+    assert interrupted_run(corpus, folder, monkeypatch, {**SETTINGS, "threads": 2}).config.streams == 2
     train(str(corpus), resume=str(folder), threads=1)
     state = TrainState.load(str(folder))
     assert state.config.streams == 2 and state.jobs_done == state.batches * state.config.epochs
@@ -103,12 +104,8 @@ def test_resume_with_evenly_spaced_streams_is_byte_identical(corpus, tmp_path, m
     resumes it and ends byte-identical to an uninterrupted one."""
     settings = {**SETTINGS, "streams": 4}
     whole = train(str(corpus), **settings)
-    slow_down(monkeypatch)
     folder = tmp_path / "ck"
-    with pytest.raises(KeyboardInterrupt):
-        train(str(corpus), checkpoint=str(folder), on_progress=interrupt_at(0.4), **settings)
-    assert TrainState.load(str(folder)).config.streams == 4
-    monkeypatch.undo()
+    assert interrupted_run(corpus, folder, monkeypatch, settings).config.streams == 4
     resumed = train(str(corpus), resume=str(folder), threads=1)
     assert resumed.vectors.tobytes() == whole.vectors.tobytes()
 
