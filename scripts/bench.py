@@ -856,29 +856,26 @@ def ratio_table(runs: list[Run], ctx: Context, combos: list[str]) -> list[str]:
 
 def targets_table(runs: list[Run], ctx: Context, combos: list[str]) -> list[str]:
     """PASS/FAIL per target and combo: a table for the word combos, one for the subword ones
-    (each kind has its own ``GOALS``)."""
+    (each kind has its own ``GOALS``), and one against pWord2Vec where it ran."""
     lines = []
     for subwords in (False, True):
         kind = [c for c in combos if COMBOS[c].subwords == subwords]
-        if not kind:
-            continue
-        heads = list(target_checks(runs, kind[0], ctx.settings.threads))
-        if subwords:
-            lines += ["Subword combos (fastText's model), against fastText and gensim's FastText:", ""]
-        lines += ["| model+loss | " + " | ".join(heads) + " |", "|---" * (len(heads) + 1) + "|"]
-        for combo in kind:
-            checks = target_checks(runs, combo, ctx.settings.threads)
-            lines.append(f"| {COMBO_LABELS[combo]} | " + " | ".join(checks[h] for h in heads) + " |")
-        lines.append("")
+        title = ["Subword combos (fastText's model), against fastText and gensim's FastText:", ""] if subwords else []
+        lines += goal_table(runs, ctx, kind, GOALS[subwords], title)
     against = [c for c in combos if "pword2vec" in systems_for(ctx, c)]
-    if against:
-        checks = {c: target_checks(runs, c, ctx.settings.threads, PWORD2VEC_GOAL) for c in against}
-        heads = list(checks[against[0]])
-        lines += ["Against pWord2Vec (quality: means over the rounds):", ""]
-        lines += ["| model+loss | " + " | ".join(heads) + " |", "|---" * (len(heads) + 1) + "|"]
-        lines += [f"| {COMBO_LABELS[c]} | " + " | ".join(checks[c][h] for h in heads) + " |" for c in against]
-        lines.append("")
-    return lines
+    title = ["Against pWord2Vec (quality: means over the rounds):", ""]
+    return lines + goal_table(runs, ctx, against, PWORD2VEC_GOAL, title)
+
+
+def goal_table(runs: list[Run], ctx: Context, combos: list[str], goal: Goal, title: list[str]) -> list[str]:
+    """``title``, then one row per combo of ``goal``'s ``target_checks``; nothing without combos."""
+    if not combos:
+        return []
+    checks = {combo: target_checks(runs, combo, ctx.settings.threads, goal) for combo in combos}
+    heads = list(checks[combos[0]])
+    lines = [*title, "| model+loss | " + " | ".join(heads) + " |", "|---" * (len(heads) + 1) + "|"]
+    lines += [f"| {COMBO_LABELS[c]} | " + " | ".join(checks[c][h] for h in heads) + " |" for c in combos]
+    return [*lines, ""]
 
 
 def scaling_table(runs: list[Run], ctx: Context, combos: list[str]) -> list[str]:
@@ -914,14 +911,14 @@ def fractions(run: Run, roofs: dict, dim: int) -> Fractions | None:
     """``run``'s ``Fractions`` of ``roofs``; None without the kernel's counts."""
     if run.output_updates is None or run.row_visits is None or not run.train_s:
         return None
-    seconds = (run.train_s, run.wall_s)
-    gflops = tuple(6 * dim * run.output_updates / t / 1e9 for t in seconds)
-    mrows = tuple(run.row_visits / t / 1e6 for t in seconds)
+    train, whole = run.train_s, run.wall_s
+    flops, rows = 6 * dim * run.output_updates / 1e9, run.row_visits / 1e6  # GFLOP, millions of rows
+    sgemm, memory = roofs["sgemm_gflops"], roofs["row_updates_per_s"] / 1e6
     return Fractions(
-        gflops,  # type: ignore[arg-type]
-        tuple(g / roofs["sgemm_gflops"] for g in gflops),  # type: ignore[arg-type]
-        mrows,  # type: ignore[arg-type]
-        tuple(1e6 * m / roofs["row_updates_per_s"] for m in mrows),  # type: ignore[arg-type]
+        (flops / train, flops / whole),
+        (flops / train / sgemm, flops / whole / sgemm),
+        (rows / train, rows / whole),
+        (rows / train / memory, rows / whole / memory),
     )
 
 
