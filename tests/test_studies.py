@@ -184,6 +184,30 @@ def test_the_books_corpus_is_english_books_by_author_without_licences(tmp_path: 
     assert not (tmp_path / "x.txt").exists()
 
 
+def test_the_low16_draw_study_measures_both_draws(corpus: Path) -> None:
+    """studies/cbow_parity/low16_draw.py: the low 16 bits' consecutive draws are
+    correlated where the probability is small and not where it is large; both draws
+    keep the same share of a text, each about the expected number of tokens."""
+    spec = importlib.util.spec_from_file_location("low16_draw", ROOT / "studies/cbow_parity/low16_draw.py")
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    assert module.lag_one_excess(0.04) == pytest.approx(1.125, abs=0.01)
+    assert module.lag_one_excess(0.3) == pytest.approx(1.0, abs=0.01)
+    ids, size = module.read_ids(corpus, 400_000)
+    keep = module.keep_probabilities(ids, size)
+    expected = float(np.minimum(keep[ids], 1.0).sum())
+    for low16 in (False, True):
+        kept = module.subsample(ids, keep, low16, 20)
+        assert abs(kept.shape[0] - expected) < 0.02 * expected
+        assert set(kept.tolist()) <= set(ids.tolist())
+    script = ROOT / "studies/cbow_parity/low16_draw.py"
+    command = [sys.executable, str(script), str(corpus), "--passes", "1"]
+    done = subprocess.run(command, capture_output=True, text=True, timeout=120)
+    assert done.returncode == 0, done.stderr
+    assert "high 24 bits" in done.stdout and "low 16 bits (word2vec.c)" in done.stdout
+
+
 def test_the_cost_model_from_measured_figures() -> None:
     """Compute from one-thread words/s x 16 cores; transfers of 2 V d 4 bytes per copy,
     2 N copies through the client, 2 ceil(log2 N) through a tree, at 10 Gbit/s."""
