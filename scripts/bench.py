@@ -1056,9 +1056,15 @@ def word_notes(ctx: Context) -> list[str]:
     if "pword2vec" in ctx.binaries:
         notes.append(
             "pWord2Vec (Intel Labs' HogBatch word2vec: the contexts of a window share their noise words, so each "
-            "window's update is a small matrix product) trains skip-gram NS alone; it is built from its source "
-            "(`scripts/build_pword2vec.sh`: OpenBLAS for its USE_MKL path), reads the whole corpus into memory "
-            "first, and takes word2vec.c's settings with `-batch-size 2 window + 1` and no seed."
+            "window's update is a small matrix product) trains skip-gram NS alone, reads the whole corpus into "
+            "memory first, and takes word2vec.c's settings with `-batch-size 2 window + 1` and no seed. It is "
+            "built from its source (`git clone https://github.com/IntelLabs/pWord2Vec`) with "
+            "`apt-get install g++ libopenblas-dev` and `sh scripts/build_pword2vec.sh pWord2Vec bin`: "
+            "OpenBLAS's `cblas.h` for `mkl.h`, `openblas_set_num_threads(1)` for `mkl_set_num_threads(1)`, "
+            "`<mm_malloc.h>`, `<cstdio>` and `<cstdlib>` included, `g++ -std=c++11 -O3 -march=native -fopenmp`, "
+            "then `-D USE_MKL ... -lopenblas` for `bin/pWord2Vec` and the plain loops without it for "
+            "`bin/pWord2Vec-loops`. The OpenBLAS build is the one measured, the faster of the two on this "
+            "machine (docs/performance.md)."
         )
     if "fasttext" in ctx.binaries:
         notes.append(
