@@ -16,9 +16,10 @@ ROOT = Path(__file__).resolve().parents[1]
 STUDIES = ("streams", "estimators", "equal_time", "simulate_cluster", "cluster_bench", "path_sharing", "cbow_parity")
 
 
-def study(name: str):
-    """The module of ``studies/NAME/NAME.py``, loaded by its path."""
-    spec = importlib.util.spec_from_file_location(f"study_{name}", ROOT / "studies" / name / f"{name}.py")
+def study(name: str, script: str | None = None):
+    """The module of ``studies/NAME/SCRIPT.py`` (SCRIPT: NAME unless given), loaded by its path."""
+    script = script or name
+    spec = importlib.util.spec_from_file_location(f"study_{script}", ROOT / "studies" / name / f"{script}.py")
     assert spec is not None and spec.loader is not None
     module = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(module)
@@ -188,15 +189,13 @@ def test_the_low16_draw_study_measures_both_draws(corpus: Path) -> None:
     """studies/cbow_parity/low16_draw.py: the low 16 bits' consecutive draws are
     correlated where the probability is small and not where it is large; both draws
     keep the same share of a text, each about the expected number of tokens."""
-    spec = importlib.util.spec_from_file_location("low16_draw", ROOT / "studies/cbow_parity/low16_draw.py")
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
+    module = study("cbow_parity", "low16_draw")
     assert module.lag_one_excess(0.04) == pytest.approx(1.125, abs=0.01)
     assert module.lag_one_excess(0.3) == pytest.approx(1.0, abs=0.01)
-    ids, size = module.read_ids(corpus, 400_000)
-    keep = module.keep_probabilities(ids, size)
-    expected = float(np.minimum(keep[ids], 1.0).sum())
+    ids, vocab = module.read_ids(corpus, 400_000)
+    keep = vocab.keep_probabilities(module.SAMPLE)
+    assert vocab.total == ids.shape[0]
+    expected = float(keep[ids].sum())
     for low16 in (False, True):
         kept = module.subsample(ids, keep, low16, 20)
         assert abs(kept.shape[0] - expected) < 0.02 * expected

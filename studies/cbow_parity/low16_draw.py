@@ -21,40 +21,32 @@ from pathlib import Path
 import numba
 import numpy as np
 
-LCG_MUL, LCG_ADD = np.uint64(25214903917), np.uint64(11)
+from w2v.corpus.vocab import Vocab
+from w2v.engine.kernels import LCG_ADD, LCG_MUL, lcg_next, uniform24
+
 SAMPLE = 1e-4  # scripts/quality.py's
 SENTENCE = 10_000  # tokens: w2v's pieces of a one-line corpus
 
 
-def keep_probabilities(ids: np.ndarray, vocab_size: int) -> np.ndarray:
-    """word2vec.c's keep(w) = (sqrt(f_w / t) + 1) t / f_w, t = ``SAMPLE`` x tokens,
-    f_w the count of w in ``ids`` ((V,) float32)."""
-    counts = np.bincount(ids, minlength=vocab_size).astype(np.float64)
-    threshold = SAMPLE * ids.shape[0]
-    return ((np.sqrt(counts / threshold) + 1) * threshold / counts).astype(np.float32)
-
-
 @numba.njit
 def subsample(ids, keep, low16, seed):
-    """The ids kept from ``ids`` (N,) int64, drawing with the low 16 bits of the
-    generator (``low16``) or its high 24, a draw per word with keep < 1."""
+    """The ids kept from ``ids`` (N,) int64 with keep probabilities ``keep`` (V,),
+    drawing with the low 16 bits of the generator (``low16``) or, as w2v's kernel
+    does (``uniform24``), its high 24, a draw per word with keep < 1."""
     state, out, n = np.uint64(seed), np.empty_like(ids), 0
     for start in range(0, ids.shape[0], SENTENCE):
         kept = 0
         for i in range(start, min(start + SENTENCE, ids.shape[0])):
             word = ids[i]
             if keep[word] < 1.0:
-                state = state * LCG_MUL + LCG_ADD
-                if low16:
-                    u = np.float32(state & np.uint64(0xFFFF)) / np.float32(65536.0)
-                else:
-                    u = np.float32(state >> np.uint64(40)) / np.float32(16777216.0)
+                state = lcg_next(state)
+                u = np.float32(state & np.uint64(0xFFFF)) / np.float32(65536.0) if low16 else uniform24(state)
                 if keep[word] < u:
                     continue
             out[n + kept] = word
             kept += 1
         for _ in range(kept):  # a window draw per kept word
-            state = state * LCG_MUL + LCG_ADD
+            state = lcg_next(state)
         n += kept
     return out[:n]
 
@@ -79,15 +71,15 @@ def statistics(kept: np.ndarray, keep: np.ndarray) -> dict[str, float]:
     }
 
 
-def read_ids(path: Path, size: int) -> tuple[np.ndarray, int]:
-    """The first ``size`` bytes of ``path`` as ids, most frequent first, words under
-    5 occurrences left out."""
+def read_ids(path: Path, size: int) -> tuple[np.ndarray, Vocab]:
+    """The first ``size`` bytes of ``path`` as ids of w2v's vocabulary of them (words
+    of at least 5 occurrences, most frequent first), the others left out."""
     words = path.read_bytes()[:size].split()[:-1]
     counts = Counter(words)
-    vocab = sorted((w for w, c in counts.items() if c >= 5), key=lambda w: -counts[w])
-    index = {w: i for i, w in enumerate(vocab)}
+    vocab, _ = Vocab.select(list(counts), np.fromiter(counts.values(), np.int64, len(counts)), 5, None)
+    index = {w: i for i, w in enumerate(vocab.words)}
     ids = np.array([index.get(w, -1) for w in words], dtype=np.int64)
-    return ids[ids >= 0], len(vocab)
+    return ids[ids >= 0], vocab
 
 
 def main() -> None:
@@ -96,8 +88,8 @@ def main() -> None:
     parser.add_argument("--bytes", type=int, default=40_000_000, help="read this much of the corpus")
     parser.add_argument("--passes", type=int, default=3, help="seeds of each draw")
     args = parser.parse_args()
-    ids, vocab_size = read_ids(args.corpus, args.bytes)
-    keep = keep_probabilities(ids, vocab_size)
+    ids, vocab = read_ids(args.corpus, args.bytes)
+    keep = vocab.keep_probabilities(SAMPLE)
     for low16, name in ((False, "high 24 bits (w2v)"), (True, "low 16 bits (word2vec.c)")):
         runs = [statistics(subsample(ids, keep, low16, 7919 * s + 13), keep) for s in range(1, args.passes + 1)]
         print(name, {key: round(float(np.mean([r[key] for r in runs])), 5) for key in runs[0]})
