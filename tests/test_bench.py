@@ -223,25 +223,41 @@ def run_ab(*args: str, cwd: Path) -> subprocess.CompletedProcess:
 
 
 def test_ab_kernels_times_two_checkouts_on_alternated_runs(tmp_path: Path) -> None:
-    """This checkout against itself on the sample corpus: a line per checkout, the
-    variant's speed over the base per round."""
-    done = run_ab(str(ROOT), "--corpus", str(ROOT / "data/sample.txt.gz"), "--threads", "1", "--dim", "16",
-                  "--rounds", "2", cwd=tmp_path)  # fmt: skip
+    """This checkout against itself on the sample corpus: a table of every combination
+    at every size, the variant's speed over the base per round, and every run in --json."""
+    record_file = tmp_path / "ab.json"
+    done = run_ab(str(ROOT), "--corpus", str(ROOT / "data/sample.txt.gz"), "--threads", "1", "--dims", "16,8",
+                  "--combos", "sg-ns,cbow-hs", "--rounds", "2", "--json", str(record_file), cwd=tmp_path)  # fmt: skip
     assert done.returncode == 0, done.stderr
     lines = done.stdout.splitlines()
-    assert lines[0].startswith("2 rounds of 1 epoch(s) on sample.txt.gz: --model skipgram --threads 1 --dim 16")
-    assert lines[1].startswith(f"base {ROOT}: ") and lines[1].endswith(" kw/s (median)")
-    assert lines[2].startswith(f"variant {ROOT}: ") and "; speed over base per round: median " in lines[2]
+    assert lines[0] == "2 rounds of 1 epoch(s) on sample.txt.gz, 1 thread(s), window 5, sample 0.0001"
+    assert lines[1:3] == [f"base {ROOT}", f"variant {ROOT}"]
+    rows = [line.split(" | ")[0].lstrip("| ") for line in lines if line.startswith("| ") and "dim" in line]
+    assert rows == ["skip-gram NS, dim 16", "skip-gram NS, dim 8", "CBOW HS, dim 16", "CBOW HS, dim 8"]
+    assert lines[-1].startswith("median over the 4 case(s): ")
+    record = json.loads(record_file.read_text())
+    assert list(record["rates"]) == rows
+    assert np.array(record["rates"]["CBOW HS, dim 8"]).shape == (2, 2)  # rounds, sides
+    assert min(min(min(pair) for pair in runs) for runs in record["rates"].values()) > 0
 
 
 def test_ab_kernels_times_two_settings_of_one_checkout(tmp_path: Path) -> None:
     """--base-args and --variant-args: each side's own options, named on its line."""
-    done = run_ab(str(ROOT), "--corpus", str(ROOT / "data/sample.txt.gz"), "--threads", "1", "--dim", "16",
-                  "--rounds", "2", "--base-args=--negative 2", "--variant-args=--nce 2", cwd=tmp_path)  # fmt: skip
+    done = run_ab(str(ROOT), "--corpus", str(ROOT / "data/sample.txt.gz"), "--threads", "1", "--dims", "16",
+                  "--combos", "sg-ns", "--rounds", "2", "--base-args=--negative 2", "--variant-args=--nce 2",
+                  cwd=tmp_path)  # fmt: skip
     assert done.returncode == 0, done.stderr
     lines = done.stdout.splitlines()
-    assert lines[1].startswith(f"base {ROOT} --negative 2: ")
-    assert lines[2].startswith(f"variant {ROOT} --nce 2: ") and "; speed over base per round: median " in lines[2]
+    assert lines[1] == f"base {ROOT} --negative 2"
+    assert lines[2] == f"variant {ROOT} --nce 2"
+    assert any(line.startswith("| skip-gram NS, dim 16 | ") for line in lines)
+
+
+def test_ab_kernels_refuses_an_unknown_combination_or_size(tmp_path: Path) -> None:
+    for option in (["--combos", "sg-xx"], ["--dims", "100,x"], ["--dims", "0"]):
+        done = run_ab(str(ROOT), "--corpus", str(ROOT / "data/sample.txt.gz"), *option, cwd=tmp_path)
+        assert done.returncode == 2, done.stderr
+        assert "expected a comma-separated list" in done.stderr or "must be at least 1" in done.stderr
 
 
 def test_ab_kernels_runs_each_checkouts_own_code(tmp_path: Path, monkeypatch) -> None:
