@@ -13,7 +13,16 @@ import pytest
 PACKAGE = Path(__file__).resolve().parents[1] / "w2v"
 # The wings from the bottom up: a module imports only from its own layer or one below.
 LAYERS = [
-    {"w2v.errors", "w2v.interrupts", "w2v.report", "w2v.version", "w2v.config", "w2v.files", "w2v.progress"},
+    {
+        "w2v.errors",
+        "w2v.interrupts",
+        "w2v.report",
+        "w2v.version",
+        "w2v.config",
+        "w2v.files",
+        "w2v.progress",
+        "w2v.jitcache",
+    },
     {"w2v.corpus"},
     {"w2v.engine"},
     {"w2v.vectorio"},
@@ -24,6 +33,7 @@ LAYERS = [
 ]
 # Modules that import Numba when imported: the only ones w2v imports inside functions.
 HEAVY = {
+    "w2v.jitcache",
     "w2v.engine.jit",
     "w2v.engine.kernels",
     "w2v.corpus.chunkcounter",

@@ -17,7 +17,6 @@ from collections.abc import Iterable, Iterator, Sequence
 from typing import NamedTuple
 
 import numpy as np
-from numba import njit
 
 from w2v.config import DEFAULT_PRUNE_AT
 from w2v.corpus.provisional import OnRead, ProvisionalCounts, ReadStatus, grown
@@ -30,12 +29,18 @@ from w2v.corpus.sources import (
     chunks_and_offsets,
     corpus_bytes,
 )
+from w2v.jitcache import njit_cached
 
 FNV_OFFSET = np.uint64(0xCBF29CE484222325)  # 64-bit FNV-1a
 FNV_PRIME = np.uint64(0x100000001B3)
 EMPTY = -1  # a free slot of the table
 NEWLINE = 10
 FIRST_TABLE = 1 << 16  # slots; the table doubles when half full
+
+
+def counting_kernel(function):
+    """Compile a function of the scan: released GIL, cached on disk (``w2v.jitcache``)."""
+    return njit_cached(function, nogil=True)
 
 
 class Store(NamedTuple):
@@ -59,13 +64,13 @@ class Scan(NamedTuple):
     held: int  # words stored: the next new word's store index
 
 
-@njit(nogil=True, cache=True)
+@counting_kernel
 def is_space(byte):
     """ASCII whitespace as ``bytes.split`` sees it: space, \\t \\n \\v \\f \\r."""
     return byte == 32 or 9 <= byte <= 13
 
 
-@njit(nogil=True, cache=True)
+@counting_kernel
 def same_bytes(arena, start, chunk, first, length):
     """Whether ``arena[start:start + length]`` equals ``chunk[first:first + length]``."""
     for k in range(length):  # noqa: SIM110 - a loop: Numba compiles no generator expressions
@@ -74,7 +79,7 @@ def same_bytes(arena, start, chunk, first, length):
     return True
 
 
-@njit(nogil=True, cache=True)
+@counting_kernel
 def fnv1a(data, start, end):
     """The 64-bit FNV-1a hash of ``data[start:end]`` (uint8)."""
     digest = FNV_OFFSET
@@ -83,7 +88,7 @@ def fnv1a(data, start, end):
     return digest
 
 
-@njit(nogil=True, cache=True)
+@counting_kernel
 def probe(store, data, start, end, digest):
     """Find the word ``data[start:end]`` (uint8, hash ``digest``) in ``store.table``.
     Returns ``(slot, k)``: its slot and store index, or the free slot where it would
@@ -106,7 +111,7 @@ def probe(store, data, start, end, digest):
         slot = (slot + np.uint64(1)) & mask
 
 
-@njit(nogil=True, cache=True)
+@counting_kernel
 def scan_chunk(chunk, out, store, scan, max_tokens, max_word):
     """Tokenise ``chunk`` (uint8) from ``scan.position`` on, each token cut to its
     first ``max_word`` bytes, writing each token's provisional id to ``out`` (int32,
@@ -164,7 +169,7 @@ def scan_chunk(chunk, out, store, scan, max_tokens, max_word):
     return Scan(position, written, run, issued, held)
 
 
-@njit(nogil=True, cache=True)
+@counting_kernel
 def fill_table(table, hashes, held):
     """Empty ``table`` and put the store indices ``0 .. held - 1`` back by their ``hashes``."""
     mask = np.uint64(table.shape[0] - 1)
@@ -176,7 +181,7 @@ def fill_table(table, hashes, held):
         table[slot] = word
 
 
-@njit(nogil=True, cache=True)
+@counting_kernel
 def compact(keep, store):
     """Move the stored words whose ``keep`` (bool, one per word held) is True to the
     front of ``store``, in order, each with its hash, bytes and id (its table is left
@@ -196,7 +201,7 @@ def compact(keep, store):
     return kept
 
 
-@njit(nogil=True, cache=True)
+@counting_kernel
 def find_words(store, words, bounds):
     """The indices in ``store`` of the words ``words[bounds[i]:bounds[i + 1]]``
     (uint8, int64), ``EMPTY`` for a word not held."""

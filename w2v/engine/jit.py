@@ -15,10 +15,11 @@ from typing import Any
 
 import numpy as np
 from llvmlite import ir
-from numba import njit, types
+from numba import types
 from numba.core import cgutils, event
 from numba.extending import intrinsic, models, register_model
 
+from w2v.jitcache import njit_cached
 from w2v.progress import note
 
 FASTMATH = {"reassoc", "contract"}  # not fastmath=True: that makes isnan() always false
@@ -38,7 +39,7 @@ def jit_helper(function):
     loops: compiled once for each set of argument types, and inlined by LLVM into
     every caller (``forceinline``: LLVM's ``alwaysinline``), so that the whole
     kernel is one function and LLVM knows its stack buffers alias nothing."""
-    return njit(function, forceinline=True, nogil=True, fastmath=FASTMATH, error_model=ERROR_MODEL, cache=True)
+    return njit_cached(function, forceinline=True, nogil=True, fastmath=FASTMATH, error_model=ERROR_MODEL)
 
 
 def jit_inline(function):
@@ -47,12 +48,13 @@ def jit_inline(function):
     optimises its code once, in the kernel, and not again in each stage that calls
     it. Numba types an inlined function's code again at every call site, so the
     helpers called from several places are ``jit_helper``'s."""
-    return njit(function, inline="always", nogil=True, fastmath=FASTMATH, error_model=ERROR_MODEL, cache=True)
+    return njit_cached(function, inline="always", nogil=True, fastmath=FASTMATH, error_model=ERROR_MODEL)
 
 
 def jit_kernel(function):
-    """Compile a kernel: released GIL, ``FASTMATH``, numpy's division, cached on disk."""
-    return njit(function, nogil=True, fastmath=FASTMATH, error_model=ERROR_MODEL, cache=True)
+    """Compile a kernel: released GIL, ``FASTMATH``, numpy's division, cached on disk
+    (keyed by all its build sources: ``w2v.jitcache``)."""
+    return njit_cached(function, nogil=True, fastmath=FASTMATH, error_model=ERROR_MODEL)
 
 
 @intrinsic

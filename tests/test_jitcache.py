@@ -1,0 +1,109 @@
+"""Numba's cache never runs stale code: a kernel cached on disk is compiled again
+when any module it is built from changes, not only its own file."""
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+import w2v
+from w2v.jitcache import build_sources, imported_names, sources_digest
+
+CHILD = """
+import json, sys
+from numba.core import event
+
+compiled = []
+
+
+class Count(event.Listener):
+    def on_start(self, e):
+        compiled.append(e.data["dispatcher"].py_func.__qualname__)
+
+    def on_end(self, e):
+        pass
+
+
+event.register("numba:compile", Count())
+from probe.kernel import run
+
+print(json.dumps({"compiled": compiled, "value": run(1)}))
+"""
+
+KERNEL = """from probe.helper import step
+from w2v.engine.jit import jit_kernel
+
+
+@jit_kernel
+def run(x):
+    return step(x)
+"""
+
+HELPER = """from w2v.engine.jit import jit_helper
+
+
+@jit_helper
+def step(x):
+    return x + {add}
+"""
+
+
+def run_probe(folder: Path, cache: Path | None) -> dict:
+    """Import and call ``probe.kernel.run(1)`` in a process of its own: the
+    functions Numba compiled and the value."""
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(folder), str(Path(w2v.__file__).parents[1])])}
+    env.pop("NUMBA_CACHE_DIR", None)
+    if cache is not None:
+        env["NUMBA_CACHE_DIR"] = str(cache)
+    done = subprocess.run([sys.executable, "-c", CHILD], cwd=folder, env=env, capture_output=True, text=True)
+    assert done.returncode == 0, done.stderr
+    return json.loads(done.stdout)
+
+
+@pytest.mark.parametrize("cache_dir", [False, True], ids=["beside the sources", "NUMBA_CACHE_DIR"])
+def test_a_changed_helper_compiles_the_kernel_that_inlines_it_again(tmp_path, cache_dir):
+    package = tmp_path / "probe"
+    package.mkdir()
+    (package / "__init__.py").write_text("")
+    (package / "kernel.py").write_text(KERNEL)
+    (package / "helper.py").write_text(HELPER.format(add=1))
+    cache = tmp_path / "numba-cache" if cache_dir else None
+    first, second = run_probe(tmp_path, cache), run_probe(tmp_path, cache)
+    assert (first["value"], second["value"]) == (2, 2)
+    assert "run" in first["compiled"] and second["compiled"] == []  # the second loads the cache
+    (package / "helper.py").write_text(HELPER.format(add=2))  # the kernel's own file is unchanged
+    changed, again = run_probe(tmp_path, cache), run_probe(tmp_path, cache)
+    assert changed["value"] == 3 and "run" in changed["compiled"]
+    assert again == {"compiled": [], "value": 3}
+
+
+def test_the_training_kernel_is_keyed_by_the_modules_it_inlines():
+    kernels = Path(w2v.__file__).parent / "engine/kernels.py"
+    names = {path.relative_to(kernels.parents[2]).as_posix() for path in build_sources(kernels)}
+    assert {"w2v/engine/kernels.py", "w2v/engine/jit.py", "w2v/corpus/vocab.py", "w2v/config.py"} <= names
+    assert "w2v/cli/app.py" not in names  # only what it imports
+    assert sources_digest(kernels) == sources_digest(kernels)
+
+
+def test_relative_imports_resolve_against_the_package(tmp_path):
+    package = tmp_path / "top" / "inner"
+    package.mkdir(parents=True)
+    (tmp_path / "top" / "__init__.py").write_text("")
+    (package / "__init__.py").write_text("")
+    (package / "a.py").write_text("from . import b\nfrom .. import c\nfrom ..d import e\nimport numpy\n")
+    for name in ("inner/b.py", "c.py", "d.py"):
+        (tmp_path / "top" / name).write_text("x = 1\n")
+    names = imported_names(package / "a.py")
+    assert {"top.inner.b", "top.c", "top.d", "numpy"} <= set(names)
+    found = {path.relative_to(tmp_path).as_posix() for path in build_sources(package / "a.py")}
+    assert found == {
+        "top/inner/a.py",
+        "top/inner/b.py",
+        "top/c.py",
+        "top/d.py",
+        "top/__init__.py",
+        "top/inner/__init__.py",
+    }

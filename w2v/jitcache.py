@@ -1,0 +1,116 @@
+"""Numba's on-disk cache, keyed by every source file a jitted function is built from.
+
+Numba stamps a cached function with its own source file alone, and loads the
+cached machine code for as long as that file is unchanged. A kernel is built from
+more than its file: the helpers it inlines and the constants it reads come from
+the modules it imports (``kernels`` from ``jit``, ``config``, ``corpus.vocab``).
+Changed there, Numba would go on loading the old kernel, and an editable checkout
+would test and time code that is no longer there.
+
+``SourceKeyedCache`` stamps a function with Numba's own stamp and a digest of its
+build sources: its file and, transitively, every module of the same top-level
+package that the file imports (read from the ``import`` statements, so that the
+digest is known when the decorator runs, before the module has finished
+loading). Any change to one of them makes the cached index stale, and the next
+call compiles; the index is then written with the new stamp.
+"""
+
+import ast
+import functools
+import hashlib
+from pathlib import Path
+
+from numba import njit
+from numba.core.caching import CompileResultCacheImpl, FunctionCache
+
+
+def package_root(path: Path) -> Path:
+    """The folder that holds ``path``'s top-level package (the first folder up
+    from ``path`` without an ``__init__.py``): ``path``'s own folder outside any package."""
+    folder = path.parent
+    while (folder / "__init__.py").is_file():
+        folder = folder.parent
+    return folder
+
+
+def module_file(root: Path, dotted: str) -> Path | None:
+    """The source file of the module ``dotted`` under ``root``, or None."""
+    base = root.joinpath(*dotted.split("."))
+    for candidate in (base.with_suffix(".py"), base / "__init__.py"):
+        if candidate.is_file():
+            return candidate
+    return None
+
+
+def imported_names(path: Path) -> list[str]:
+    """The absolute dotted names of the modules ``path`` imports (``import a.b``;
+    ``from a.b import c``: both ``a.b`` and ``a.b.c``, which may be a module),
+    relative imports resolved against ``path``'s package."""
+    tree = ast.parse(path.read_text(encoding="utf-8"), filename=str(path))
+    here = path.parent.relative_to(package_root(path)).parts
+    names: list[str] = []
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Import):
+            names += [alias.name for alias in node.names]
+        elif isinstance(node, ast.ImportFrom):
+            parent = here[: len(here) - node.level + 1] if node.level else ()
+            base = ".".join([*parent, *(node.module.split(".") if node.module else [])])
+            names += [base, *(f"{base}.{alias.name}" for alias in node.names)]
+    return names
+
+
+@functools.cache
+def build_sources(path: Path) -> tuple[Path, ...]:
+    """``path`` and every source file of its top-level package that it imports,
+    directly or through another of them, sorted."""
+    root, found, pending = package_root(path), {path}, [path]
+    while pending:
+        for name in imported_names(pending.pop()):
+            source = module_file(root, name)
+            if source is not None and source not in found:
+                found.add(source)
+                pending.append(source)
+    return tuple(sorted(found))
+
+
+@functools.cache
+def sources_digest(path: Path) -> str:
+    """The SHA-256 of ``build_sources(path)``: each file's path within the package
+    root and its bytes."""
+    digest, root = hashlib.sha256(), package_root(path)
+    for source in build_sources(path):
+        digest.update(str(source.relative_to(root)).encode() + b"\0" + source.read_bytes() + b"\0")
+    return digest.hexdigest()
+
+
+def keyed(locator_class: type) -> type[object]:
+    """A subclass of a Numba cache locator whose source stamp also holds the
+    digest of the function's build sources (``sources_digest``), where it has a
+    source file."""
+
+    def get_source_stamp(self):
+        source = Path(getattr(self, "_py_file", "")).resolve()  # none for a notebook's cell
+        return locator_class.get_source_stamp(self), sources_digest(source) if source.is_file() else None
+
+    return type(f"SourceKeyed{locator_class.__name__}", (locator_class,), {"get_source_stamp": get_source_stamp})
+
+
+class SourceKeyedCacheImpl(CompileResultCacheImpl):
+    """Numba's cache of compile results, with every locator ``keyed``."""
+
+    _locator_classes = [keyed(locator) for locator in CompileResultCacheImpl._locator_classes]  # noqa: RUF012
+
+
+class SourceKeyedCache(FunctionCache):
+    """Numba's cache of a function's compile results, stale when any of its build
+    sources changes."""
+
+    _impl_class = SourceKeyedCacheImpl
+
+
+def njit_cached(function, **options):
+    """``numba.njit(function, cache=True, **options)``, its machine code saved and
+    loaded through a ``SourceKeyedCache``."""
+    dispatcher = njit(function, cache=True, **options)
+    dispatcher._cache = SourceKeyedCache(dispatcher.py_func)
+    return dispatcher
