@@ -86,6 +86,7 @@ from w2v.engine.jit import (
     lanes_splat,
     lanes_store,
     lanes_total,
+    lanes_totals4,
     lanes_zero,
     prefetch_row,
     scratch,
@@ -325,32 +326,49 @@ def all_distinct(words):
 def logits(inputs, count, o, out, dim):
     """``out[i] = inputs[i] . o`` for the ``count`` inputs (float32; ``o`` (D,)), in
     blocks of ``LANES`` floats: four inputs at a time against each block of ``o``,
-    so that the four sums do not wait on each other. One input (CBOW) is a plain
-    loop, which LLVM vectorises with partial sums of its own: measured faster
-    there than masked blocks."""
+    so that the four sums do not wait on each other, then two, then one, so that
+    no dot product is computed twice. One input (CBOW) is a plain loop, which LLVM
+    vectorises with partial sums of its own: measured faster there than masked blocks."""
     if count == 1:
         x, f = inputs[0], np.float32(0.0)
         for k in range(dim):
             f += x[k] * o[k]
         out[0] = f
         return
-    last = count - 1
-    for i in range(0, count, 4):
-        a, b, c, d = inputs[i], inputs[min(i + 1, last)], inputs[min(i + 2, last)], inputs[min(i + 3, last)]
-        sa, sb, sc, sd = lanes_zero(), lanes_zero(), lanes_zero(), lanes_zero()
-        for k in range(0, dim, LANES):
-            block = lanes_load(o, k, dim)
-            sa = lanes_fma(lanes_load(a, k, dim), block, sa)
+    i = 0
+    while count - i >= 4:
+        dot_group(inputs, i, 4, o, out, dim)
+        i += 4
+    if count - i >= 2:
+        dot_group(inputs, i, 2, o, out, dim)
+        i += 2
+    if count - i == 1:
+        dot_group(inputs, i, 1, o, out, dim)
+
+
+@jit_helper
+def dot_group(inputs, first, n, o, out, dim):
+    """``out[i] = inputs[i] . o`` for the ``n`` inputs i = first .. first + n - 1
+    (n = 1, 2 or 4, a constant where it is called, so that the compiler keeps only
+    its n sums), in blocks of ``LANES`` floats, the n sums side by side: each sum
+    adds its lanes in the same order whatever n (``lanes_total``, ``lanes_totals4``)."""
+    a, b = inputs[first], inputs[first + min(1, n - 1)]
+    c, d = inputs[first + min(2, n - 1)], inputs[first + min(3, n - 1)]
+    sa, sb, sc, sd = lanes_zero(), lanes_zero(), lanes_zero(), lanes_zero()
+    for k in range(0, dim, LANES):
+        block = lanes_load(o, k, dim)
+        sa = lanes_fma(lanes_load(a, k, dim), block, sa)
+        if n > 1:
             sb = lanes_fma(lanes_load(b, k, dim), block, sb)
+        if n > 2:
             sc = lanes_fma(lanes_load(c, k, dim), block, sc)
             sd = lanes_fma(lanes_load(d, k, dim), block, sd)
-        out[i] = lanes_total(sa)
-        if i + 1 < count:
-            out[i + 1] = lanes_total(sb)
-        if i + 2 < count:
-            out[i + 2] = lanes_total(sc)
-        if i + 3 < count:
-            out[i + 3] = lanes_total(sd)
+    if n == 4:
+        lanes_totals4(out, first, sa, sb, sc, sd)
+        return
+    out[first] = lanes_total(sa)
+    if n > 1:
+        out[first + 1] = lanes_total(sb)
 
 
 @jit_helper
