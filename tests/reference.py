@@ -65,7 +65,9 @@ def softplus(x: float) -> float:
 
 
 def sigmoid(x: float) -> float:
-    return 1.0 / (1.0 + math.exp(-x))
+    """1 / (1 + exp(-x)), from exp(-|x|) so that no logit overflows."""
+    s = 1.0 / (1.0 + math.exp(-abs(x)))
+    return s if x >= 0 else 1.0 - s
 
 
 def draw_noise(r: int, threshold: np.ndarray, alias: np.ndarray) -> tuple[int, int]:

@@ -75,15 +75,17 @@ def test_subsampling_is_on_for_some_words():
     assert (keep < 1).sum() >= 2 and (keep == 1).sum() >= 2
 
 
-def check_against_reference(case: dict, tokens: np.ndarray, window: int, counts=COUNTS, subwords=False) -> None:
+def check_against_reference(
+    case: dict, tokens: np.ndarray, window: int, counts=COUNTS, subwords=False, alpha: float = 0.05
+) -> None:
     """The kernel and the numpy reference make the same updates, loss, example count
-    and counts of output-row updates and of rows read and written."""
+    and counts of output-row updates and of rows read and written, at learning rate ``alpha``."""
     kind, beta = case.get("kind", kernels.NS), case.get("beta", 0.0)
     output = case["negative"] > 0 or kind == kernels.SOFTMAX
     syn0, params, vocab = make_params(case["hs"], output, counts=counts, subwords=subwords)
     keep = vocab.keep_probabilities(0.05)
     settings = kernels.Settings(window, case["negative"], case["cbow"], case["cbow_mean"], kind, beta)
-    args = (keep, settings, 0.05, SEED)
+    args = (keep, settings, alpha, SEED)
     ref_syn0, ref_params = syn0.copy(), copy_params(params)
     ref_loss, *ref_counts = reference_batch(tokens, ref_syn0, ref_params, *args)
     kernel = kernels.train_batch
@@ -144,6 +146,22 @@ def test_kernel_matches_reference_with_repeated_and_distinct_noise_words(name, s
     tokens = np.random.default_rng(size).integers(0, size, size=60).astype(np.int32)
     tokens[[25, 59]] = -1
     check_against_reference(CASES[name], tokens, window=3, counts=counts)
+
+
+@pytest.mark.parametrize("window", [5, 12, 20])
+@pytest.mark.parametrize("negative", [5, 39, 40, 64, 200])
+@pytest.mark.parametrize("kind", [kernels.NS, kernels.NCE, kernels.SAMPLED_SOFTMAX])
+def test_kernel_matches_reference_with_many_noise_words_and_wide_windows(kind, negative, window):
+    """A draw of K noise words among 3,000 equally frequent words is almost always
+    distinct, and skip-gram takes its K + 1 rows against up to 16 context words at
+    once: from K = 40 the (row, input) pairs outnumber the buffer that holds them
+    (``kernels.UNITS``), and the rows go in pieces that fit. The learning rate
+    falls with K, so that K steps on one input keep it finite."""
+    case = dict(cbow=False, cbow_mean=True, hs=False, negative=negative, kind=kind)
+    counts = np.full(3000, 40, dtype=np.int64)
+    tokens = np.random.default_rng(window).integers(0, 3000, size=50).astype(np.int32)
+    tokens[-1] = -1
+    check_against_reference(case, tokens, window=window, counts=counts, alpha=min(0.05, 1.0 / negative))
 
 
 @pytest.mark.parametrize("name", ["sg-hs", "cbow-hs", "sg-hs-ns"])

@@ -516,11 +516,13 @@ def logistic_loss(buffers, count, units, distinct, hs_rule, alpha, dim):
     labels ``t_r = units.labels[r]`` (float32) and logit offsets
     ``b_r = units.offsets[r]`` (None: 0).
     Moves the rows and adds each input's gradient to ``buffers.grads[i]``.
-    ``distinct``: the rows are known to be pairwise distinct, so they are taken at
-    once (``logistic_units``); else one at a time, so that a row drawn twice sees
-    its first update. ``hs_rule``: see ``unit_steps``. Returns the loss (nats)."""
+    ``distinct``: the rows are known to be pairwise distinct, so they are taken
+    together (``logistic_units``), as many at a time as ``buffers.pairs`` holds pairs
+    of (``UNITS // count``: all of a draw of up to 39 noise words for 16 inputs);
+    else one at a time, so that a row drawn twice sees its first update.
+    ``hs_rule``: see ``unit_steps``. Returns the loss (nats)."""
     n = units.rows.shape[0]
-    together = max(n, 1) if distinct else 1  # rows taken at once
+    together = max(min(n, UNITS // count), 1) if distinct else 1  # rows taken at once
     loss = 0.0
     for first in range(0, n, together):
         loss += logistic_units(buffers, count, units, first, min(first + together, n), hs_rule, alpha, dim)
