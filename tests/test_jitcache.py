@@ -10,6 +10,7 @@ from pathlib import Path
 import pytest
 
 import w2v
+from w2v.engine.jit import compile_reach
 from w2v.jitcache import build_sources, imported_names, sources_digest
 
 CHILD = """
@@ -51,10 +52,10 @@ def step(x):
 """
 
 
-def run_probe(folder: Path, cache: Path | None) -> dict:
-    """Import and call ``probe.kernel.run(1)`` in a process of its own: the
-    functions Numba compiled and the value."""
-    env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(folder), str(Path(w2v.__file__).parents[1])])}
+def run_probe(folder: Path, cache: Path | None, **more: str) -> dict:
+    """Import and call ``probe.kernel.run(1)`` in a process of its own, with ``more``
+    in its environment: the functions Numba compiled and the value."""
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(folder), str(Path(w2v.__file__).parents[1])]), **more}
     env.pop("NUMBA_CACHE_DIR", None)
     if cache is not None:
         env["NUMBA_CACHE_DIR"] = str(cache)
@@ -63,13 +64,19 @@ def run_probe(folder: Path, cache: Path | None) -> dict:
     return json.loads(done.stdout)
 
 
-@pytest.mark.parametrize("cache_dir", [False, True], ids=["beside the sources", "NUMBA_CACHE_DIR"])
-def test_a_changed_helper_compiles_the_kernel_that_inlines_it_again(tmp_path, cache_dir):
-    package = tmp_path / "probe"
+def make_probe(folder: Path) -> Path:
+    """The package ``probe`` in ``folder``: a kernel that inlines a helper of another file."""
+    package = folder / "probe"
     package.mkdir()
     (package / "__init__.py").write_text("")
     (package / "kernel.py").write_text(KERNEL)
     (package / "helper.py").write_text(HELPER.format(add=1))
+    return package
+
+
+@pytest.mark.parametrize("cache_dir", [False, True], ids=["beside the sources", "NUMBA_CACHE_DIR"])
+def test_a_changed_helper_compiles_the_kernel_that_inlines_it_again(tmp_path, cache_dir):
+    package = make_probe(tmp_path)
     cache = tmp_path / "numba-cache" if cache_dir else None
     first, second = run_probe(tmp_path, cache), run_probe(tmp_path, cache)
     assert (first["value"], second["value"]) == (2, 2)
@@ -107,3 +114,23 @@ def test_relative_imports_resolve_against_the_package(tmp_path):
         "top/__init__.py",
         "top/inner/__init__.py",
     }
+
+
+def test_with_no_writable_cache_folder_every_run_compiles(tmp_path):
+    """Numba finds no folder to cache in (the package's ``__pycache__`` is a file, and so
+    are NUMBA_CACHE_DIR's and the user's cache folders' parents): the kernel is
+    compiled in each process instead of failing at import ("no locator available")."""
+    package = make_probe(tmp_path)
+    (package / "__pycache__").write_text("not a folder")
+    blocked = tmp_path / "blocked"
+    blocked.write_text("a file")
+    homes = {"HOME": str(blocked), "XDG_CACHE_HOME": str(blocked / "cache")}
+    runs = [run_probe(tmp_path, blocked / "numba", **homes) for _ in range(2)]
+    assert all(run["value"] == 2 and "run" in run["compiled"] for run in runs)
+
+
+def test_the_compile_note_says_how_long_a_compilation_serves():
+    assert compile_reach("/x/__pycache__") == (
+        "once for this version of w2v and Numba on this CPU (cached in /x/__pycache__)"
+    )
+    assert "in every run" in compile_reach(None) and "NUMBA_CACHE_DIR" in compile_reach(None)

@@ -16,6 +16,7 @@ call compiles; the index is then written with the new stamp.
 """
 
 import ast
+import contextlib
 import functools
 import hashlib
 from pathlib import Path
@@ -109,8 +110,12 @@ class SourceKeyedCache(FunctionCache):
 
 
 def njit_cached(function, **options):
-    """``numba.njit(function, cache=True, **options)``, its machine code saved and
-    loaded through a ``SourceKeyedCache``."""
-    dispatcher = njit(function, cache=True, **options)
-    dispatcher._cache = SourceKeyedCache(dispatcher.py_func)
+    """``numba.njit(function, **options)``, its machine code saved and loaded through
+    a ``SourceKeyedCache``; where no folder for the cache can be written (the
+    package's, ``NUMBA_CACHE_DIR``, the user's cache folder: Numba's "no locator
+    available"), compiled in every process instead, ``dispatcher.stats.cache_path``
+    then None."""
+    dispatcher = njit(function, **options)
+    with contextlib.suppress(RuntimeError):  # else Numba's NullCache, which the dispatcher starts with, stays
+        dispatcher._cache = SourceKeyedCache(dispatcher.py_func)
     return dispatcher

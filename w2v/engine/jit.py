@@ -389,6 +389,17 @@ KERNEL_FAMILIES = {
 }  # by the module of the jitted function
 
 
+def compile_reach(cache_path: str | None) -> str:
+    """How long a compilation serves: the run's note on it, given the folder of Numba's
+    cache (None: none could be written)."""
+    if cache_path is None:
+        return (
+            "in every run, as no folder for Numba's cache can be written (the package's, "
+            "NUMBA_CACHE_DIR or the user's cache folder): set NUMBA_CACHE_DIR to a writable one"
+        )
+    return f"once for this version of w2v and Numba on this CPU (cached in {cache_path})"
+
+
 @contextmanager
 def compiling_noted(show: bool) -> Iterator:
     """A ``CompileWatch`` over the block (its ``seconds``: time spent compiling),
@@ -401,11 +412,7 @@ def compiling_noted(show: bool) -> Iterator:
         family = KERNEL_FAMILIES.get(function.__module__, function.__name__)
         if family not in announced:
             announced.add(family)
-            note(
-                f"compiling the {family} kernels: once for this version of w2v and Numba on this CPU "
-                f"(cached in {dispatcher.stats.cache_path})",
-                show,
-            )
+            note(f"compiling the {family} kernels: {compile_reach(dispatcher.stats.cache_path)}", show)
 
     with watch_compiles(announce) as watch:
         yield watch
