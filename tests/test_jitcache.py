@@ -10,8 +10,8 @@ from pathlib import Path
 import pytest
 
 import w2v
-from w2v.engine.jit import compile_reach
-from w2v.jitcache import build_sources, imported_names, sources_digest
+from w2v.engine.jit import compile_reach, compiling_noted
+from w2v.jitcache import DAMAGED, build_sources, imported_names, sources_digest
 
 CHILD = """
 import json, sys
@@ -134,3 +134,37 @@ def test_the_compile_note_says_how_long_a_compilation_serves():
         "once for this version of w2v and Numba on this CPU (cached in /x/__pycache__)"
     )
     assert "in every run" in compile_reach(None) and "NUMBA_CACHE_DIR" in compile_reach(None)
+
+
+DAMAGE = {
+    "cut short": lambda data: data[: len(data) // 2],
+    "emptied": lambda data: b"",
+    "junk": lambda data: b"\x80\x04junk" * 50,
+    "one bit flipped": lambda data: (
+        data[: len(data) // 2] + bytes([data[len(data) // 2] ^ 0x10]) + data[len(data) // 2 + 1 :]
+    ),
+}
+
+
+@pytest.mark.parametrize("suffix", [".nbi", ".nbc"])
+@pytest.mark.parametrize("damage", list(DAMAGE))
+def test_a_damaged_cache_file_is_compiled_again(tmp_path, damage, suffix):
+    """Each of the cache's files damaged in turn: the next run compiles the function
+    again (where Numba raised on unpickling it or crashed in LLVM loading it), and
+    the run after it loads the repaired cache."""
+    package = make_probe(tmp_path)
+    assert run_probe(tmp_path, None)["value"] == 2
+    files = sorted((package / "__pycache__").glob(f"*{suffix}"))
+    assert len(files) == 2  # the kernel's and the helper's
+    for file in files:
+        file.write_bytes(DAMAGE[damage](file.read_bytes()))
+    repaired = run_probe(tmp_path, None)
+    assert repaired["value"] == 2 and repaired["compiled"] != []
+    assert run_probe(tmp_path, None) == {"compiled": [], "value": 2}
+
+
+def test_damaged_files_are_named_in_one_line(capsys):
+    with compiling_noted(show=False):
+        DAMAGED.add("/cache/kernels.train_batch-1.py311.1.nbc")
+    DAMAGED.discard("/cache/kernels.train_batch-1.py311.1.nbc")
+    assert capsys.readouterr().err == ("w2v: 1 damaged file(s) of Numba's cache found and compiled again, in /cache\n")

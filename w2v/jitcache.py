@@ -12,17 +12,21 @@ build sources: its file and, transitively, every module of the same top-level
 package that the file imports (read from the ``import`` statements, so that the
 digest is known when the decorator runs, before the module has finished
 loading). Any change to one of them makes the cached index stale, and the next
-call compiles; the index is then written with the new stamp.
+call compiles; the index is then written with the new stamp. Its files carry
+their SHA-256 (``CheckedCacheFile``): a damaged one is compiled again, not loaded.
+Where no folder for the cache can be written, the functions compile in every
+process (``njit_cached``).
 """
 
 import ast
 import contextlib
 import functools
 import hashlib
+import pickle
 from pathlib import Path
 
 from numba import njit
-from numba.core.caching import CompileResultCacheImpl, FunctionCache
+from numba.core.caching import CompileResultCacheImpl, FunctionCache, IndexDataCacheFile
 
 
 def package_root(path: Path) -> Path:
@@ -102,11 +106,78 @@ class SourceKeyedCacheImpl(CompileResultCacheImpl):
     _locator_classes = [keyed(locator) for locator in CompileResultCacheImpl._locator_classes]  # noqa: RUF012
 
 
+DAMAGED: set[str] = set()  # cache files this process found damaged and compiled again
+
+
+class CheckedCacheFile(IndexDataCacheFile):
+    """Numba's index file and data files of one function, each stored with the
+    SHA-256 of its pickled contents, so that a file cut short, overwritten or with a
+    bit flipped reads as a miss (named in ``DAMAGED``) and the function compiles
+    again, where Numba would raise on unpickling it, or crash in LLVM on loading
+    the machine code it holds."""
+
+    def _save_index(self, overloads) -> None:
+        payload = self._dump((self._source_stamp, overloads))
+        with self._open_for_write(self._index_path) as file:
+            pickle.dump(self._version, file, protocol=-1)
+            file.write(hashlib.sha256(payload).digest() + payload)
+
+    def _load_index(self) -> dict:
+        try:
+            with open(self._index_path, "rb") as file:
+                version, stored = pickle.load(file), file.read()
+            if version != self._version:
+                return {}  # another Numba's cache
+            stamp, overloads = pickle.loads(checked(stored))
+        except FileNotFoundError:
+            return {}
+        except Exception:  # any damage: unpickling raises anything
+            DAMAGED.add(self._index_path)
+            return {}
+        return overloads if stamp == self._source_stamp else {}
+
+    def _save_data(self, name: str, data) -> None:
+        payload = self._dump(data)
+        with self._open_for_write(self._data_path(name)) as file:
+            file.write(hashlib.sha256(payload).digest() + payload)
+
+    def load(self, key):
+        overloads = self._load_index()
+        if key not in overloads:
+            return None
+        path = self._data_path(overloads[key])
+        try:
+            with open(path, "rb") as file:
+                return pickle.loads(checked(file.read()))
+        except FileNotFoundError:
+            return None  # removed since the index was written
+        except Exception:
+            DAMAGED.add(path)
+            return None
+
+
+def checked(stored: bytes) -> bytes:
+    """The payload of ``stored`` (its SHA-256, then the payload); ValueError where
+    they disagree."""
+    digest, payload = stored[:32], stored[32:]
+    if hashlib.sha256(payload).digest() != digest:
+        raise ValueError("damaged cache file")
+    return payload
+
+
 class SourceKeyedCache(FunctionCache):
     """Numba's cache of a function's compile results, stale when any of its build
-    sources changes."""
+    sources changes, its files checked (``CheckedCacheFile``)."""
 
     _impl_class = SourceKeyedCacheImpl
+
+    def __init__(self, py_func) -> None:
+        super().__init__(py_func)
+        self._cache_file = CheckedCacheFile(
+            cache_path=self._cache_path,
+            filename_base=self._impl.filename_base,
+            source_stamp=self._impl.locator.get_source_stamp(),
+        )
 
 
 def njit_cached(function, **options):

@@ -8,6 +8,7 @@ loads), and a watch on compilations (a first run compiles; later ones load the
 kernels from Numba's cache). ``kernels`` holds the algorithm.
 """
 
+import os
 import time
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
@@ -19,7 +20,7 @@ from numba import types
 from numba.core import cgutils, event
 from numba.extending import intrinsic, models, register_model
 
-from w2v.jitcache import njit_cached
+from w2v.jitcache import DAMAGED, njit_cached
 from w2v.progress import note
 
 FASTMATH = {"reassoc", "contract"}  # not fastmath=True: that makes isnan() always false
@@ -404,8 +405,11 @@ def compile_reach(cache_path: str | None) -> str:
 def compiling_noted(show: bool) -> Iterator:
     """A ``CompileWatch`` over the block (its ``seconds``: time spent compiling),
     which says on stderr, when ``show``, that the counting or training kernels are
-    being compiled, once each, as a compilation starts: a first run's silent wait."""
+    being compiled, once each, as a compilation starts: a first run's silent wait;
+    and at the end, whatever ``show``, which damaged files of Numba's cache it found
+    and replaced (``jitcache.CheckedCacheFile``)."""
     announced: set[str] = set()
+    damaged_before = set(DAMAGED)
 
     def announce(dispatcher) -> None:
         function = dispatcher.py_func
@@ -414,5 +418,10 @@ def compiling_noted(show: bool) -> Iterator:
             announced.add(family)
             note(f"compiling the {family} kernels: {compile_reach(dispatcher.stats.cache_path)}", show)
 
-    with watch_compiles(announce) as watch:
-        yield watch
+    try:
+        with watch_compiles(announce) as watch:
+            yield watch
+    finally:
+        if damaged := sorted(DAMAGED - damaged_before):
+            folders = ", ".join(sorted({os.path.dirname(path) for path in damaged}))
+            note(f"{len(damaged)} damaged file(s) of Numba's cache found and compiled again, in {folders}")
