@@ -43,6 +43,9 @@ def run(x):
     return step(x)
 """
 
+PLAIN = "from numba import njit; jit_helper = njit(forceinline=True, cache=True)"  # Numba's own cache
+PLAIN_KERNEL = "from numba import njit; jit_kernel = njit(cache=True)"  # on one line: the same file names
+
 HELPER = """from w2v.engine.jit import jit_helper
 
 
@@ -168,3 +171,19 @@ def test_damaged_files_are_named_in_one_line(capsys):
         DAMAGED.add("/cache/kernels.train_batch-1.py311.1.nbc")
     DAMAGED.discard("/cache/kernels.train_batch-1.py311.1.nbc")
     assert capsys.readouterr().err == ("w2v: 1 damaged file(s) of Numba's cache found and compiled again, in /cache\n")
+
+
+def test_numbas_own_cache_files_are_a_plain_miss(tmp_path):
+    """Files that Numba's own cache wrote (an earlier w2v's) are not taken for damage:
+    the function compiles again without a word."""
+    package = make_probe(tmp_path)
+    (package / "helper.py").write_text(HELPER.format(add=1).replace("from w2v.engine.jit import jit_helper", PLAIN))
+    (package / "kernel.py").write_text(KERNEL.replace("from w2v.engine.jit import jit_kernel", PLAIN_KERNEL))
+    assert run_probe(tmp_path, None)["value"] == 2  # Numba's own files written
+    (package / "helper.py").write_text(HELPER.format(add=1))
+    (package / "kernel.py").write_text(KERNEL)
+    env = {"PYTHONPATH": os.pathsep.join([str(tmp_path), str(Path(w2v.__file__).parents[1])])}
+    code = "from w2v.jitcache import DAMAGED; from probe.kernel import run; print(run(1), sorted(DAMAGED))"
+    done = subprocess.run([sys.executable, "-c", code], env={**os.environ, **env}, capture_output=True, text=True)
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.split() == ["2", "[]"]

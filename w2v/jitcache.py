@@ -116,6 +116,10 @@ class CheckedCacheFile(IndexDataCacheFile):
     again, where Numba would raise on unpickling it, or crash in LLVM on loading
     the machine code it holds."""
 
+    def __init__(self, cache_path, filename_base, source_stamp) -> None:
+        super().__init__(cache_path, filename_base, source_stamp)
+        self._version = f"{self._version}+sha256"  # Numba's own index files: another version, a plain miss
+
     def _save_index(self, overloads) -> None:
         payload = self._dump((self._source_stamp, overloads))
         with self._open_for_write(self._index_path) as file:
@@ -127,7 +131,7 @@ class CheckedCacheFile(IndexDataCacheFile):
             with open(self._index_path, "rb") as file:
                 version, stored = pickle.load(file), file.read()
             if version != self._version:
-                return {}  # another Numba's cache
+                return {}  # another Numba's or w2v's cache
             stamp, overloads = pickle.loads(checked(stored))
         except FileNotFoundError:
             return {}
