@@ -47,7 +47,8 @@ def module_file(root: Path, dotted: str) -> Path | None:
     return None
 
 
-def imported_names(path: Path) -> list[str]:
+@functools.cache
+def imported_names(path: Path) -> tuple[str, ...]:
     """The absolute dotted names of the modules ``path`` imports (``import a.b``;
     ``from a.b import c``: both ``a.b`` and ``a.b.c``, which may be a module),
     relative imports resolved against ``path``'s package."""
@@ -61,7 +62,7 @@ def imported_names(path: Path) -> list[str]:
             parent = here[: len(here) - node.level + 1] if node.level else ()
             base = ".".join([*parent, *(node.module.split(".") if node.module else [])])
             names += [base, *(f"{base}.{alias.name}" for alias in node.names)]
-    return names
+    return tuple(names)
 
 
 @functools.cache
