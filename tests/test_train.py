@@ -249,6 +249,17 @@ def test_init_input_vectors():
     assert not np.array_equal(vectors, init_input_vectors(1000, 50, seed=4))
 
 
+@pytest.mark.parametrize("size,dim,threads", [(1000, 50, 2), (1001, 7, 3), (3, 3, 8), (5000, 300, 2)])
+def test_init_input_vectors_are_the_same_drawn_by_several_threads(size, dim, threads):
+    """Each thread draws its share from its place in the one stream: the values of
+    one ``default_rng(seed).random`` call, whatever the threads and blocks."""
+    one = np.random.default_rng(9).random((size, dim), dtype=np.float32)
+    one -= 0.5
+    one /= dim
+    np.testing.assert_array_equal(init_input_vectors(size, dim, seed=9, threads=threads), one)
+    np.testing.assert_array_equal(init_input_vectors(size, dim, seed=9), one)
+
+
 @pytest.mark.parametrize("hs,negative", [(False, 5), (True, 0), (True, 3)])
 def test_model_build_shapes(hs, negative):
     vocab = Vocab([b"a", b"b", b"c", b"d"], np.array([9, 5, 3, 1]))

@@ -12,8 +12,9 @@ word2vec.c's start: input vectors uniform in [-0.5/D, 0.5/D), output vectors zer
 """
 
 import math
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
-from typing import NamedTuple
+from typing import Any, NamedTuple
 
 import numpy as np
 
@@ -64,13 +65,40 @@ def weight_shapes(size: int, config: TrainConfig) -> dict[str, tuple[int, int]]:
     }
 
 
-def init_input_vectors(size: int, dim: int, seed: int) -> np.ndarray:
-    """word2vec.c's init: uniform in [-0.5/dim, 0.5/dim), float32 (size, dim)."""
-    rng = np.random.default_rng(seed)
-    vectors = rng.random((size, dim), dtype=np.float32)
-    vectors -= 0.5
-    vectors /= dim
+INIT_BLOCK = 1 << 18  # values drawn and scaled at once: a block stays in the cache between the passes
+
+
+def init_input_vectors(size: int, dim: int, seed: int, threads: int = 1) -> np.ndarray:
+    """word2vec.c's init: uniform in [-0.5/dim, 0.5/dim), float32 (size, dim): the
+    values of ``default_rng(seed).random((size, dim), dtype=float32)``, less 0.5, over
+    ``dim``, drawn by ``threads`` threads at once, each from its own even-numbered
+    place in that one stream (``init_values``), so the result is the same for any
+    ``threads``. A subword run's 2,000,000 n-gram rows are most of it."""
+    vectors = np.empty((size, dim), dtype=np.float32)
+    flat, start = vectors.reshape(-1), np.random.default_rng(seed).bit_generator.state
+    share = -(-flat.size // max(threads, 1))
+    share += share % 2  # PCG64 gives two float32 a step: each share starts on a step
+    bounds = [(first, min(first + share, flat.size)) for first in range(0, flat.size, share)]
+    if len(bounds) == 1:
+        init_values(flat, start, dim)
+    else:
+        with ThreadPoolExecutor(len(bounds)) as pool:  # numpy's generators release the GIL as they fill
+            list(pool.map(lambda bound: init_values(flat[bound[0] : bound[1]], start, dim, bound[0]), bounds))
     return vectors
+
+
+def init_values(out: np.ndarray, start: Any, dim: int, first: int = 0) -> None:
+    """Values ``first .. first + len(out) - 1`` (``first`` even) of the float32 stream of
+    the PCG64 state ``start``, less 0.5, over ``dim``, into ``out``, a block at a time."""
+    bits = np.random.PCG64()
+    bits.state = start
+    bits.advance(first // 2)
+    generator = np.random.Generator(bits)
+    for at in range(0, out.size, INIT_BLOCK):
+        block = out[at : at + INIT_BLOCK]
+        generator.random(out=block, dtype=np.float32)
+        block -= 0.5
+        block /= dim
 
 
 def fresh_weights(size: int, config: TrainConfig) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
@@ -80,7 +108,8 @@ def fresh_weights(size: int, config: TrainConfig) -> tuple[np.ndarray, np.ndarra
     shapes = weight_shapes(size, config)
     check_memory(shapes, config)
     syn1, syn1neg = (np.zeros(shapes[name], dtype=np.float32) for name in ("syn1", "syn1neg"))
-    return init_input_vectors(shapes["syn0"][0], config.dim, config.seed), syn1, syn1neg
+    syn0 = init_input_vectors(shapes["syn0"][0], config.dim, config.seed, config.threads or 1)
+    return syn0, syn1, syn1neg
 
 
 def available_memory() -> int | None:
