@@ -26,7 +26,7 @@ import pickle
 from pathlib import Path
 
 from numba import njit
-from numba.core.caching import CompileResultCacheImpl, FunctionCache, IndexDataCacheFile
+from numba.core.caching import CompileResultCacheImpl, FunctionCache, IndexDataCacheFile, _cache_log
 
 
 def package_root(path: Path) -> Path:
@@ -126,6 +126,7 @@ class CheckedCacheFile(IndexDataCacheFile):
         with self._open_for_write(self._index_path) as file:
             pickle.dump(self._version, file, protocol=-1)
             file.write(hashlib.sha256(payload).digest() + payload)
+        _cache_log("[cache] index saved to %r", self._index_path)  # NUMBA_DEBUG_CACHE's lines, as Numba's
 
     def _load_index(self) -> dict:
         try:
@@ -139,12 +140,14 @@ class CheckedCacheFile(IndexDataCacheFile):
         except Exception:  # any damage: unpickling raises anything
             DAMAGED.add(self._index_path)
             return {}
+        _cache_log("[cache] index loaded from %r", self._index_path)
         return overloads if stamp == self._source_stamp else {}
 
     def _save_data(self, name: str, data) -> None:
         payload = self._dump(data)
         with self._open_for_write(self._data_path(name)) as file:
             file.write(hashlib.sha256(payload).digest() + payload)
+        _cache_log("[cache] data saved to %r", self._data_path(name))
 
     def load(self, key):
         overloads = self._load_index()
@@ -153,12 +156,14 @@ class CheckedCacheFile(IndexDataCacheFile):
         path = self._data_path(overloads[key])
         try:
             with open(path, "rb") as file:
-                return pickle.loads(checked(file.read()))
+                data = pickle.loads(checked(file.read()))
         except FileNotFoundError:
             return None  # removed since the index was written
         except Exception:
             DAMAGED.add(path)
             return None
+        _cache_log("[cache] data loaded from %r", path)
+        return data
 
 
 def checked(stored: bytes) -> bytes:
