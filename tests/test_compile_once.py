@@ -11,25 +11,13 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from compiles import COUNT_COMPILES
 
 import w2v
 
-CHILD = """
-import json, sys
-from numba.core import event
-
-compiled = []
-
-
-class Count(event.Listener):
-    def on_start(self, e):
-        compiled.append(e.data["dispatcher"].py_func.__qualname__)
-
-    def on_end(self, e):
-        pass
-
-
-event.register("numba:compile", Count())
+CHILD = (
+    COUNT_COMPILES
+    + """
 from w2v.cli import main
 
 try:
@@ -38,6 +26,7 @@ finally:
     with open(sys.argv[1], "w") as out:
         json.dump(compiled, out)
 """
+)
 
 
 @pytest.fixture(scope="module")

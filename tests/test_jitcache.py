@@ -8,31 +8,20 @@ import sys
 from pathlib import Path
 
 import pytest
+from compiles import COUNT_COMPILES
 
 import w2v
 from w2v.engine.jit import compile_reach, compiling_noted
 from w2v.jitcache import DAMAGED, build_sources, imported_names, sources_digest
 
-CHILD = """
-import json, sys
-from numba.core import event
-
-compiled = []
-
-
-class Count(event.Listener):
-    def on_start(self, e):
-        compiled.append(e.data["dispatcher"].py_func.__qualname__)
-
-    def on_end(self, e):
-        pass
-
-
-event.register("numba:compile", Count())
+CHILD = (
+    COUNT_COMPILES
+    + """
 from probe.kernel import run
 
 print(json.dumps({"compiled": compiled, "value": run(1)}))
 """
+)
 
 KERNEL = """from probe.helper import step
 from w2v.engine.jit import jit_kernel
