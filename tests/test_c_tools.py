@@ -12,6 +12,7 @@ same vocabulary (but ``</s>``), the same phrases and the same accuracy report.
 import gzip
 import importlib.util
 import io
+import os
 import random
 import re
 import shlex
@@ -402,6 +403,32 @@ def test_word2vec_command_line_mistakes(args, message, tmp_path, w2v):
     assert [p.name for p in tmp_path.iterdir()] == ["t"]
     with pytest.raises(ConfigError):
         word2vec_run(shlex.split(args))
+
+
+@pytest.mark.parametrize(
+    ("args", "message"),
+    [
+        ("-train c.txt -output c.txt", "-output names the file -train reads"),
+        ("-train c.txt -output c.txt -classes 3", "-output names the file -train reads"),
+        ("-train c.txt -output v.txt -save-vocab c.txt", "-save-vocab names the file -train reads"),
+        ("-train c.txt -output voc.txt -read-vocab voc.txt", "-output names the file -read-vocab reads"),
+        ("-train c.txt -output linked.txt", "-output names the file -train reads"),
+        ("-train sub/../c.txt -save-vocab ./c.txt", "-save-vocab names the file -train reads"),
+    ],
+)
+def test_word2vec_never_replaces_its_input(args, message, tmp_path, w2v):
+    """An output that is the corpus or the vocabulary read (by any name: a hard link,
+    another path) is one usage error; the input is left as it was, nothing written."""
+    corpus = tmp_path / "c.txt"
+    corpus.write_text("a b c d\n" * 50)
+    (tmp_path / "voc.txt").write_text("a 50\nb 50\n")
+    (tmp_path / "sub").mkdir()
+    os.link(corpus, tmp_path / "linked.txt")
+    before = {path.name: path.read_bytes() for path in tmp_path.iterdir() if path.is_file()}
+    code, out, err = w2v("word2vec", *shlex.split(args), "-size", "5", "-iter", "1", cwd=tmp_path)
+    assert (code, out) == (2, "")
+    assert err.startswith(f"w2v: error: {message}, which it would replace") and err.count("\n") == 1
+    assert {path.name: path.read_bytes() for path in tmp_path.iterdir() if path.is_file()} == before
 
 
 def test_word2vec_help(w2v):

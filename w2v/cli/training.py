@@ -102,6 +102,27 @@ def check_distinct_outputs(paths: dict[str, str | None]) -> None:
         seen[key] = option
 
 
+def same_file(first: str, second: str) -> bool:
+    """Whether two paths name one file: the same device and inode where both exist
+    (a hard link or symbolic link included), else the same real path."""
+    try:
+        return os.path.samefile(first, second)
+    except OSError:
+        return os.path.realpath(first) == os.path.realpath(second)
+
+
+def check_inputs_kept(inputs: dict[str, str | None], outputs: dict[str, str | None]) -> None:
+    """Usage error if an output option names the file an input option reads (the run
+    would replace its own input), naming both options; ``-`` (standard input or
+    output) and devices are no files."""
+    for written, path in outputs.items():
+        for read, source in inputs.items():
+            if path in (None, "-") or source in (None, "-") or is_special(path):
+                continue
+            if same_file(path, source):
+                raise click.UsageError(f"{written} names the file {read} reads, which it would replace: {path}")
+
+
 def corpus_sources(corpus: list[str], outputs: list[str | None]) -> list[str]:
     """The command's corpus expanded (``sources.expand_sources``), without the files the
     command writes (``outputs``: files, or folders such as a checkpoint's; None and ``-``

@@ -22,7 +22,7 @@ from w2v.cli.c_tools import (
 )
 from w2v.cli.queries import load_for_query, one_vectors_file, vectors_file_argument
 from w2v.cli.tools import check_phrase_outputs, write_phrases
-from w2v.cli.training import check_distinct_outputs, echo_summary
+from w2v.cli.training import check_distinct_outputs, check_inputs_kept, echo_summary
 from w2v.errors import ConfigError, W2VError
 from w2v.files import check_writable
 from w2v.progress import note
@@ -72,7 +72,9 @@ def word2vec_help() -> str:
 @click.argument("args", nargs=-1, type=click.UNPROCESSED, metavar="-train FILE [-output FILE] [-flag VALUE]...")
 def word2vec(args):
     run = c_arguments(args, word2vec_run)
-    check_distinct_outputs({"-output": run.output, "-save-vocab": run.save_vocab})
+    outputs = {"-output": run.output, "-save-vocab": run.save_vocab}
+    check_distinct_outputs(outputs)
+    check_inputs_kept({"-train": run.train, "-read-vocab": run.read_vocab}, outputs)
     for path in (run.output, run.save_vocab):
         if path is not None:
             check_writable(path)
