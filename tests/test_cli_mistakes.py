@@ -91,6 +91,8 @@ def ws(tmp_path, tiny_corpus, monkeypatch) -> Path:
     """A working folder holding good and bad inputs, and an old version of every output."""
     monkeypatch.chdir(tmp_path)
     (tmp_path / "corpus.txt").write_bytes(tiny_corpus.read_bytes())
+    os.link(tmp_path / "corpus.txt", tmp_path / "linked-corpus.txt")  # the corpus by another name
+    (tmp_path / "held.txt").write_bytes(tiny_corpus.read_bytes()[:2000])
     (tmp_path / "empty.txt").write_bytes(b" \n\n")
     (tmp_path / "nofiles").mkdir()
     (tmp_path / "somedir").mkdir()
@@ -258,6 +260,20 @@ CASES = {
         (f"{TRAIN} --read-vocab somedir", 2, "--read-vocab"),
         (f"{TRAIN} --read-vocab notvocab.txt", 1, "notvocab.txt"),
         (f"{TRAIN} --save-vocab out.bin", 2, "-o and --save-vocab name the same file"),
+        (f"train corpus.txt -o corpus.txt {FAST}", 2, "-o names the file CORPUS reads, which it would replace"),
+        (f"train corpus.txt -o linked-corpus.txt {FAST}", 2, "-o names the file CORPUS reads"),
+        (f"train somedir corpus.txt -o v.bin --report corpus.txt {FAST}", 2, "--report names the file CORPUS reads"),
+        (f"train corpus.txt -o held.txt --heldout held.txt {FAST}", 2, "-o names the file --heldout reads"),
+        (f"{TRAIN} --report held.txt --heldout held.txt", 2, "--report names the file --heldout reads"),
+        (f"{TRAIN} --save-vocab held.txt --heldout held.txt", 2, "--save-vocab names the file --heldout reads"),
+        (f"train corpus.txt -o notvocab.txt --read-vocab notvocab.txt {FAST}", 2, "-o names the file --read-vocab"),
+        (f"{TRAIN} --report notvocab.txt --read-vocab notvocab.txt", 2, "--report names the file --read-vocab"),
+        (
+            f"train corpus.txt -o m.npz --init-model m.npz {FAST}",
+            2,
+            "-o names the file --init-model reads, which it would replace: m.npz",
+        ),
+        (f"{TRAIN} --save-model m.npz --init-model m.npz", 2, "--save-model names the file --init-model reads"),
         (f"{TRAIN} --classes 2 --classes-output ./out.bin", 2, "-o and --classes-output"),
         (f"{TRAIN} --save-model vocab.txt --save-vocab vocab.txt", 2, "--save-vocab and --save-model"),
         (f"{TRAIN} --cbow-sum", 2, "--cbow-sum: no effect with --model skipgram"),

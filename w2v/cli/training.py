@@ -111,12 +111,13 @@ def same_file(first: str, second: str) -> bool:
         return os.path.realpath(first) == os.path.realpath(second)
 
 
-def check_inputs_kept(inputs: dict[str, str | None], outputs: dict[str, str | None]) -> None:
+def check_inputs_kept(inputs: list[tuple[str, str | None]], outputs: dict[str, str | None]) -> None:
     """Usage error if an output option names the file an input option reads (the run
-    would replace its own input), naming both options; ``-`` (standard input or
-    output) and devices are no files."""
+    would replace its own input), naming both options; ``inputs``: (option, path)
+    pairs, an option given for several paths (CORPUS) listed once for each. ``-``
+    (standard input or output) and devices are no files."""
     for written, path in outputs.items():
-        for read, source in inputs.items():
+        for read, source in inputs:
             if path in (None, "-") or source in (None, "-") or is_special(path):
                 continue
             if same_file(path, source):
@@ -583,12 +584,20 @@ def check_train_options(ctx, corpus, output, save_vocab, read_vocab, long_run, e
         )
     if long_run["checkpoint_every"] and not (long_run["checkpoint"] or long_run["resume"]):
         raise click.UsageError("--checkpoint-every needs --checkpoint FOLDER")
-    check_distinct_outputs(
+    outputs = (
         {"-o": output, "--save-vocab": save_vocab, "--save-model": long_run["save_model"]}
         | {"--save-fasttext": long_run["save_fasttext"], "--plot": extras["plot"], "--report": extras["report"]}
         | ({"--classes-output": extras["classes_output"]} if extras["classes"] else {})
         | checkpoint_file(long_run)
     )
+    check_distinct_outputs(outputs)
+    inputs = [("CORPUS", path) for path in corpus if os.path.isfile(path)]  # a folder's files: corpus_sources
+    inputs += [
+        ("--heldout", settings["heldout"]),
+        ("--read-vocab", read_vocab),
+        ("--init-model", long_run["init_model"]),
+    ]
+    check_inputs_kept(inputs, outputs)
     if extras["plot"]:
         picture_format(extras["plot"])  # matplotlib and the picture's format, before training
     if cbow_sum and settings["model"] != "cbow" and not long_run["init_model"]:

@@ -74,7 +74,7 @@ def word2vec(args):
     run = c_arguments(args, word2vec_run)
     outputs = {"-output": run.output, "-save-vocab": run.save_vocab}
     check_distinct_outputs(outputs)
-    check_inputs_kept({"-train": run.train, "-read-vocab": run.read_vocab}, outputs)
+    check_inputs_kept([("-train", run.train), ("-read-vocab", run.read_vocab)], outputs)
     for path in (run.output, run.save_vocab):
         if path is not None:
             check_writable(path)
