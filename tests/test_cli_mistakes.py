@@ -454,6 +454,10 @@ CASES = {
     ],
     "convert": [
         ("convert vecs.bin", 2, "DEST"),
+        ("convert vecs.bin vecs.bin", 2, "DEST names the file SOURCE reads, which it would replace: vecs.bin"),
+        ("convert vecs.txt ./vecs.txt --to binary", 2, "DEST names the file SOURCE reads"),
+        ("convert linked-corpus.txt corpus.txt", 2, "DEST names the file SOURCE reads"),
+        ("convert model.npz model.npz --to fasttext", 2, "DEST names the file SOURCE reads"),
         ("convert missing.bin out.txt", 1, "missing.bin"),
         ("convert somedir out.txt", 1, "somedir"),
         ("convert notvectors.txt out.txt", 1, "notvectors.txt"),
@@ -507,6 +511,8 @@ CASES = {
     ],
     "classes": [
         ("classes -v vecs.bin -o classes.txt", 2, "--classes"),
+        ("classes vecs.txt -k 3 -o vecs.txt", 2, "-o names the file FILE reads, which it would replace: vecs.txt"),
+        ("classes -v vecs.bin -k 3 -o ./vecs.bin", 2, "-o names the file -v reads"),
         ("classes -v vecs.bin -k 0 -o classes.txt", 2, "--classes"),
         ("classes -v vecs.bin -k 50 -o classes.txt", 1, "50 classes"),
         ("classes -v vecs.bin -k 3 --limit 2 -o classes.txt", 1, "3 classes"),

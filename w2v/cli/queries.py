@@ -8,6 +8,7 @@ import click
 import numpy as np
 
 from w2v.cli.app import CONTEXT, Reported, cli
+from w2v.cli.training import check_inputs_kept
 from w2v.corpus.vocab import display_word, encode_word
 from w2v.engine.state import TrainState
 from w2v.errors import FormatError, W2VError, plural
@@ -432,6 +433,7 @@ def convert(source, dest, from_fmt, to_fmt, limit, quiet):
     """Convert vectors (any file -v reads) to word2vec text, binary or .npy + vocabulary,
     or write them for TensorBoard's Embedding Projector (--to projector: DEST is a prefix);
     or a w2v model file or checkpoint to a fastText .bin (--to fasttext)."""
+    check_inputs_kept([("SOURCE", source)], {"DEST": dest})
     if to_fmt == "fasttext":
         convert_to_fasttext(source, dest, from_fmt != "auto" or limit is not None, quiet)
         return

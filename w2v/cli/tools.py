@@ -6,7 +6,7 @@ import click
 
 from w2v.cli.app import CONTEXT, cli
 from w2v.cli.queries import chosen_vectors, load_for_query, vectors_file_argument, vectors_options
-from w2v.cli.training import corpus_sources, reject_unused
+from w2v.cli.training import check_inputs_kept, corpus_sources, reject_unused
 from w2v.cluster.phrases import check_new_folder
 from w2v.config import DEFAULT_PRUNE_AT, MAX_WINDOW
 from w2v.corpus.phrases import check_npmi_threshold
@@ -231,7 +231,7 @@ def classes(file, vectors_path, fmt, limit, k, output, init, iterations, seed, o
     """Cluster the words of the vectors FILE (or -v FILE) into K classes: k-means on
     the unit vectors (word2vec.c -classes)."""
     vectors_path = chosen_vectors(file, vectors_path)
-
+    check_inputs_kept([("FILE" if file else "-v", vectors_path)], {"-o": output})
     check_writable(output)
     vectors = load_for_query(vectors_path, fmt, limit)
     found = word_classes(vectors, k, iterations=iterations, seed=seed, init=init, progress=not quiet)
