@@ -183,11 +183,8 @@ class SourceKeyedCache(FunctionCache):
 
     def __init__(self, py_func) -> None:
         super().__init__(py_func)
-        self._cache_file = CheckedCacheFile(
-            cache_path=self._cache_path,
-            filename_base=self._impl.filename_base,
-            source_stamp=self._impl.locator.get_source_stamp(),
-        )
+        numbas = self._cache_file  # built by Numba's __init__ with the stamp: take its place and stamp
+        self._cache_file = CheckedCacheFile(self._cache_path, self._impl.filename_base, numbas._source_stamp)
 
 
 def njit_cached(function, **options):
