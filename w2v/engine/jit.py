@@ -318,8 +318,8 @@ def shuffled_sum(builder, a, b, first, second):
 def lanes_totals4(typingctx, out, at, a, b, c, d):
     """``out[at : at + 4] = (sum a, sum b, sum c, sum d)`` (four ``Lanes``; ``out`` a
     contiguous float32 array): four reductions at once, each in the order of
-    ``lanes_total`` (lane k with lane k + 8, then k + 4, k + 2 and k + 1), in 9 adds
-    and 14 shuffles where four reductions one by one take 16 and 16."""
+    ``lanes_total`` (lane k with lane k + 8, then k + 4, k + 2 and k + 1), in 8 adds
+    and 16 shuffles where four reductions one by one take 16 and 16."""
 
     def codegen(context, builder, signature, args):
         half = [list(range(8)), list(range(8, 16))]
