@@ -44,16 +44,23 @@ def step(x):
 """
 
 
-def run_probe(folder: Path, cache: Path | None, **more: str) -> dict:
-    """Import and call ``probe.kernel.run(1)`` in a process of its own, with ``more``
-    in its environment: the functions Numba compiled and the value."""
+def run_python(folder: Path, code: str, cache: Path | None = None, **more: str) -> str:
+    """Run ``code`` in a process of its own, in ``folder`` and with it and w2v on the
+    path, Numba's cache in ``cache`` (None: beside the sources) and ``more`` in its
+    environment: what it printed."""
     env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(folder), str(Path(w2v.__file__).parents[1])]), **more}
     env.pop("NUMBA_CACHE_DIR", None)
     if cache is not None:
         env["NUMBA_CACHE_DIR"] = str(cache)
-    done = subprocess.run([sys.executable, "-c", CHILD], cwd=folder, env=env, capture_output=True, text=True)
+    done = subprocess.run([sys.executable, "-c", code], cwd=folder, env=env, capture_output=True, text=True)
     assert done.returncode == 0, done.stderr
-    return json.loads(done.stdout)
+    return done.stdout
+
+
+def run_probe(folder: Path, cache: Path | None, **more: str) -> dict:
+    """Import and call ``probe.kernel.run(1)`` (``run_python``): the functions Numba
+    compiled and the value."""
+    return json.loads(run_python(folder, CHILD, cache, **more))
 
 
 def make_probe(folder: Path) -> Path:
@@ -171,8 +178,5 @@ def test_numbas_own_cache_files_are_a_plain_miss(tmp_path):
     assert run_probe(tmp_path, None)["value"] == 2  # Numba's own files written
     (package / "helper.py").write_text(HELPER.format(add=1))
     (package / "kernel.py").write_text(KERNEL)
-    env = {"PYTHONPATH": os.pathsep.join([str(tmp_path), str(Path(w2v.__file__).parents[1])])}
     code = "from w2v.jitcache import DAMAGED; from probe.kernel import run; print(run(1), sorted(DAMAGED))"
-    done = subprocess.run([sys.executable, "-c", code], env={**os.environ, **env}, capture_output=True, text=True)
-    assert done.returncode == 0, done.stderr
-    assert done.stdout.split() == ["2", "[]"]
+    assert run_python(tmp_path, code).split() == ["2", "[]"]
