@@ -45,6 +45,8 @@ import numpy as np
 import pytest
 
 from w2v.corpus.sources import BLOCK_BYTES, MAX_WORD_BYTES, SentenceCutter, TokenBlock, line_words, read_chunks
+from w2v.engine.kernels import Settings
+from w2v.losses import LOSSES, NO_WORD_LOSS
 
 MASK64 = (1 << 64) - 1
 LCG_MUL = 25214903917
@@ -98,7 +100,7 @@ def draw_negatives(target, negative, params, r):
     return words, r
 
 
-NS, NCE, SAMPLED_SOFTMAX, SOFTMAX = 0, 1, 2, 3  # kernels' loss kinds
+NS, NCE, SAMPLED_SOFTMAX, SOFTMAX = (LOSSES[name].code for name in ("ns", "nce", "sampled_softmax", "softmax"))
 
 
 def candidates(params, target, words, kind, negative) -> tuple[list[int], list[float]]:
@@ -111,22 +113,66 @@ def candidates(params, target, words, kind, negative) -> tuple[list[int], list[f
     return rows, offsets
 
 
-def output_units(params, target, words, kind=NS, negative=0) -> list[tuple[np.ndarray, int, float, bool, float]]:
-    """The logistic output units of one example, in the kernel's order: (matrix, row,
-    label, HS rule, logit offset) for each node of the target's path, then, for
-    negative sampling and NCE, each candidate (``candidates``)."""
-    syn1, syn1neg, nodes, labels, offsets = params[:5]
-    units = []
-    if syn1.shape[0] > 0:
-        for j in range(int(offsets[target]), int(offsets[target + 1])):
-            units.append((syn1, int(nodes[j]), float(labels[j]), True, 0.0))
-    if syn1neg.shape[0] > 0 and kind in (NS, NCE):
-        rows, shifts = candidates(params, target, words, kind, negative)
-        units += [
-            (syn1neg, row, 1.0 if d == 0 else 0.0, False, b)
-            for d, (row, b) in enumerate(zip(rows, shifts, strict=True))
-        ]
-    return units
+def logistic_units(inputs, units, alpha) -> tuple[float, np.ndarray]:
+    """Logistic output units, one after another: ``units`` lists (matrix, row, label,
+    HS rule, logit offset). Each unit is scored against every input; each input's
+    gradient takes ``g * row`` against the row as it was before the unit; the row
+    then moves once by the sum of the inputs' ``g * input``. Returns the loss and
+    the inputs' gradients."""
+    grads = np.zeros_like(inputs)
+    loss = 0.0
+    for out, row, label, hs_rule, shift in units:
+        before = out[row].copy()
+        step = np.zeros(inputs.shape[1], dtype=np.float32)
+        for i, x in enumerate(inputs):
+            f = float(np.dot(x, before)) + shift
+            loss += softplus(-f if label > 0.5 else f)
+            if hs_rule and (f <= -HS_MAX_EXP or f >= HS_MAX_EXP):
+                continue
+            g = np.float32((label - sigmoid(f)) * np.float32(alpha))
+            grads[i] += g * before
+            step += g * x
+        out[row] += step
+    return loss, grads
+
+
+def tree_example(inputs, target, params, settings, words, alpha) -> tuple[float, np.ndarray]:
+    """Hierarchical softmax: the nodes of ``target``'s path, the label of each
+    1 - its code bit, with word2vec.c's rule (no step where |f| >= 6)."""
+    syn1, nodes, labels, offsets = params[0], params[2], params[3], params[4]
+    path = range(int(offsets[target]), int(offsets[target + 1]))
+    return logistic_units(inputs, [(syn1, int(nodes[j]), float(labels[j]), True, 0.0) for j in path], alpha)
+
+
+def sampled_logistic_example(inputs, target, params, settings, words, alpha) -> tuple[float, np.ndarray]:
+    """Negative sampling and NCE: the target (label 1), then its noise words (label 0),
+    with NCE's logit offsets (``candidates``)."""
+    rows, shifts = candidates(params, target, words, settings.kind, settings.samples)
+    labels = [1.0] + [0.0] * (len(rows) - 1)
+    units = [(params[1], row, label, False, b) for row, label, b in zip(rows, labels, shifts, strict=True)]
+    return logistic_units(inputs, units, alpha)
+
+
+def sampled_softmax_example(inputs, target, params, settings, words, alpha) -> tuple[float, np.ndarray]:
+    """Sampled softmax: the softmax over the target and its draws, offsets -log(k q(w))."""
+    rows, shifts = candidates(params, target, words, settings.kind, settings.samples)
+    return softmax_example(inputs, params[1], rows, shifts, 0, 0.0, alpha)
+
+
+def full_softmax_example(inputs, target, params, settings, words, alpha) -> tuple[float, np.ndarray]:
+    """The full softmax over every word, with ``settings.beta``'s (log Z)^2 penalty."""
+    every = list(range(len(params[1])))
+    return softmax_example(inputs, params[1], every, 0.0, target, settings.beta, alpha)
+
+
+# Each loss of ``w2v.losses.LOSSES``, by name: one example's loss and inputs' gradients
+LOSS_EXAMPLES = {
+    "hs": tree_example,
+    "ns": sampled_logistic_example,
+    "nce": sampled_logistic_example,
+    "sampled_softmax": sampled_softmax_example,
+    "softmax": full_softmax_example,
+}
 
 
 def softmax_example(inputs, out, rows, shifts, target_pos, beta, alpha) -> tuple[float, np.ndarray]:
@@ -146,35 +192,33 @@ def softmax_example(inputs, out, rows, shifts, target_pos, beta, alpha) -> tuple
     return loss, grads
 
 
+def losses_on(settings) -> list[str]:
+    """The names of the losses ``settings`` (the kernel's ``Settings``) trains, in the
+    kernel's order: hierarchical softmax first, then the loss of the word output vectors."""
+    word_loss = [loss.name for loss in LOSSES.values() if loss.code == settings.kind != NO_WORD_LOSS]
+    return (["hs"] if settings.hs else []) + word_loss
+
+
 def train_example(inputs: np.ndarray, target, params, settings, words, alpha):
     """One example: ``inputs`` (n, D) predict ``target``, drawn noise words ``words``
-    (the target first), with ``settings``' loss (kind, beta, samples: the kernel's
-    ``Settings``). Updates the output rows; returns the loss and the inputs'
-    gradients (n, D), to be added to their rows."""
-    kind, beta, negative = settings.kind, settings.beta, settings.samples
+    (the target first), with each of ``settings``' losses in turn (``LOSS_EXAMPLES``).
+    Updates the output rows; returns the loss and the inputs' gradients (n, D), to be
+    added to their rows."""
     grads = np.zeros_like(inputs)
     loss = 0.0
-    for out, row, label, hs_rule, shift in output_units(params, target, words, kind, negative):
-        before = out[row].copy()
-        step = np.zeros(inputs.shape[1], dtype=np.float32)
-        for i, x in enumerate(inputs):
-            f = float(np.dot(x, before)) + shift
-            loss += softplus(-f if label > 0.5 else f)
-            if hs_rule and (f <= -HS_MAX_EXP or f >= HS_MAX_EXP):
-                continue
-            g = np.float32((label - sigmoid(f)) * np.float32(alpha))
-            grads[i] += g * before
-            step += g * x
-        out[row] += step
-    syn1neg = params[1]
-    if syn1neg.shape[0] > 0 and kind == SAMPLED_SOFTMAX:
-        rows, shifts = candidates(params, target, words, kind, negative)
-        extra, more = softmax_example(inputs, syn1neg, rows, shifts, 0, 0.0, alpha)
-        loss, grads = loss + extra, grads + more
-    if syn1neg.shape[0] > 0 and kind == SOFTMAX:
-        extra, more = softmax_example(inputs, syn1neg, list(range(len(syn1neg))), 0.0, target, beta, alpha)
+    for name in losses_on(settings):
+        extra, more = LOSS_EXAMPLES[name](inputs, target, params, settings, words, alpha)
         loss, grads = loss + extra, grads + more
     return loss, grads
+
+
+def settings_of(params, window, samples, cbow, cbow_mean=True, kind=NS, beta=0.0, sharers=1):
+    """The kernel's ``Settings`` for tables ``params`` made for them: hierarchical
+    softmax if ``params.syn1`` has rows, ``kind`` if ``params.syn1neg`` has, subwords if
+    ``params.subword_offsets`` has."""
+    word_loss = kind if params.syn1neg.shape[0] else NO_WORD_LOSS
+    subwords = params.subword_offsets.shape[0] > 0
+    return Settings(window, samples, cbow, cbow_mean, params.syn1.shape[0] > 0, word_loss, subwords, beta, sharers)
 
 
 def input_rows(params, word: int) -> list[int]:
@@ -258,9 +302,9 @@ def output_rows(params, target, words, settings) -> int:
     ``output_rows``): its path's nodes, then the candidates left of ``words``
     (the target and its draws) or, for the full softmax, every word."""
     rows = 0
-    if params.syn1.shape[0]:
+    if settings.hs:
         rows += int(params.path_offsets[target + 1] - params.path_offsets[target])
-    if params.syn1neg.shape[0]:
+    if settings.kind != NO_WORD_LOSS:
         kept = candidates(params, target, words, settings.kind, settings.samples)[0]
         rows += params.syn1neg.shape[0] if settings.kind == SOFTMAX else len(kept)
     return rows
@@ -269,9 +313,9 @@ def output_rows(params, target, words, settings) -> int:
 def train_batch(tokens, syn0, params, keep_prob, settings, alpha, seed):
     """The reference of the kernel's ``train_batch``: same arguments, same effects
     and counts. ``settings`` is the kernel's ``Settings``, read by name."""
-    window, negative, kind = settings.window, settings.samples, settings.kind
+    window, negative = settings.window, settings.samples
     r = int(seed)
-    ns = params[1].shape[0] > 0
+    draws = settings.kind not in (NO_WORD_LOSS, SOFTMAX)
     tokens = [int(t) for t in tokens]
     loss = 0.0
     examples = updates = visits = 0
@@ -299,7 +343,7 @@ def train_batch(tokens, syn0, params, keep_prob, settings, alpha, seed):
             context = [c for c in range(lo, hi) if c != pos]  # positions
             if not context:
                 continue
-            words, r = draw_negatives(target, negative, params, r) if ns and kind != SOFTMAX else ([], r)
+            words, r = draw_negatives(target, negative, params, r) if draws else ([], r)
             if settings.cbow:
                 hidden = side.hidden(context, settings.cbow_mean)
                 step, grads = train_example(hidden[None, :], target, params, settings, words, alpha)

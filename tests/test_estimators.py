@@ -11,7 +11,7 @@ import math
 
 import numpy as np
 import pytest
-from reference import numeric_gradient
+from reference import numeric_gradient, settings_of
 
 import w2v
 from w2v.config import TrainConfig
@@ -85,7 +85,7 @@ def test_update_is_minus_alpha_times_the_gradient(kind, beta):
     before = syn0.copy(), t.syn1neg.copy()
     kernel = kernels.train_batch
     tokens = np.array([a, b, -1], dtype=np.int32)
-    settings = kernels.Settings(1, samples, False, True, kind, beta)
+    settings = settings_of(t, 1, samples, False, kind=kind, beta=beta)
     kernel(tokens, syn0, t, np.ones(V, np.float32), settings, alpha, np.uint64(seed))
     np.testing.assert_allclose(syn0[b] - before[0][b], -alpha * numeric_gradient(loss, wide0, b), atol=2e-6)
     for row in range(V):
@@ -126,7 +126,7 @@ def test_sampled_softmax_expected_gradient_approaches_the_full_softmax():
         moved = syn0.copy()
         t = tables(out.copy(), counts)
         tokens = np.array([a, b, -1], dtype=np.int32)
-        settings = kernels.Settings(1, samples, False, True, kind)
+        settings = settings_of(t, 1, samples, False, kind=kind)
         kernel(tokens, moved, t, np.ones(words, np.float32), settings, alpha, np.uint64(seed))
         return moved[b] - syn0[b]
 

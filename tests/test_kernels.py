@@ -3,7 +3,7 @@ check of the gradient it descends."""
 
 import numpy as np
 import pytest
-from reference import alias_probabilities, draw_noise, example_loss, lcg, numeric_gradient
+from reference import alias_probabilities, draw_noise, example_loss, lcg, numeric_gradient, settings_of
 from reference import train_batch as reference_batch
 
 from w2v.config import TrainConfig
@@ -84,7 +84,7 @@ def check_against_reference(
     output = case["negative"] > 0 or kind == kernels.SOFTMAX
     syn0, params, vocab = make_params(case["hs"], output, counts=counts, subwords=subwords)
     keep = vocab.keep_probabilities(0.05)
-    settings = kernels.Settings(window, case["negative"], case["cbow"], case["cbow_mean"], kind, beta)
+    settings = settings_of(params, window, case["negative"], case["cbow"], case["cbow_mean"], kind, beta)
     args = (keep, settings, alpha, SEED)
     ref_syn0, ref_params = syn0.copy(), copy_params(params)
     ref_loss, *ref_counts = reference_batch(tokens, ref_syn0, ref_params, *args)
@@ -185,7 +185,7 @@ def test_kernel_is_deterministic_per_seed():
     results = []
     for seed in (SEED, SEED, np.uint64(12345)):
         syn0, params, vocab = make_params(False, True)
-        settings = kernels.Settings(3, 4, False, True)
+        settings = settings_of(params, 3, 4, False)
         loss, _, _, _ = kernel(batch_tokens(), syn0, params, vocab.keep_probabilities(0.05), settings, 0.05, seed)
         results.append((loss, syn0))
     assert results[0][0] == results[1][0]
@@ -201,7 +201,7 @@ def test_examples_counted_per_pair_and_per_centre_word():
     keep = np.ones(V, np.float32)
     for cbow, want in ((False, 6), (True, 5)):
         syn0, params, _ = make_params(False, True)
-        _, examples, _, _ = kernel(tokens, syn0, params, keep, kernels.Settings(1, 2, cbow, True), 0.025, SEED)
+        _, examples, _, _ = kernel(tokens, syn0, params, keep, settings_of(params, 1, 2, cbow), 0.025, SEED)
         assert examples == want
 
 
@@ -216,7 +216,7 @@ def test_output_rows_counted_per_example():
     for cbow in (False, True):
         for kind, samples in ((kernels.NCE, 2), (kernels.SAMPLED_SOFTMAX, 2), (kernels.SOFTMAX, 0)):
             syn0, params, _ = make_params(False, True)
-            settings = kernels.Settings(1, samples, cbow, True, kind, 0.0)
+            settings = settings_of(params, 1, samples, cbow, kind=kind)
             _, examples, updates, visits = kernel(tokens, syn0, params, keep, settings, 0.025, SEED)
             rows = params.syn1neg.shape[0] if kind == kernels.SOFTMAX else 1 + samples
             assert (examples, updates) == (6 if not cbow else 5, examples * rows)
@@ -224,7 +224,7 @@ def test_output_rows_counted_per_example():
         syn0, params, _ = make_params(True, False)
         path = np.diff(params.path_offsets)
         pairs = {1: 1, 2: 2, 3: 1, 4: 1, 5: 1}  # skip-gram's context words per centre word
-        _, _, updates, _ = kernel(tokens, syn0, params, keep, kernels.Settings(1, 0, cbow, True), 0.025, SEED)
+        _, _, updates, _ = kernel(tokens, syn0, params, keep, settings_of(params, 1, 0, cbow), 0.025, SEED)
         assert updates == sum(path[w] * (1 if cbow else n) for w, n in pairs.items())
 
 
@@ -293,7 +293,7 @@ def test_skipgram_update_is_minus_alpha_times_gradient(hs, negative):
     before = syn0.copy(), syn1.copy(), syn1neg.copy()
     kernel = kernels.train_batch
     tokens = np.array([a, b, -1], dtype=np.int32)
-    settings = kernels.Settings(1, negative, False, True)
+    settings = settings_of(params, 1, negative, False)
     _, examples, _, _ = kernel(tokens, syn0, params, np.ones(V, np.float32), settings, alpha, np.uint64(seed))
     assert examples == 2
 
@@ -351,7 +351,7 @@ def test_cbow_mean_update_is_minus_alpha_times_hidden_gradient():
     kernel = kernels.train_batch
     tokens = np.array([a, t, c, -1], dtype=np.int32)
     _, examples, _, _ = kernel(
-        tokens, syn0, params, np.ones(V, np.float32), kernels.Settings(1, 0, True, True), alpha, SEED
+        tokens, syn0, params, np.ones(V, np.float32), settings_of(params, 1, 0, True), alpha, SEED
     )
     assert examples == 3
 
@@ -380,7 +380,7 @@ def test_the_copied_rows_are_the_top_of_the_tree(tree):
     vocab = make_vocab(counts)
     syn1 = np.zeros((len(counts) - 1, D), np.float32)
     tables = Tables(syn1, syn1[:0], *path_tables(vocab, TrainConfig(hs=True, tree=tree)), counts, counts, counts)
-    first, rows = kernels.top_of_tree(tables)
+    first, rows = kernels.top_of_tree(tables, settings_of(tables, 1, 0, False))
     assert rows == kernels.TOP_NODES and first >= 0 and first + rows <= len(syn1)
     nodes, offsets = tables.path_nodes, tables.path_offsets
     for word in range(len(counts)):
@@ -426,12 +426,12 @@ def test_a_batch_trains_the_top_of_the_tree_in_its_copy(case, tree):
     results = []
     for sharers in (1, 4):
         moved_syn0, moved = syn0.copy(), copy_params(params)
-        settings = kernels.Settings(3, chosen["negative"], chosen["cbow"], chosen["cbow_mean"], sharers=sharers)
+        settings = settings_of(params, 3, chosen["negative"], chosen["cbow"], chosen["cbow_mean"], sharers=sharers)
         loss, examples, _, _ = kernel(tokens, moved_syn0, moved, keep, settings, 0.05, SEED)
         results.append((moved_syn0, moved.syn1, moved.syn1neg, loss, examples))
     (syn0_a, syn1_a, neg_a, loss_a, n_a), (syn0_b, syn1_b, neg_b, loss_b, n_b) = results
     assert n_a == n_b > 100 and loss_b == pytest.approx(loss_a, rel=1e-6)
-    first, rows = kernels.top_of_tree(params)
+    first, rows = kernels.top_of_tree(params, settings)
     top = np.arange(first, first + rows)
     want = syn1_a.copy()
     want[top] = params.syn1[top] + (syn1_a[top] - params.syn1[top]) / 4

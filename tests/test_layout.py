@@ -19,6 +19,7 @@ LAYERS = [
         "w2v.report",
         "w2v.version",
         "w2v.config",
+        "w2v.losses",
         "w2v.files",
         "w2v.progress",
         "w2v.jitcache",

@@ -14,6 +14,7 @@ from pathlib import Path
 from typing import Any
 
 from w2v.errors import ConfigError
+from w2v.losses import LOSSES, WORD_LOSSES, option
 
 MODELS = ("skipgram", "cbow")
 TREES = ("huffman", "balanced")
@@ -83,7 +84,7 @@ class TrainConfig:
 
     def resolved(self) -> "TrainConfig":
         """A copy with every ``None`` default filled in, validated (ConfigError if not)."""
-        others = self.hs or self.nce or self.sampled_softmax or self.softmax
+        others = any(getattr(self, loss.setting) for loss in LOSSES.values() if loss.setting != "negative")
         negative = self.negative if self.negative is not None else (0 if others else 5)
         alpha = self.alpha if self.alpha is not None else (0.05 if self.model == "cbow" else 0.025)
         threads = self.threads if self.threads is not None else (os.cpu_count() or 1)
@@ -173,19 +174,16 @@ class TrainConfig:
 
     @property
     def output_loss(self) -> str | None:
-        """The loss of the word output vectors (``syn1neg``): "ns", "nce",
-        "sampled_softmax", "softmax", or None (hierarchical softmax alone)."""
-        for name, on in (("ns", self.negative), ("nce", self.nce), ("sampled_softmax", self.sampled_softmax)):
-            if on:
-                return name
-        return "softmax" if self.softmax else None
+        """The loss of the word output vectors (``syn1neg``), a name of
+        ``losses.WORD_LOSSES`` ("ns", "nce", "sampled_softmax" or "softmax"), or None
+        (hierarchical softmax alone)."""
+        return next((loss.name for loss in WORD_LOSSES if getattr(self, loss.setting)), None)
 
     @property
     def samples(self) -> int:
         """Noise words or candidates the output loss draws per example (0 for none)."""
-        return {"ns": self.negative, "nce": self.nce, "sampled_softmax": self.sampled_softmax}.get(
-            self.output_loss or "", 0
-        ) or 0
+        loss = LOSSES.get(self.output_loss or "")
+        return (getattr(self, loss.setting) or 0) if loss and loss.draws else 0
 
     def validate_losses(self) -> None:
         """ConfigError for no loss, two losses of the word output vectors, or a
@@ -194,12 +192,12 @@ class TrainConfig:
             value = getattr(self, name)
             if not isinstance(value, int) or not 0 <= value <= MAX_COUNT:
                 raise ConfigError(f"{name} must be 0 (off) or a positive integer, not {value!r}")
-        losses = {"negative": self.negative, "nce": self.nce, "sampled_softmax": self.sampled_softmax}
-        chosen = [name for name, on in {**losses, "softmax": self.softmax}.items() if on]
+        chosen = [loss for loss in WORD_LOSSES if getattr(self, loss.setting)]
         if len(chosen) > 1:
-            flags = " and ".join(f"--{name.replace('_', '-')}" for name in chosen)
+            flags = " and ".join(option(loss) for loss in chosen)
+            names = " and ".join(loss.setting for loss in chosen)
             raise ConfigError(
-                f"{' and '.join(chosen)} exclude each other: choose one loss for the output vectors",
+                f"{names} exclude each other: choose one loss for the output vectors",
                 f"{flags} exclude each other: choose one loss for the output vectors",
             )
         if not chosen and not self.hs:

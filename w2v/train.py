@@ -30,6 +30,7 @@ from w2v.engine.state import TrainState, checkpoint_lock, checkpoint_path
 from w2v.engine.weights import Model, carry_weights
 from w2v.engine.workers import Progress, run_epochs, stream_offsets
 from w2v.errors import ConfigError, CorpusError, plural
+from w2v.losses import LOSSES
 from w2v.progress import Steps, note, reading
 from w2v.report import TrainReport
 from w2v.vectorio.as_fasttext import save_as_fasttext
@@ -68,7 +69,7 @@ SOFTMAX_NOTED_ABOVE = 5_000  # a full softmax over more words than this gets a n
 SOFTMAX_FLOPS = 10e9  # what a thread does of a full softmax's updates, a second, for that note
 # fixed by a model's weights: continued training keeps them
 STRUCTURE = (
-    *("model", "dim", "hs", "tree", "negative", "nce", "sampled_softmax", "softmax", "ns_exponent", "cbow_mean"),
+    *("model", "dim", *(loss.setting for loss in LOSSES.values()), "tree", "ns_exponent", "cbow_mean"),
     *("subwords", "minn", "maxn", "bucket"),
 )
 

@@ -93,6 +93,7 @@ from w2v.engine.jit import (
     stack_matrix,
     unmanaged,
 )
+from w2v.losses import LOSSES, NO_WORD_LOSS
 
 LCG_MUL = np.uint64(25214903917)
 LCG_ADD = np.uint64(11)
@@ -100,8 +101,8 @@ HS_MAX_EXP = 6.0  # word2vec.c's MAX_EXP: hierarchical softmax skips nodes with 
 CHUNK = 16  # skip-gram takes at most this many of a window's context words at once
 TOP_NODES = 15  # the tree rows nearest the root (4 levels) that a batch trains in a copy of its own
 UNITS = MAX_CODE_LENGTH * CHUNK  # (output unit, input) pairs of one loss call at most: a path's nodes x a chunk
-NS, NCE, SAMPLED_SOFTMAX, SOFTMAX = 0, 1, 2, 3  # the loss of the word output vectors (``kind``)
-LOSS_KINDS = {"ns": NS, "nce": NCE, "sampled_softmax": SAMPLED_SOFTMAX, "softmax": SOFTMAX, None: NS}
+# ``Settings.kind``: the loss of the word output vectors, by its code in ``losses.LOSSES``
+NS, NCE, SAMPLED_SOFTMAX, SOFTMAX = (LOSSES[name].code for name in ("ns", "nce", "sampled_softmax", "softmax"))
 
 
 class Settings(NamedTuple):
@@ -111,7 +112,9 @@ class Settings(NamedTuple):
     samples: int  # noise words or candidates per centre word (``draw_candidates``)
     cbow: bool  # CBOW, else skip-gram (``window_loss``)
     cbow_mean: bool  # CBOW's input: the mean of the context words' input vectors, else their sum
-    kind: int = NS  # the loss of ``tables.syn1neg``: NS, NCE, SAMPLED_SOFTMAX or SOFTMAX
+    hs: bool  # hierarchical softmax: ``tables.syn1`` trained along the target's path
+    kind: int  # the loss of ``tables.syn1neg``: NS, NCE, SAMPLED_SOFTMAX, SOFTMAX or NO_WORD_LOSS (none)
+    subwords: bool  # a word's input is the mean of its rows ``tables.subword_rows`` (``InputRows``)
     beta: float = 0.0  # the full softmax's self-normalisation weight (``softmax_loss``)
     sharers: int = 1  # threads training the weights at once, T (``top_of_tree``)
 
@@ -120,8 +123,9 @@ class Settings(NamedTuple):
         """The settings of a run of ``config`` (resolved) with ``sharers`` threads at
         once, each of one type whatever the config holds, so that every run calls
         the one compiled kernel."""
-        cbow, kind = config.model == "cbow", LOSS_KINDS[config.output_loss]
-        return cls(config.window, config.samples, cbow, bool(config.cbow_mean), kind, float(config.self_norm), sharers)
+        kind = LOSSES[config.output_loss].code if config.output_loss else NO_WORD_LOSS
+        modes = (config.model == "cbow", bool(config.cbow_mean), bool(config.hs), kind, bool(config.subwords))
+        return cls(config.window, config.samples, *modes, float(config.self_norm), sharers)
 
 
 class Scratch(NamedTuple):
@@ -556,15 +560,16 @@ def hierarchical_softmax(buffers, count, target, tables, top, alpha, dim):
 
 
 @jit_inline
-def top_of_tree(tables):
+def top_of_tree(tables, settings):
     """The rows of ``tables.syn1`` that a batch trains in a copy of its own: (the
     first, how many). They are the ``TOP_NODES`` nodes nearest the root, written for
     every centre word whatever the word, so that two threads writing them in the
     shared matrix would pass their cache lines back and forth for every word. Both
     trees number these nodes as one run of rows at the root's end: the Huffman tree
     creates its nodes from the rarest up (the root last, row V - 2), the balanced
-    tree in heap order (the root first, row 0). On every path they are a prefix."""
-    if tables.path_nodes.shape[0] == 0:
+    tree in heap order (the root first, row 0). On every path they are a prefix.
+    None without hierarchical softmax, or for a tree of one word (no paths)."""
+    if not settings.hs or tables.path_nodes.shape[0] == 0:
         return 0, 0
     rows = min(TOP_NODES, tables.syn1.shape[0])
     return (0 if tables.path_nodes[0] == 0 else tables.syn1.shape[0] - rows), rows
@@ -659,15 +664,15 @@ def softmax_loss(buffers, count, units, target_pos, beta, alpha, dim):
 @jit_inline
 def output_loss(buffers, count, window, outputs, settings, alpha, dim):
     """The losses that are on for ``count`` inputs predicting ``window.target``:
-    hierarchical softmax if ``outputs.tables.syn1`` has rows, and the loss of the word
-    output vectors ``outputs.tables.syn1neg`` if it has rows: ``settings.kind``, on
-    the drawn candidates ``window.draws``, or for the full softmax on
-    ``outputs.softmax`` with ``settings.beta``. Returns the loss (nats)."""
+    hierarchical softmax (``settings.hs``), and the loss of the word output vectors
+    ``outputs.tables.syn1neg``, ``settings.kind`` (unless NO_WORD_LOSS): on the drawn
+    candidates ``window.draws``, or for the full softmax on ``outputs.softmax`` with
+    ``settings.beta``. Returns the loss (nats)."""
     tables, target, draws = outputs.tables, window.target, window.draws
     loss = 0.0
-    if tables.syn1.shape[0] > 0:
+    if settings.hs:
         loss += hierarchical_softmax(buffers, count, target, tables, outputs.top, alpha, dim)
-    if tables.syn1neg.shape[0] > 0:
+    if settings.kind != NO_WORD_LOSS:
         if settings.kind in (SOFTMAX, SAMPLED_SOFTMAX):
             if settings.kind == SOFTMAX:
                 units, target_pos, beta = outputs.softmax, target, settings.beta
@@ -692,7 +697,7 @@ def window_inputs(sources, chunk, settings, buffers, dim):
     for i in range(count):
         members = chunk if settings.cbow else chunk[i : i + 1]
         rows = members.shape[0]
-        if sizes.shape[0] > 0:
+        if settings.subwords:
             rows = 0
             for c in range(members.shape[0]):
                 rows += sizes[members[c]]
@@ -770,7 +775,7 @@ def advance_reach(syn0, tables, reach, sentence, pos, settings, dim):
     one of them leaves and enters again each ``CHUNK`` centre words, so that no
     input is more than ``CHUNK`` windows old."""
     span, length, window = reach.sizes.shape[0], sentence.shape[0], settings.window
-    if span == 0 or not settings.cbow:
+    if not settings.subwords or not settings.cbow:
         return
     if pos == 0:
         for p in range(min(window, length)):
@@ -789,7 +794,7 @@ def advance_reach(syn0, tables, reach, sentence, pos, settings, dim):
 def empty_reach(syn0, tables, reach, sentence, settings, dim):
     """CBOW with subwords: at a sentence's end, the positions still in reach leave it."""
     span, length = reach.sizes.shape[0], sentence.shape[0]
-    if span == 0 or not settings.cbow:
+    if not settings.subwords or not settings.cbow:
         return
     for p in range(max(length - settings.window - 1, 0), length):
         leave_reach(syn0, tables, reach, p % span, dim)
@@ -812,7 +817,7 @@ def window_loss(syn0, sources, window, outputs, settings, buffers, alpha, dim):
     With subwords, each chunk's context words come into the reach before it and
     leave after it. CBOW's window is one example. Returns the loss (nats)."""
     contexts, tables = window.contexts, outputs.tables
-    fresh = sources.words.shape[0] > 0 and not settings.cbow  # skip-gram with subwords
+    fresh = settings.subwords and not settings.cbow  # skip-gram with subwords
     loss = 0.0
     together = contexts.shape[0] if settings.cbow else CHUNK  # context words per update
     for first in range(0, contexts.shape[0], together):
@@ -847,21 +852,22 @@ def subsampled_sentence(tokens, start, keep_prob, sentence, state):
 
 
 @jit_inline
-def prefetch_next(syn0, tables, sentence, pos, length, window, dim):
+def prefetch_next(syn0, tables, sentence, pos, settings, dim):
     """Start loading the rows the centre word after ``pos`` will bring into play: the
     context row entering the window, its output row and its Huffman path."""
+    length = sentence.shape[0]
     if pos + 1 >= length:
         return
-    entering = sentence[min(pos + window + 1, length - 1)]
-    if tables.subword_offsets.shape[0] > 0:
+    entering = sentence[min(pos + settings.window + 1, length - 1)]
+    if settings.subwords:
         for j in range(tables.subword_offsets[entering], tables.subword_offsets[entering + 1]):
             prefetch_row(syn0, tables.subword_rows[j], dim)
     else:
         prefetch_row(syn0, entering, dim)
     following = sentence[pos + 1]
-    if tables.syn1neg.shape[0] > 0:
+    if settings.kind != NO_WORD_LOSS:
         prefetch_row(tables.syn1neg, following, dim)
-    if tables.syn1.shape[0] > 0:
+    if settings.hs:
         for j in range(tables.path_offsets[following], tables.path_offsets[following + 1]):
             prefetch_row(tables.syn1, tables.path_nodes[j], dim)
 
@@ -873,9 +879,9 @@ def output_rows(tables, target, drawn, settings):
     target and the noise words kept) or, for the full softmax, every word. Each
     costs a dot product, the input's gradient and the row's update: 6 D flops."""
     rows = 0
-    if tables.syn1.shape[0] > 0:
+    if settings.hs:
         rows += tables.path_offsets[target + 1] - tables.path_offsets[target]
-    if tables.syn1neg.shape[0] > 0:
+    if settings.kind != NO_WORD_LOSS:
         rows += tables.syn1neg.shape[0] if settings.kind == SOFTMAX else drawn
     return rows
 
@@ -898,18 +904,18 @@ def train_sentence(sentence, syn0, sources, kit, tally, state):
         state = lcg_next(state)
         reach = window - np.int64((state >> np.uint64(16)) % np.uint64(window))
         lo, hi, target = max(pos - reach, 0), min(pos + reach + 1, length), sentence[pos]
-        prefetch_next(syn0, tables, sentence, pos, length, window, dim)
+        prefetch_next(syn0, tables, sentence, pos, settings, dim)
         if hi - lo < 2:
             continue  # no context
-        if tables.syn1neg.shape[0] > 0:  # drawn first, so that their rows load while the inputs are formed
+        if settings.kind != NO_WORD_LOSS:  # drawn first, so that their rows load while the inputs are formed
             n, state = draw_candidates(kit.candidates, kit.offsets, target, settings, log_k, state, tables)
             for d in range(1, n):
                 prefetch_row(tables.syn1neg, kit.candidates[d], dim)
         count = 0
         for c in range(lo, hi):
             if c != pos:
-                kit.contexts[count] = sentence[c] if span == 0 else c % span
-                if span > 0 and not settings.cbow:  # skip-gram's come into the reach in ``window_loss``
+                kit.contexts[count] = c % span if settings.subwords else sentence[c]
+                if settings.subwords and not settings.cbow:  # skip-gram's come into the reach in ``window_loss``
                     sources.words[c % span] = sentence[c]
                 count += 1
         draws = Units(tables.syn1neg, kit.candidates[:n], kit.labels[:n], kit.offsets[:n])
@@ -956,7 +962,7 @@ def train_batch(tokens, syn0, tables, keep_prob, settings, alpha, seed):
     window, samples = settings.window, settings.samples
     state, alpha = np.uint64(seed), np.float32(alpha)
     vocab = tables.syn1neg.shape[0] if settings.kind == SOFTMAX else 0
-    span = 2 * window + 1 if tables.subword_offsets.shape[0] > 0 else 0  # positions in reach, with subwords
+    span = 2 * window + 1 if settings.subwords else 0  # positions in reach, with subwords
     owned = (  # the heap scratch buffers, used through unmanaged views
         scratch(tokens.shape[0], np.int32),  # a sentence after subsampling
         scratch(2 * window, np.int32),  # a window's context words
@@ -980,7 +986,7 @@ def train_batch(tokens, syn0, tables, keep_prob, settings, alpha, seed):
     inputs, grads = stack_matrix(CHUNK, stride), stack_matrix(CHUNK, stride)  # skip-gram's rows (CBOW: row 0)
     pairs = stack_matrix(2, UNITS)  # (unit, input) pairs' logits then steps; labels
     buffers = Scratch(inputs, grads, pairs, table)
-    first_top, top_count = top_of_tree(tables) if settings.sharers > 1 else (0, 0)
+    first_top, top_count = top_of_tree(tables, settings) if settings.sharers > 1 else (0, 0)
     weight = np.float32(1.0 / settings.sharers)
     copy, start = stack_matrix(TOP_NODES, stride)[:top_count], stack_matrix(TOP_NODES, stride)[:top_count]
     copy_top(tables.syn1, first_top, copy, start, dim)
@@ -988,7 +994,7 @@ def train_batch(tokens, syn0, tables, keep_prob, settings, alpha, seed):
     outputs = Outputs(tables, top, Units(tables.syn1neg, all_rows, None, no_offsets))
     values, moves = reach_values.reshape((span, stride)), reach_moves.reshape((span, stride))
     no_reach = InputRows(syn0, reach_sizes, syn0, reach_words)  # words alone: syn0 by id
-    sources = InputRows(values, reach_sizes, moves, reach_words) if span > 0 else no_reach
+    sources = InputRows(values, reach_sizes, moves, reach_words) if settings.subwords else no_reach
     kit = WindowKit(contexts, candidates, labels, offsets, outputs, settings, buffers, alpha)
     loss, tally, i = 0.0, np.zeros(3, dtype=np.int64), 0
     while i < tokens.shape[0]:

@@ -48,6 +48,7 @@ from w2v.engine.sampling import EVERY_PREDICTION, Sample, Sampling, TwoPhase
 from w2v.engine.state import TrainState
 from w2v.engine.weights import path_tables, subword_tables
 from w2v.errors import CorpusError, FormatError
+from w2v.losses import LOSSES
 
 BLOCK_VALUES = 1 << 20  # floats held at once in a temporary matrix (4 MiB)
 INPUT_BLOCK_WORDS = 4096  # words whose subword rows are gathered at once (``WordInputs``)
@@ -62,7 +63,7 @@ SIGMA_FLOOR = -15.0  # below it sigma(a) = exp(a) (1 - 3e-7): negative sampling'
 class Score:
     """The held-out figures of one loss of a model (bits per predicted word)."""
 
-    loss: str  # "hs", or the word output vectors': "ns", "nce", "sampled_softmax", "softmax"
+    loss: str  # a name of ``losses.LOSSES``: "hs", or the word output vectors' ("ns", "nce", ...)
     pairs: int  # predictions scored
     oov_tokens: int  # corpus tokens outside the vocabulary, dropped
     bits_per_word: float  # the loss's own distribution (negative sampling: the implied one)
@@ -402,7 +403,7 @@ class NoiseScorer:
         self.syn0, self.out = inputs.means, state.syn1neg
         self.log_q = state.vocab.log_noise_distribution(state.config.ns_exponent)
         self.cache = np.full((2, len(state.vocab)), np.nan)  # per input word: log Z, log Z_ns
-        self.implied = state.config.output_loss == "ns"
+        self.implied = LOSSES[state.config.output_loss or "hs"].scored == "implied"
         draws = float(state.config.negative or 0)  # k, above 0 for negative sampling
         self.offsets = np.log(draws) + self.log_q if self.implied else None  # log(k q_w)
         self.plain = diagnostics or not self.implied  # softmax(s): the own distribution, or a diagnostic

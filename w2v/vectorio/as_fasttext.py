@@ -39,6 +39,7 @@ from w2v.config import TrainConfig
 from w2v.corpus.ngrams import NgramSettings
 from w2v.corpus.vocab import decode_word
 from w2v.engine.state import TrainState
+from w2v.losses import LOSSES
 from w2v.vectorio.fasttext import FastTextModel, FastTextSettings, save_fasttext
 
 MAX_INT32 = 2**31 - 1  # fastText's arguments are int32
@@ -47,10 +48,7 @@ MAX_INT32 = 2**31 - 1  # fastText's arguments are int32
 def fasttext_loss(config: TrainConfig) -> str:
     """fastText's loss ("hs", "ns" or "softmax") standing for ``config``'s (see the
     module's docstring)."""
-    output = config.output_loss  # None: hierarchical softmax alone
-    if output is None:
-        return "hs"
-    return "softmax" if output == "softmax" else "ns"
+    return LOSSES[config.output_loss or "hs"].fasttext  # None: hierarchical softmax alone
 
 
 def fasttext_settings(config: TrainConfig) -> FastTextSettings:
