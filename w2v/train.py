@@ -14,6 +14,7 @@ import time
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
+from typing import NamedTuple
 
 import numpy as np
 
@@ -98,45 +99,78 @@ def train(
 ) -> Vectors:
     """Train word vectors on ``corpus`` and return them.
 
-    ``corpus``: a file path, URL or ``-`` (stdin), a list of those, or an iterable of
-    tokenised sentences. ``settings``: any field of ``TrainConfig`` (``model``,
-    ``dim``, ``window``, ``negative``, ``hs``, ``sample``, ``epochs``, ...); gensim's
-    names for them (``vector_size``, ``sg``, ``workers``...) raise ConfigError naming
-    w2v's. ``progress``: bars (or, off a terminal, lines) on stderr while the corpus
-    is read and while training, and a note when the kernels are compiled.
-    ``on_epoch_end(epoch, mean_loss)`` is called after each epoch.
-    ``on_progress(words_done, total_words, alpha, loss)`` is called from the calling
-    thread about every 0.2 s during training and once at the end (when
-    ``words_done == total_words``): words trained so far over all epochs, the total
-    to train (corpus words times epochs), the current learning rate and the mean
-    loss of the current epoch so far (nats, nan before any example). The result's
-    ``report`` holds the per-epoch loss and timings.
+    Parameters
+    ----------
+    corpus : str, list of str, or iterable of list of str
+        A file path, URL or ``-`` (stdin), a list of those, or tokenised sentences.
+    read_vocab : str, optional
+        A vocabulary file (``word count`` lines) to train with instead of counting.
+    save_vocab : str, optional
+        Write the run's vocabulary there (word2vec.c's ``-save-vocab``).
+    progress : bool
+        Bars (or, off a terminal, lines) on stderr while the corpus is read and while
+        training, and a note when the kernels are compiled.
+    on_epoch_end : callable, optional
+        ``on_epoch_end(epoch, mean_loss)`` after each epoch; with ``heldout``, given
+        the held-out bits per word (and its standard error) as a third (and fourth)
+        argument when it takes them.
+    on_progress : callable, optional
+        ``on_progress(words_done, total_words, alpha, loss)``, from the calling thread
+        about every 0.2 s during training and once at the end (``words_done ==
+        total_words``): words trained over all epochs, corpus words times epochs, the
+        learning rate and the current epoch's mean loss so far (nats, nan before any
+        example).
+    checkpoint : str, optional
+        A folder where the whole training state is saved after each epoch, every
+        ``checkpoint_every`` minutes and when interrupted, replacing the previous one
+        only once complete (``w2v.engine.state`` has the format); one run at a time
+        holds the folder (a second fails at once, with ConfigError).
+    checkpoint_every : float, optional
+        Minutes between checkpoints within an epoch.
+    resume : str, optional
+        A checkpoint folder (or file) to continue from, on the same corpus,
+        checkpointing on there; its settings apply (only ``threads`` may change), and
+        with one thread the result is byte-identical to an uninterrupted run.
+    init_model : str, optional
+        Start from a model file's weights and vocabulary (its ``STRUCTURE`` settings
+        apply) and train on ``corpus``.
+    update_vocab : bool
+        With ``init_model``: add the corpus' words seen at least ``min_count`` times.
+    save_model : str, optional
+        Write the final state as a model file (``.npz``: ``w2v score``, ``init_model``).
+    save_fasttext : str, optional
+        Write it as fastText's ``.bin`` (``vectorio.as_fasttext``): fastText and gensim
+        read w2v's vectors from it, for words never seen too with ``subwords``.
+    heldout : str, list of str, or iterable of list of str, optional
+        A corpus (as ``corpus``), checked before ``corpus`` is read, scored after each
+        epoch (``w2v.engine.scoring``: bits per predicted word of the model's first
+        loss) into ``report.epoch_heldout`` and ``report.epoch_heldout_se``.
+    heldout_pairs : int or None
+        The held-out predictions sampled (None: every one).
+    heldout_normalised : int or None
+        Of those, how many are normalised over the vocabulary (None: every one).
+    notes : dict, optional
+        JSON-able notes stored in checkpoints.
+    cluster : str, optional
+        Train on a Dask cluster (``local:N``, a scheduler's address or file;
+        ``w2v.cluster.connect``), whose workers read ``corpus`` (files or URLs)
+        themselves; ``threads`` is then each worker's.
+    **settings
+        Any field of ``TrainConfig`` (``model``, ``dim``, ``window``, ``negative``,
+        ``hs``, ``sample``, ``epochs``, ...); gensim's names for them (``vector_size``,
+        ``sg``, ``workers``, ...) raise ConfigError naming w2v's.
 
-    Long runs (see ``w2v.engine.state`` for the file format):
-    ``checkpoint``: a folder where the whole training state is saved after each
-    epoch, every ``checkpoint_every`` minutes and when interrupted (KeyboardInterrupt
-    or another exception in the calling thread), replacing the previous one only
-    once complete; one run at a time holds the folder (a second fails at once, with
-    ConfigError). ``resume``: such a folder (or file) to continue from, on the same
-    corpus, checkpointing on there; the settings are the checkpoint's (only
-    ``threads`` may change) and with one thread the result is byte-identical to an
-    uninterrupted run.
-    ``save_model``: write the final state as a model file; ``save_fasttext``: as a
-    fastText ``.bin`` (``vectorio.as_fasttext``: fastText and gensim read w2v's vectors
-    from it, for words never seen too with ``subwords``). ``init_model``: start
-    from a model file's weights and vocabulary (its ``STRUCTURE`` settings apply)
-    and train on ``corpus``; ``update_vocab`` adds the corpus' words seen at least
-    ``min_count`` times. ``notes``: a JSON-able dict stored in checkpoints.
-    ``heldout``: a corpus (as ``corpus``) to score after each epoch (``w2v.engine.scoring``:
-    bits per predicted word of the model's first loss, on a sample of
-    ``heldout_pairs`` predictions, all if None, of which ``heldout_normalised`` are
-    normalised over the vocabulary, all if None), in ``report.epoch_heldout`` (its
-    standard error in ``report.epoch_heldout_se``) and given to ``on_epoch_end`` as a
-    third (and fourth) argument when it takes them; the held-out corpus is checked
-    before ``corpus`` is read.
-    ``cluster``: train on a Dask cluster (``local:N``, a scheduler's address or file;
-    ``w2v.cluster.connect``), whose workers read ``corpus`` (files or URLs) themselves
-    (``w2v.cluster.training``); ``threads`` is then the threads of each worker.
+    Returns
+    -------
+    Vectors
+        The word vectors; their ``report`` (``TrainReport``) holds the per-epoch loss
+        and the timings.
+
+    Raises
+    ------
+    W2VError
+        ConfigError for settings, CorpusError for a corpus, FormatError for a file,
+        each with a one-line message.
     """
     start = time.perf_counter()
     check_setting_names(settings)
@@ -150,12 +184,7 @@ def train(
     check_heldout(heldout)
     sampling = Sampling(heldout_pairs, heldout_normalised, seed=config.seed)
     outputs = Outputs(checkpoint, save_vocab, save_model, save_fasttext, heldout, sampling)
-    if resume is not None and base is not None and bool(base.replicas) != (cluster is not None):
-        raise ConfigError(
-            f"{resume} was checkpointed on a cluster: resume it with cluster=ADDRESS (--cluster)"
-            if cluster is None
-            else f"{resume} was checkpointed in one process: resume it without a cluster"
-        )
+    check_same_place(resume, base, cluster)
     if cluster is not None:
         from w2v.cluster.training import ClusterPlan
 
@@ -165,23 +194,56 @@ def train(
             vocabulary=read_vocab or init_model,
         )  # fmt: skip
         return train_on(cluster, corpus, config, plan, hooks, outputs, settings, start)
+    here = HerePlan(config, base, choose, resume, notes or {}, read_vocab or init_model or resume, start)
+    return train_here(corpus, here, hooks, outputs)
+
+
+def check_same_place(resume: str | None, base: TrainState | None, cluster: str | None) -> None:
+    """ConfigError for resuming on a cluster a run checkpointed in one process, or the
+    other way round."""
+    if resume is None or base is None or bool(base.replicas) == (cluster is not None):
+        return
+    raise ConfigError(
+        f"{resume} was checkpointed on a cluster: resume it with cluster=ADDRESS (--cluster)"
+        if cluster is None
+        else f"{resume} was checkpointed in one process: resume it without a cluster"
+    )
+
+
+class HerePlan(NamedTuple):
+    """A run planned for this process (``plan_run``)."""
+
+    config: TrainConfig  # resolved
+    base: TrainState | None  # the checkpoint resumed or the model continued, if any
+    choose: VocabChooser  # the vocabulary from the corpus' counts
+    resume: str | None  # the checkpoint resumed
+    notes: dict  # stored in checkpoints
+    vocabulary: str | None  # the file the vocabulary comes from, if not the corpus (for messages)
+    start: float  # ``time.perf_counter()`` at the call
+
+
+def train_here(corpus, here: HerePlan, hooks: Hooks, outputs: "Outputs") -> Vectors:
+    """``train`` in this process: the corpus encoded, then the epochs, with the time
+    the kernels take to compile (the first run only) kept out of the reading and
+    training times and reported apart."""
     from w2v.engine.jit import compiling_noted  # Numba: imported by the first run, not by ``import w2v``
 
+    config, start = here.config, here.start
     with (
-        compiling_noted(progress) as compiling,
-        checkpoint_folder(checkpoint),
+        compiling_noted(hooks.show_progress) as compiling,
+        checkpoint_folder(outputs.checkpoint),
         tempfile.TemporaryDirectory(prefix="w2v-") as workdir,
     ):
-        encoded = encode_shown(corpus, config, workdir, choose, progress)
+        encoded = encode_shown(corpus, config, workdir, here.choose, hooks.show_progress)
         return_free_memory()
-        prepare_seconds = time.perf_counter() - start - compiling.seconds  # compiling is reported apart
+        prepare_seconds = time.perf_counter() - start - compiling.seconds
         try:
-            vocabulary = read_vocab or init_model or resume
             words, tokens = encoded.stream.words, encoded.corpus_words
-            check_trainable(words, neighbours=encoded.neighbours, tokens=tokens, vocabulary=vocabulary)
+            check_trainable(words, neighbours=encoded.neighbours, tokens=tokens, vocabulary=here.vocabulary)
             compiled = compiling.seconds
-            report, syn0 = run_training(Run.start(config, encoded, base, resume, notes or {}), hooks, outputs, workdir)
-            report.train_seconds -= compiling.seconds - compiled  # compiling is reported apart
+            run = Run.start(config, encoded, here.base, here.resume, here.notes)
+            report, syn0 = run_training(run, hooks, outputs, workdir)
+            report.train_seconds -= compiling.seconds - compiled
         finally:
             encoded.stream.close()
     report.prepare_seconds, report.seconds = prepare_seconds, time.perf_counter() - start
