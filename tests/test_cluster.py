@@ -83,13 +83,13 @@ def test_training_on_two_workers(topics, tmp_path):
     report = trained.report
     assert report.epoch_loss[-1] < report.epoch_loss[0]
     assert report.train_words == 4 * 4000 * 12
-    assert len(report.rounds) >= 5 and sum(r["words"] for r in report.rounds) == report.train_words
+    assert len(report.rounds) >= 5 and sum(r.words for r in report.rounds) == report.train_words
     # a round ends at the first batch end past 4,000 words, and a worker's batches are exactly 4,000 words
     # (not --batch-words' 10,000, and cut at the 4,000th word of a 12-word line): rounds of 8,000 words but
     # where a worker's epoch ends in a shorter batch (its round then takes the next epoch's first batch too)
-    words = [r["words"] for r in report.rounds]
+    words = [r.words for r in report.rounds]
     assert max(words) < 2 * 2 * 4_000 and words.count(2 * 4_000) >= len(words) // 2
-    assert all(r["bytes_in"] > 0 for r in report.rounds if r["words"] >= 4_000)  # the last may be a lone word
+    assert all(r.bytes_in > 0 for r in report.rounds if r.words >= 4_000)  # the last may be a lone word
     assert topic_margin(trained) > 0.3
     trained.save(tmp_path / "v.bin")
     loaded = KeyedVectors.load_word2vec_format(str(tmp_path / "v.bin"), binary=True)

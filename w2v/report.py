@@ -6,6 +6,19 @@ from dataclasses import asdict, dataclass, field
 
 
 @dataclass
+class RoundLog:
+    """One round of a run on a cluster: words trained (all replicas), bytes sent to and
+    received from the replicas, the longest replica's training time and the whole
+    round's (s)."""
+
+    words: int
+    bytes_out: int
+    bytes_in: int
+    compute_seconds: float
+    seconds: float
+
+
+@dataclass
 class TrainReport:
     """What a training run did: per-epoch mean loss (nats per example), sizes, timing."""
 
@@ -20,7 +33,7 @@ class TrainReport:
     epoch_heldout_se: list[float] = field(default_factory=list)  # their standard errors (sampling)
     compile_seconds: float = 0.0  # compiling kernels not in Numba's cache yet (a first run): 0.0 when all were
     heldout_seconds: float = 0.0  # scoring the held-out text after each epoch (``heldout``)
-    rounds: list[dict] = field(default_factory=list)  # on a cluster: each round's words, bytes and seconds
+    rounds: list[RoundLog] = field(default_factory=list)  # on a cluster: each round's words, bytes and seconds
     workers_lost: int = 0  # on a cluster: replicas started again after their worker was lost
     output_updates: int = 0  # (example, output row) updates trained, 6 x dim flops each (not counted on a cluster)
     row_visits: int = 0  # rows read and written by the kernel (each output row once a chunk, each context row once)

@@ -315,7 +315,7 @@ def train_on(address: str, corpus, config: TrainConfig, plan, hooks: Hooks, outp
     report = TrainReport(
         vocab_size=len(state.vocab), corpus_words=state.corpus_words, train_words=sum(r.words for r in result.rounds),
         seconds=time.perf_counter() - start, train_seconds=sum(r.seconds for r in result.rounds),
-        epoch_loss=result.epoch_loss, rounds=[r.to_dict() for r in result.rounds], workers_lost=result.replaced,
+        epoch_loss=result.epoch_loss, rounds=result.rounds, workers_lost=result.replaced,
     )  # fmt: skip
     report.prepare_seconds = report.seconds - report.train_seconds
     return Vectors([decode_word(w) for w in state.vocab.words], state.syn0, report, counts=state.vocab.counts)

@@ -550,8 +550,8 @@ def echo_summary(vectors, output: str, write_seconds: float) -> None:
     apart = f"{r.compile_seconds:.1f} s compiling the kernels, " if r.compile_seconds else ""
     apart += f"{r.heldout_seconds:.1f} s scoring the held-out text, " if r.heldout_seconds else ""
     if r.rounds:
-        compute = sum(round_["compute_seconds"] for round_ in r.rounds)
-        moved = sum(round_["bytes_out"] + round_["bytes_in"] for round_ in r.rounds) / len(r.rounds)
+        compute = sum(round_.compute_seconds for round_ in r.rounds)
+        moved = sum(round_.bytes_out + round_.bytes_in for round_ in r.rounds) / len(r.rounds)
         apart += (
             f"{plural(len(r.rounds), 'round')} ({moved / 2**20:,.1f} MiB moved a round, "
             f"{100 * compute / max(r.train_seconds, 1e-9):.0f}% of the training time computing"

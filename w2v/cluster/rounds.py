@@ -66,6 +66,7 @@ from w2v.engine.jit import jit_kernel
 from w2v.engine.runloop import Hooks
 from w2v.engine.weights import Model
 from w2v.engine.workers import EpochRunner, JobQueue, Progress, batch_seed, stream_offsets
+from w2v.report import RoundLog
 
 COMBINE_ROWS = 1 << 12  # rows combined at a time: their float64 sums stay in the cache
 
@@ -441,21 +442,6 @@ class Replica:
         """Drop the encoded ids."""
         self.stream.close()
         self.workdir.cleanup()
-
-
-@dataclass
-class RoundLog:
-    """One round: words trained (all replicas), bytes sent to and received from the
-    replicas, the longest replica's training time and the whole round's (s)."""
-
-    words: int
-    bytes_out: int
-    bytes_in: int
-    compute_seconds: float
-    seconds: float
-
-    def to_dict(self) -> dict:
-        return self.__dict__.copy()
 
 
 class Ledger:

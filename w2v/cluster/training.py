@@ -30,7 +30,7 @@ import numpy as np
 
 from w2v.cluster.connect import Cluster, note_idle_workers, parts_with_words, worker_sources
 from w2v.cluster.counting import count_on_cluster, counting_parts
-from w2v.cluster.rounds import Changes, Ledger, Replica, RoundLog, RoundResult
+from w2v.cluster.rounds import Changes, Ledger, Replica, RoundResult
 from w2v.config import TrainConfig
 from w2v.corpus.counting import CountTable, check_not_empty
 from w2v.corpus.idstream import check_trainable
@@ -41,6 +41,7 @@ from w2v.engine.state import TrainState, checkpoint_path
 from w2v.engine.weights import Model
 from w2v.errors import ClusterLost, CorpusError, W2VError
 from w2v.files import is_url
+from w2v.report import RoundLog
 
 MAX_REPLACEMENTS = 8  # lost workers a run survives, in all
 LOST_WORKER = (OSError, TimeoutError)  # what a call to a lost worker raises (Dask's CommClosedError is an OSError)

@@ -429,19 +429,27 @@ class NoiseScorer:
         words, at = np.unique(planned.inputs, return_inverse=True)
         return -self.expansions.log_z(self.syn0[words])[at]
 
-    def parts(self, planned: Planned, hidden: np.ndarray) -> dict[str, tuple]:
-        """(exact part, control variates, -log Z of the normalised) of the loss's own
-        distribution (``own``: for negative sampling the one it implies) and of
-        ``plain`` softmax(s), in nats (``sampling.TwoPhase``)."""
+    def parts(self, planned: Planned, hidden: np.ndarray) -> "dict[str, Parts]":
+        """The ``Parts`` of the loss's own distribution (``own``: for negative sampling
+        the one it implies) and of ``plain`` softmax(s)."""
         scores = np.einsum("ij,ij->i", hidden, self.out[planned.targets]).astype(np.float64)
         log_z, log_z_ns = self.normalisers(planned, hidden)
         proxies = self.proxies(planned, hidden)
-        plain = (scores, proxies, -log_z)
+        plain = Parts(scores, proxies, -log_z)
         if self.offsets is None:
             return {"own": plain, "plain": plain}
         log_sigma = -np.logaddexp(0.0, -(scores + self.offsets[planned.targets]))  # log sigma(s_o + log(K q_o))
-        own = (log_sigma, proxies, -log_z_ns)
+        own = Parts(log_sigma, proxies, -log_z_ns)
         return {"own": own, "plain": plain} if self.plain else {"own": own}
+
+
+class Parts(NamedTuple):
+    """One distribution's log-probabilities of a block of B predictions, in nats, as
+    the two-phase estimator takes them (``sampling.TwoPhase.add``)."""
+
+    exact: np.ndarray  # (B,): the part computed for every prediction (log sigma(.), or s_o)
+    proxies: np.ndarray  # (B, C): control variates of the normaliser (C = 0: none)
+    minus_log_z: np.ndarray  # (B,): -log Z where normalised (0 where the distribution needs none)
 
 
 @dataclass
@@ -505,10 +513,10 @@ def score_plan(
         unigram = log_unigram[planned.targets]
         for column, loss in enumerate(losses):
             normalised = planned.normalised if loss != "hs" else np.ones(len(hidden), dtype=bool)
-            for part, (exact, proxy, z) in loss_parts(loss, planned, hidden, tree if loss == "hs" else noise).items():
-                estimates[loss, part].add(exact, unigram, proxy, normalised, z)
+            for part, parts in loss_parts(loss, planned, hidden, tree if loss == "hs" else noise).items():
+                estimates[loss, part].add(parts.exact, unigram, parts.proxies, normalised, parts.minus_log_z)
                 if part == "own":
-                    full = exact[normalised] + z
+                    full = parts.exact[normalised] + parts.minus_log_z
                     at = planned.sentences[normalised]
                     sentence_logs[:, column] += np.bincount(at, full, minlength=len(sentence_logs))
     unigram_mean = float(plan.census.targets @ log_unigram) / plan.census.predictions
@@ -517,13 +525,15 @@ def score_plan(
     return ScoreResult(scores, sentence_logs[: plan.census.sentences] * LOG2E)
 
 
-def loss_parts(loss: str, planned: Planned, hidden: np.ndarray, scorer: "TreeScorer | NoiseScorer | None") -> dict:
-    """``loss``'s log-probabilities of a block as (exact part, control variate,
-    -log Z of the normalised) per distribution (``own``, and ``plain`` for the
-    word output vectors, scored by a ``NoiseScorer``); hierarchical softmax's,
-    scored by a ``TreeScorer``, are exact, with no normaliser."""
+def loss_parts(
+    loss: str, planned: Planned, hidden: np.ndarray, scorer: "TreeScorer | NoiseScorer | None"
+) -> dict[str, Parts]:
+    """``loss``'s log-probabilities of a block (``Parts``) per distribution (``own``,
+    and ``plain`` for the word output vectors, scored by a ``NoiseScorer``);
+    hierarchical softmax's, scored by a ``TreeScorer``, are exact, with no normaliser."""
     if isinstance(scorer, TreeScorer):
-        return {"own": (scorer.log_probs(hidden, planned.targets), np.zeros((len(hidden), 0)), np.zeros(len(hidden)))}
+        exact = scorer.log_probs(hidden, planned.targets)
+        return {"own": Parts(exact, np.zeros((len(hidden), 0)), np.zeros(len(hidden)))}
     assert isinstance(scorer, NoiseScorer)
     return scorer.parts(planned, hidden)
 

@@ -66,8 +66,11 @@ FORMAT = "w2v-model"
 VERSION = 4  # 2: the losses' settings (tree, nce, ...) in ``config``; 3: sync_words, combine, ``replicas``; 4: momentum
 READABLE_VERSIONS = (1, 2, 3, 4)  # older files lack the later settings: their defaults apply
 CHECKPOINT_FILE = "checkpoint.npz"
-ARRAYS = ("syn0", "syn1", "syn1neg", "vocab_words", "vocab_offsets", "vocab_counts", "epoch_loss", "epoch_examples")
-MOMENTUM = {name: f"momentum_{name}" for name in ARRAYS[:3]}  # by weight: its momentum's array, where saved
+WEIGHTS = ("syn0", "syn1", "syn1neg")  # the weight matrices
+VOCAB_ARRAYS = ("vocab_words", "vocab_offsets", "vocab_counts")  # the vocabulary (``checked_vocab``)
+EPOCH_ARRAYS = ("epoch_loss", "epoch_examples")  # each epoch's summed loss and examples
+ARRAYS = WEIGHTS + VOCAB_ARRAYS + EPOCH_ARRAYS
+MOMENTUM = {name: f"momentum_{name}" for name in WEIGHTS}  # by weight: its momentum's array, where saved
 OUTPUT_MOMENTUM = {"syn1", "syn1neg"}  # the weights whose momentum a checkpoint with momentum holds, at least
 
 
@@ -137,7 +140,7 @@ class TrainState:
             momentum = {name: arrays[key] for name, key in MOMENTUM.items() if key in arrays}
             if momentum and not momentum.keys() >= OUTPUT_MOMENTUM:
                 raise ValueError("the momentum of some weights only")
-            weights_and_losses = {k: arrays[k] for k in ARRAYS[:3] + ARRAYS[6:]}
+            weights_and_losses = {k: arrays[k] for k in WEIGHTS + EPOCH_ARRAYS}
             state = cls(config=config, vocab=vocab, **weights_and_losses, **_meta_fields(meta), momentum=momentum)
             state.check_values()
         except (KeyError, TypeError, ValueError) as err:
@@ -148,14 +151,14 @@ class TrainState:
         """ValueError unless the weights and losses are finite and the progress is one a
         run can be at (0 <= ``jobs_done`` <= batches x epochs): a resumed run would
         write NaN vectors, or skip or repeat batches."""
-        for name in ARRAYS[:3]:
+        for name in WEIGHTS:
             if not all_finite(getattr(self, name)):
                 raise ValueError(f"non-finite weights in {name}")
             if name in self.momentum and not all_finite(self.momentum[name]):
                 raise ValueError(f"non-finite momentum of {name}")
         if not np.isfinite(self.epoch_loss).all() or (self.epoch_examples < 0).any():
             raise ValueError("an epoch's loss or example count is out of range")
-        negative = [key for key in META_FIELDS[1:5] if getattr(self, key) < 0]
+        negative = [key for key in SIZES if getattr(self, key) < 0]
         if negative:
             raise ValueError(f"negative {', '.join(negative)}")
         if not 0 <= self.jobs_done <= self.batches * self.config.epochs:
@@ -284,14 +287,16 @@ def checked_archive(archive: zipfile.ZipFile, path: str) -> tuple[dict, TrainCon
     return meta, config
 
 
-META_FIELDS = ("jobs_done", "batches", "stream_words", "corpus_words", "corpus_digest", "notes", "replicas")
+PROGRESS = ("jobs_done",)  # batches trained over all epochs
+SIZES = ("batches", "stream_words", "corpus_words", "corpus_digest")  # of the corpus as encoded (>= 0)
+META_FIELDS = (*PROGRESS, *SIZES, "notes", "replicas")  # ``replicas``: absent from files of version < 3
 REPLICA_FIELDS = {"parts": list, "jobs_done": int, "batches": int, "words": int, "digest": int}
 
 
 def _meta_fields(meta: dict) -> dict:
-    values = {key: meta[key] for key in META_FIELDS[:-1]}
+    values = {key: meta[key] for key in (*PROGRESS, *SIZES, "notes")}
     values["replicas"] = meta.get("replicas", [])
-    if not isinstance(values["notes"], dict) or not all(isinstance(values[k], int) for k in META_FIELDS[:-2]):
+    if not isinstance(values["notes"], dict) or not all(isinstance(values[k], int) for k in PROGRESS + SIZES):
         raise ValueError("bad progress fields")
     replicas = values["replicas"]
     if not isinstance(replicas, list) or not all(

@@ -198,8 +198,13 @@ class Model:
         syn0, syn1, syn1neg = weights if weights is not None else fresh_weights(len(vocab), config)
         nodes, labels, offsets = path_tables(vocab, config)
         log_q = np.maximum(vocab.log_noise_distribution(config.ns_exponent), FLOAT32_LOWEST).astype(np.float32)
-        alias = vocab.alias_table(config.ns_exponent)
-        tables = Tables(syn1, syn1neg, nodes, labels, offsets, *alias, log_q, *subword_tables(vocab, config))
+        alias_prob, alias_idx = vocab.alias_table(config.ns_exponent)
+        subword_rows, subword_offsets = subword_tables(vocab, config)
+        tables = Tables(
+            syn1=syn1, syn1neg=syn1neg, path_nodes=nodes, path_labels=labels, path_offsets=offsets,
+            alias_prob=alias_prob, alias_idx=alias_idx, log_q=log_q,
+            subword_rows=subword_rows, subword_offsets=subword_offsets,
+        )  # fmt: skip
         return cls(syn0, tables, vocab.keep_probabilities(config.sample))
 
     def check_diverged(self, epoch: int, alpha: float) -> None:
