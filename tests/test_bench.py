@@ -1,6 +1,7 @@
 """The measuring tools in scripts/: ``bench.py`` (w2v alone, one model, one epoch, on a
-300 KB slice), ``ab_kernels.py`` (this checkout against itself on the sample corpus),
-``ab_quality.py``'s table and ``profile_kernel.py``'s loop attribution."""
+300 KB slice; its report made again from its JSON), ``ab_kernels.py`` (this checkout
+against itself on the sample corpus), ``ab_quality.py``'s table and ``profile_kernel.py``'s
+loop attribution."""
 
 import gzip
 import json
@@ -17,25 +18,40 @@ ROOT = Path(__file__).resolve().parents[1]
 SLICE_BYTES = 300_000
 
 
-@pytest.fixture
-def corpus(tmp_path: Path) -> Path:
-    """The first 300 KB of the sample corpus, cut at a word boundary."""
+def slice_of_sample(folder: Path) -> Path:
+    """The first 300 KB of the sample corpus, cut at a word boundary, in ``folder``."""
     with gzip.open(ROOT / "data/sample.txt.gz", "rb") as stream:
         head = stream.read(SLICE_BYTES)
-    path = tmp_path / "slice.txt"
+    path = folder / "slice.txt"
     path.write_bytes(head[: head.rfind(b" ")])
     return path
 
 
-def test_bench_w2v_smoke(corpus: Path, tmp_path: Path) -> None:
+@pytest.fixture
+def corpus(tmp_path: Path) -> Path:
+    """The slice of the sample corpus in the test's own folder."""
+    return slice_of_sample(tmp_path)
+
+
+@pytest.fixture(scope="module")
+def w2v_bench(tmp_path_factory) -> Path:
+    """The folder the script ran in once: w2v alone, skip-gram NS, one epoch, on the slice,
+    writing into bench-results/ by default."""
+    folder = tmp_path_factory.mktemp("bench")
+    corpus = slice_of_sample(folder)
+    command = [sys.executable, str(ROOT / "scripts/bench.py"), "--systems", "w2v", "--combos", "sg-ns",
+               "--epochs", "1", "--corpus", str(corpus), "--workdir", str(folder / "work")]  # fmt: skip
+    done = subprocess.run(command, capture_output=True, text=True, timeout=300, cwd=folder)
+    assert done.returncode == 0, done.stderr
+    return folder
+
+
+def test_bench_w2v_smoke(w2v_bench: Path) -> None:
     """The script runs w2v and writes, into bench-results/ under the folder it runs in by
     default (never docs/), a Markdown report, the JSON of its runs beside it and, where
     matplotlib is installed, a plot in img/; the report's commands name no folder of
     this machine."""
-    command = [sys.executable, str(ROOT / "scripts/bench.py"), "--systems", "w2v", "--combos", "sg-ns",
-               "--epochs", "1", "--corpus", str(corpus), "--workdir", str(tmp_path / "work")]  # fmt: skip
-    done = subprocess.run(command, capture_output=True, text=True, timeout=300, cwd=tmp_path)
-    assert done.returncode == 0, done.stderr
+    tmp_path = w2v_bench
     out = tmp_path / "bench-results"
     runs = json.loads((out / "benchmarks.json").read_text())["runs"]
     assert [(r["system"], r["combo"]) for r in runs] == [("w2v", "sg-ns")]
@@ -54,6 +70,53 @@ def test_bench_w2v_smoke(corpus: Path, tmp_path: Path) -> None:
     assert roofs[0]["sgemm_gflops"] > 0 and roofs[0]["row_updates_per_s"] > 0
     assert "| skip-gram+NS | " in report[report.index("## Roofline (w2v)") :]
     assert not list((tmp_path / "work").glob("*.report.json"))  # dropped with the vectors
+
+
+def report_only(path: str, *options: str, cwd: Path) -> subprocess.CompletedProcess:
+    command = [sys.executable, str(ROOT / "scripts/bench.py"), "--report-only", path, *options]
+    return subprocess.run(command, capture_output=True, text=True, timeout=120, cwd=cwd)
+
+
+def test_report_only_makes_the_runs_report_again_from_its_json(w2v_bench: Path, tmp_path: Path) -> None:
+    """--report-only NAME.json runs nothing and writes, beside the JSON (here a copy of a
+    run's), the report the run wrote, the same to the byte, and the plot where matplotlib is
+    installed; the JSON is left as it was."""
+    out, again = w2v_bench / "bench-results", tmp_path / "again"
+    again.mkdir()
+    raw = (out / "benchmarks.json").read_bytes()
+    (again / "benchmarks.json").write_bytes(raw)
+    done = report_only(str(again / "benchmarks.json"), cwd=tmp_path)
+    assert done.returncode == 0, done.stderr
+    assert done.stderr == f"bench: wrote {again / 'benchmarks.md'}\n"  # and no run's lines
+    assert (again / "benchmarks.md").read_text() == (out / "benchmarks.md").read_text()
+    assert (again / "img/benchmarks.png").is_file() == (out / "img/benchmarks.png").is_file()
+    assert (again / "benchmarks.json").read_bytes() == raw
+
+
+def test_report_only_refuses_what_is_not_a_runs_json(tmp_path: Path) -> None:
+    """A file that is not a run's NAME.json, or one more option, gets one line on stderr and
+    a non-zero exit status, and nothing is written."""
+    (tmp_path / "notes.md").write_text("# notes\n")
+    (tmp_path / "broken.json").write_text('{"command": ')
+    (tmp_path / "other.json").write_text('{"runs": []}\n')
+    (tmp_path / "runs.json").write_text('{"command": "c", "date": "d", "machine": {}, "corpus": "c.txt", '
+                                        '"corpus_tokens": 1, "settings": {"threads": 2}, "scorer": "s", "runs": [], '
+                                        '"startup": null, "roofs": [], "notes": []}\n')  # fmt: skip
+    expected = {
+        "notes.md": "bench: --report-only takes the NAME.json a run wrote, not ",
+        "missing.json": "bench: cannot read ",
+        "broken.json": "bench: " + str(tmp_path / "broken.json") + " is not JSON: ",
+        "other.json": "bench: " + str(tmp_path / "other.json") + " is not a benchmark's JSON (KeyError: 'command')",
+        "runs.json": "bench: " + str(tmp_path / "runs.json") + " is not a benchmark's JSON (TypeError: ",
+    }
+    before = sorted(tmp_path.iterdir())
+    for name, message in expected.items():
+        done = report_only(str(tmp_path / name), cwd=tmp_path)
+        assert done.returncode == 1 and done.stderr.startswith(message), (name, done.stderr)
+        assert len(done.stderr.splitlines()) == 1, done.stderr
+    done = report_only(str(tmp_path / "other.json"), "--repeat", "3", cwd=tmp_path)
+    assert done.returncode == 2 and done.stderr.splitlines()[-1].endswith("--report-only runs nothing: drop --repeat")
+    assert sorted(tmp_path.iterdir()) == before
 
 
 def table_rows(report: str, heading: str) -> dict[str, list[str]]:
@@ -110,10 +173,13 @@ def test_subword_targets_use_means_of_quality_and_fasttexts_memory(monkeypatch) 
     gensim's FastText (2x), analogy and rho as means over the seeds against fastText's, peak
     memory at most fastText's + 10%; and each system's command carries fastText's settings."""
     monkeypatch.syspath_prepend(str(ROOT / "scripts"))
-    import bench
+    from bench.commands import train_command
+    from bench.records import Context, Run, Settings
+    from bench.systems import SUBWORD_SYSTEMS
+    from bench.targets import target_checks
 
-    def run(system: str, seed: int, kws: float, analogy: float, rho: float, peak: float) -> "bench.Run":
-        made = bench.Run(system, "sg-sub", seed - 1, 2, [], 0, 1.0, kws * 1e3, peak, analogy, rho)
+    def run(system: str, seed: int, kws: float, analogy: float, rho: float, peak: float) -> Run:
+        made = Run(system, "sg-sub", seed - 1, 2, [], 0, 1.0, kws * 1e3, peak, analogy, rho)
         made.seed = seed
         return made
 
@@ -121,16 +187,16 @@ def test_subword_targets_use_means_of_quality_and_fasttexts_memory(monkeypatch) 
     for seed, analogy in zip((1, 2, 3), (30.0, 30.0, 33.0), strict=True):  # w2v: mean 31, median 30
         runs += [run("w2v", seed, 4000, analogy, 0.65, 1100), run("fasttext", seed, 1000, 32.0, 0.665, 1000)]
         runs.append(run("gensim-ft", seed, 2500, 20.0, 0.5, 500))
-    assert bench.target_checks(runs, "sg-sub", 2) == {
+    assert target_checks(runs, "sg-sub", 2) == {
         "≥ 4× fastText": "PASS",
         "≥ 2× gensim FastText": "FAIL",
         "analogy ≥ fastText − 1": "PASS",
         "rho ≥ fastText − 0.01": "FAIL",
         "peak ≤ fastText + 10%": "PASS",
     }
-    ctx = bench.Context(Path("c.txt"), Path("c.lines.txt"), 10, bench.Settings(2, 5, 100, 5, 5, 1e-4, 5), Path("w"),
-                        Path("e"), {s: [s] for s in bench.SUBWORD_SYSTEMS}, "w2v eval")  # fmt: skip
-    commands = {s: " ".join(bench.train_command(ctx, s, "cbow-sub", 2, Path("w/x.bin"), seed=2)) for s in ctx.binaries}
+    ctx = Context(Path("c.txt"), Path("c.lines.txt"), 10, Settings(2, 5, 100, 5, 5, 1e-4, 5), Path("w"),
+                  Path("e"), {s: [s] for s in SUBWORD_SYSTEMS}, "w2v eval")  # fmt: skip
+    commands = {s: " ".join(train_command(ctx, s, "cbow-sub", 2, Path("w/x.bin"), seed=2)) for s in ctx.binaries}
     for system, command in commands.items():
         assert " x.vec " in command.replace("w/", " ") and " --subwords --alpha 0.05 --minn 3 --maxn 6" in command
         assert "--bucket 2000000" in command and "--seed 2" in command
@@ -145,33 +211,36 @@ def test_pword2vec_trains_skipgram_ns_alone_against_its_own_targets(monkeypatch,
     and no seed; it is skipped with one note where its binary is not found; its targets are
     2.5x its words/s and its quality (means over the rounds) less 1 point and 0.01."""
     monkeypatch.syspath_prepend(str(ROOT / "scripts"))
-    import bench
+    from bench.commands import train_command
+    from bench.records import Context, Run, Settings
+    from bench.systems import COMBOS, can_run, find_systems
+    from bench.targets import PWORD2VEC_GOAL, target_checks
 
-    assert [c for c in bench.COMBOS if bench.can_run("pword2vec", c)] == ["sg-ns"]
+    assert [c for c in COMBOS if can_run("pword2vec", c)] == ["sg-ns"]
     monkeypatch.setenv("PATH", str(tmp_path))
-    found, notes = bench.find_systems(["w2v", "pword2vec"], None)
+    found, notes = find_systems(["w2v", "pword2vec"], None)
     assert "pword2vec" not in found and notes == [
         "pWord2Vec not found (scripts/build_pword2vec.sh builds it; --pword2vec PATH): skipped."
     ]
     binary = tmp_path / "pw"
     binary.write_text("#!/bin/sh\n")
     binary.chmod(0o755)
-    assert bench.find_systems(["pword2vec"], str(binary)) == ({"pword2vec": [str(binary)]}, [])
-    ctx = bench.Context(Path("c.txt"), None, 10, bench.Settings(2, 5, 100, 5, 5, 1e-4, 5), Path("w"), Path("e"),
-                        {"pword2vec": ["pw"]}, "w2v eval")  # fmt: skip
-    command = " ".join(bench.train_command(ctx, "pword2vec", "sg-ns", 2, Path("w/x.bin"), seed=3))
+    assert find_systems(["pword2vec"], str(binary)) == ({"pword2vec": [str(binary)]}, [])
+    ctx = Context(Path("c.txt"), None, 10, Settings(2, 5, 100, 5, 5, 1e-4, 5), Path("w"), Path("e"),
+                  {"pword2vec": ["pw"]}, "w2v eval")  # fmt: skip
+    command = " ".join(train_command(ctx, "pword2vec", "sg-ns", 2, Path("w/x.bin"), seed=3))
     assert command == (
         "pw -train c.txt -output w/x.bin -size 100 -window 5 -negative 5 -sample 0.0001 -min-count 5 -iter 5 "
         "-threads 2 -binary 1 -alpha 0.025 -batch-size 11"
     )
 
-    def run(system: str, repeat: int, kws: float, analogy: float, rho: float) -> "bench.Run":
-        return bench.Run(system, "sg-ns", repeat, 2, [], 0, 1.0, kws * 1e3, 500, analogy, rho)
+    def run(system: str, repeat: int, kws: float, analogy: float, rho: float) -> Run:
+        return Run(system, "sg-ns", repeat, 2, [], 0, 1.0, kws * 1e3, 500, analogy, rho)
 
     runs = []
     for repeat, (mine, theirs) in enumerate(((3000, 1000), (2000, 1000), (2600, 1000))):  # ratios 3, 2, 2.6
         runs += [run("w2v", repeat, mine, 36.0 + repeat, 0.670), run("pword2vec", repeat, theirs, 37.5, 0.675)]
-    assert bench.target_checks(runs, "sg-ns", 2, bench.PWORD2VEC_GOAL) == {
+    assert target_checks(runs, "sg-ns", 2, PWORD2VEC_GOAL) == {
         "≥ 2.5× pWord2Vec": "PASS",
         "analogy ≥ pWord2Vec − 1": "PASS",  # mean 37.0 against 37.5 - 1
         "rho ≥ pWord2Vec − 0.01": "PASS",
@@ -183,23 +252,23 @@ def test_roofline_fractions_set_each_run_against_its_rounds_roofs(monkeypatch) -
     seconds and its whole command's, set against sgemm's; its rows a second against the
     memory roof's row updates a second; the table takes medians over rounds."""
     monkeypatch.syspath_prepend(str(ROOT / "scripts"))
-    import bench
+    from bench.records import Results, Run, Settings
+    from bench.roofs import fractions, roofline_table
 
     runs = []
     for repeat, wall in enumerate((10.0, 20.0, 40.0)):
-        made = bench.Run("w2v", "sg-ns", repeat, 2, [], 0, wall, 1e6, 100)
+        made = Run("w2v", "sg-ns", repeat, 2, [], 0, wall, 1e6, 100)
         made.train_s, made.output_updates, made.row_visits = wall / 2, 10**10, 2 * 10**9
         runs.append(made)
     roofs = {"sgemm_gflops": 100.0, "row_updates_per_s": 1e9}
-    got = bench.fractions(runs[0], roofs, 50)
+    got = fractions(runs[0], roofs, 50)
     assert got is not None
     assert got.gflops == pytest.approx((600.0, 300.0)) and got.of_sgemm == pytest.approx((6.0, 3.0))
     assert got.mrows == pytest.approx((400.0, 200.0)) and got.of_memory == pytest.approx((0.4, 0.2))
-    ctx = bench.Context(Path("c.txt"), None, 10, bench.Settings(2, 5, 50, 5, 5, 1e-4, 5), Path("w"), Path("e"),
-                        {"w2v": ["w2v"]}, "w2v eval")  # fmt: skip
-    ctx.roofs = [{"repeat": r, "rows": 1000, "dim": 50, "gb_per_s": 400.0, **roofs} for r in (0, 1, 2)]
-    ctx.roofs[2]["sgemm_gflops"] = 50.0  # the slow round's runs against its own roof
-    table = table_rows("\n".join(bench.roofline_table(runs, ctx, ["sg-ns", "cbow-ns"])), "## Roofline")
+    results = Results("c", "d", {}, "c.txt", 10, Settings(2, 5, 50, 5, 5, 1e-4, 5), "w2v eval", runs)
+    results.roofs = [{"repeat": r, "rows": 1000, "dim": 50, "gb_per_s": 400.0, **roofs} for r in (0, 1, 2)]
+    results.roofs[2]["sgemm_gflops"] = 50.0  # the slow round's runs against its own roof
+    table = table_rows("\n".join(roofline_table(results)), "## Roofline")
     assert table == {"skip-gram+NS": ["300.0 / 150.0", "300% / 150%", "200 / 100", "20% / 10%"]}
 
 
@@ -281,18 +350,18 @@ def test_ab_kernels_refuses_a_folder_without_w2v(tmp_path: Path) -> None:
 
 
 def test_the_gensim_copy_never_writes_through_a_planted_link(tmp_path: Path, monkeypatch) -> None:
-    """bench.py's line-cut corpus copy for gensim goes through a temporary file no one can
+    """The benchmark's line-cut corpus copy for gensim goes through a temporary file no one can
     plant a link at (it was NAME.tmp<pid>)."""
     monkeypatch.syspath_prepend(str(ROOT / "scripts"))
-    import bench
+    from bench.corpus import GENSIM_LINE_TOKENS, gensim_copy
 
     corpus = tmp_path / "c.txt"
     corpus.write_bytes(b"a b c\nd e\n")
     (tmp_path / "victim").write_bytes(b"precious\n")
     size, mtime = corpus.stat().st_size, int(corpus.stat().st_mtime)
-    stem = f"c.lines{bench.GENSIM_LINE_TOKENS}-{size}-{mtime}"
+    stem = f"c.lines{GENSIM_LINE_TOKENS}-{size}-{mtime}"
     (tmp_path / f"{stem}.tmp{os.getpid()}").symlink_to(tmp_path / "victim")
-    copy = bench.gensim_copy(corpus, tmp_path)
+    copy = gensim_copy(corpus, tmp_path)
     assert copy.read_bytes() == b"a b c d e\n" and (tmp_path / "victim").read_bytes() == b"precious\n"
     assert not copy.is_symlink()
 

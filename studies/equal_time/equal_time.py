@@ -13,8 +13,8 @@ that failed is), so the parts can run on different days and an interrupted sweep
 it stopped; the settings and corpus must be those of the runs already there. The parts on
 wiki-en-100m with word2vec.c, gensim and fastText (2 threads, dim 100; 31 epochs of each
 system per combo) trained for, on a Zen 5 EPYC: cbow-ns 21 minutes, cbow-hs 21, sg-hs 47,
-sg-ns 65, and scoring adds a few seconds a run. Runs are timed and scored by
-``scripts/bench.py``'s functions, so a figure here means what it means there.
+sg-ns 65, and scoring adds a few seconds a run. Runs are timed and scored by the
+benchmark's functions (``scripts/bench/``), so a figure here means what it means there.
 """
 
 import argparse
@@ -27,10 +27,14 @@ import sys
 from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
-sys.path.insert(0, str(HERE.parents[1] / "scripts"))  # the benchmark's runs and scorer: scripts/bench.py
+sys.path.insert(0, str(HERE.parents[1] / "scripts"))  # the benchmark's runs and scorer: scripts/bench/
 
-import bench  # noqa: E402
-from bench import COMBO_LABELS, LABELS  # noqa: E402
+from bench.cli import add_settings, check_settings, make_context  # noqa: E402
+from bench.commands import shown  # noqa: E402
+from bench.machine import machine_info  # noqa: E402
+from bench.plot import pyplot  # noqa: E402
+from bench.runs import run_one, warm_up  # noqa: E402
+from bench.systems import COMBO_LABELS, COMBOS, LABELS, SYSTEMS, label, systems_for  # noqa: E402
 
 SECTION = "<!-- Written by equal_time.py: -->"  # where the section starts in the report; what precedes it is kept
 
@@ -44,13 +48,13 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     mode = parser.add_mutually_exclusive_group(required=True)
     mode.add_argument("--run", action="store_true", help="train the runs not yet in --json, then render")
     mode.add_argument("--render", action="store_true", help="only write the section and plot from --json")
-    bench.add_settings(parser)
+    add_settings(parser)
     parser.add_argument("--epoch-counts", default=",".join(map(str, EPOCH_COUNTS)), help="comma-separated")
     parser.add_argument("--json", type=Path, default=HERE / "equal-time.json")
     parser.add_argument("--plot", type=Path, default=HERE / "equal-time.png")
     parser.add_argument("--out", type=Path, default=HERE / "README.md", help="the report to end")
     args = parser.parse_args(argv)
-    bench.check_settings(parser, args)
+    check_settings(parser, args)
     args.epoch_counts = sorted({int(e) for e in args.epoch_counts.split(",") if e})
     if not args.epoch_counts or args.epoch_counts[0] < 1:
         parser.error("--epoch-counts: whole numbers of at least 1")
@@ -71,7 +75,7 @@ def sweep_settings(args: argparse.Namespace) -> dict:
 def load(path: Path, settings: dict) -> dict:
     """The sweep in ``path``, or a new one; exits with one line if its settings differ."""
     if not path.is_file():
-        return {"settings": settings, "machine": bench.machine_info(), "commands": [], "runs": []}
+        return {"settings": settings, "machine": machine_info(), "commands": [], "runs": []}
     raw = json.loads(path.read_text())
     if raw["settings"] != settings:
         sys.exit(f"equal_time: {path} holds runs with other settings ({raw['settings']}): give another --json")
@@ -92,19 +96,19 @@ def sweep(args: argparse.Namespace) -> dict:
     epoch count, so drift in the machine's speed falls on all."""
     raw = load(args.json, sweep_settings(args))
     args.epochs = args.epoch_counts[0]  # bench's context wants one; each run sets its own
-    ctx = bench.make_context(args)
-    raw["commands"].append(bench.shown(["python", "studies/equal_time/equal_time.py", *sys.argv[1:]]))
+    ctx = make_context(args)
+    raw["commands"].append(shown(["python", "studies/equal_time/equal_time.py", *sys.argv[1:]]))
     raw["runs"] = [r for r in raw["runs"] if r["error"] is None]
     done = {(r["system"], r["combo"], r["epochs"]) for r in raw["runs"]}
-    bench.warm_up(ctx, args.combos)
+    warm_up(ctx, args.combos)
     base = ctx.settings
     for combo in args.combos:
         for epochs in args.epoch_counts:
-            for system in bench.systems_for(ctx, combo):
+            for system in systems_for(ctx.binaries, combo):
                 if (system, combo, epochs) in done:
                     continue
                 ctx.settings = dataclasses.replace(base, epochs=epochs)
-                run = bench.run_one(ctx, system, combo, 0, base.threads, scored=True)
+                run = run_one(ctx, system, combo, 0, base.threads, scored=True)
                 when = datetime.datetime.now().astimezone().isoformat(timespec="seconds")
                 raw["runs"].append({**dataclasses.asdict(run), "epochs": epochs, "date": when})
                 save(args.json, raw)
@@ -145,7 +149,7 @@ def combo_table(raw: dict, combo: str, systems: list[str]) -> list[str]:
     lines = [
         f"### {COMBO_LABELS[combo]}",
         "",
-        "| epochs | " + " | ".join(bench.label(s, combo) for s in systems) + " |",
+        "| epochs | " + " | ".join(label(s, combo) for s in systems) + " |",
     ]
     lines.append("|---" * (len(systems) + 1) + "|")
     for epochs in counts:
@@ -176,8 +180,8 @@ def reference_table(raw: dict, combos: list[str], systems: list[str]) -> list[st
 def section(raw: dict, plot_link: str | None) -> str:
     """The Markdown section that ends the report."""
     s, machine = raw["settings"], raw["machine"]
-    combos = [c for c in bench.COMBOS if successful(raw, c)]
-    systems = [s for s in bench.SYSTEMS if any(s in successful(raw, c) for c in combos)]
+    combos = [c for c in COMBOS if successful(raw, c)]
+    systems = [s for s in SYSTEMS if any(s in successful(raw, c) for c in combos)]
     lines = [
         SECTION,
         "",
@@ -190,7 +194,7 @@ def section(raw: dict, plot_link: str | None) -> str:
         "drift of a shared machine's speed (up to 2x between neighbouring runs here): read the trend along "
         "a column, not one cell. Machine: "
         f"{machine['cpu']}, {machine['cores']} cores. Commands: "
-        + "; ".join(f"`{bench.shown(shlex.split(c))}`" for c in dict.fromkeys(raw["commands"]))
+        + "; ".join(f"`{shown(shlex.split(c))}`" for c in dict.fromkeys(raw["commands"]))
         + ".",
         "",
     ]
@@ -208,14 +212,14 @@ def plot(raw: dict, path: Path) -> bool:
     """Analogy accuracy and WS-353 against wall time (log scale), a line per system (one
     colour each, the same in every panel) and a column per combo, each point marked with
     its epochs; False without matplotlib."""
-    plt = bench.pyplot()
+    plt = pyplot()
     if plt is None:
         return False
-    combos = [c for c in bench.COMBOS if successful(raw, c)]
+    combos = [c for c in COMBOS if successful(raw, c)]
     fig, axes = plt.subplots(2, len(combos), figsize=(4 * len(combos), 7), squeeze=False)
     for column, combo in enumerate(combos):
         by_system = successful(raw, combo)
-        for colour, system in enumerate(bench.SYSTEMS):
+        for colour, system in enumerate(SYSTEMS):
             runs = [by_system[system][e] for e in sorted(by_system.get(system, {}))]
             for row, key in enumerate(("analogy_pct", "ws353_rho") if runs else ()):
                 ax = axes[row][column]
@@ -225,11 +229,11 @@ def plot(raw: dict, path: Path) -> bool:
                     ax.annotate(str(r["epochs"]), (r["wall_s"], r[key]), fontsize=7, xytext=(3, 3),
                                 textcoords="offset points")  # fmt: skip
         axes[0][column].set_title(COMBO_LABELS[combo])
-        for row, label in enumerate(("analogy accuracy %", "WS-353 rho")):
+        for row, axis_label in enumerate(("analogy accuracy %", "WS-353 rho")):
             axes[row][column].set_xscale("log")
             axes[row][column].tick_params(axis="x", which="minor", labelbottom=False)  # decades only
             axes[row][column].set_xlabel("wall seconds (log)")
-            axes[row][column].set_ylabel(label)
+            axes[row][column].set_ylabel(axis_label)
     axes[0][0].legend(fontsize=8)
     fig.tight_layout()
     path.parent.mkdir(parents=True, exist_ok=True)
