@@ -105,6 +105,17 @@ def test_strings_that_name_no_file_are_taken_for_sentences(corpus, tmp_path, mon
     assert "strings are read as file names; a corpus of sentences is a list of lists of tokens" in message
 
 
+def test_a_word_without_utf8_bytes_is_one_error_line():
+    """A lone surrogate (half of a UTF-16 pair) has no bytes: before, UnicodeEncodeError
+    from deep in the reader; now one W2VError line naming the word's code points."""
+    with pytest.raises(w2v.W2VError) as caught:
+        w2v.train([["a\ud800b", "a"]] * 50, min_count=1, dim=4, epochs=1, threads=1)
+    assert (
+        str(caught.value)
+        == "a word of the corpus holds a lone surrogate, which has no UTF-8 bytes: U+0061 U+D800 U+0062"
+    )
+
+
 def test_lists_of_file_names_are_read(tiny_corpus, tmp_path):
     vectors = w2v.train([str(tiny_corpus), tiny_corpus], min_count=1, dim=4, epochs=1, threads=1)
     assert vectors.report is not None and vectors.report.corpus_words == 2 * len(tiny_corpus.read_text().split())

@@ -4,6 +4,7 @@ import math
 
 import numpy as np
 import pytest
+from reference import fasttext_bin
 
 import w2v.vectors.search as query
 from w2v.errors import W2VError
@@ -92,6 +93,44 @@ def test_unknown_word_suggestions():
     assert issubclass(UnknownWordError, W2VError)
     with pytest.raises(W2VError, match="no query words"):
         v.most_similar([])
+
+
+def test_a_word_without_utf8_bytes_is_an_unknown_key(tmp_path):
+    """A lone surrogate is in no vocabulary: KeyError (UnknownWordError), as gensim raises
+    for any unknown word, where UnicodeEncodeError came from printing it (or, in a subword
+    model, from hashing its n-grams); such a word is not written to a file either."""
+    ft = tmp_path / "ft.bin"
+    ft.write_bytes(fasttext_bin([w.encode() for w in ROYAL.words], dim=3, bucket=20))
+    for vectors in (ROYAL, Vectors.load(ft)):
+        with pytest.raises(KeyError, match=r"^word not in vocabulary: '\\ud800'$"):
+            vectors.most_similar("\ud800")
+        with pytest.raises(KeyError, match=r"^word not in vocabulary: 'king\\udfff' \(did you mean: king\?\)$"):
+            vectors["king\udfff"]
+        assert "\ud800" not in vectors
+    with pytest.raises(W2VError, match=r"cannot write \S*v.txt: word 2 \(U\+0061 U\+D800\) holds a lone surrogate"):
+        Vectors(["b", "a\ud800"], np.eye(2, dtype=np.float32)).save(tmp_path / "v.txt")
+    assert not (tmp_path / "v.txt").exists()
+
+
+def test_bytes_are_no_words():
+    """``b"the"`` is a sequence of ints, which read as row numbers [116, 104, 101]:
+    TypeError wherever a word, or words, may be given."""
+    v = Vectors([f"w{i}" for i in range(120)], np.random.default_rng(1).standard_normal((120, 4)).astype(np.float32))
+    calls = [
+        lambda: v.most_similar(b"the"),
+        lambda: v.most_similar([b"w1"]),
+        lambda: v.most_similar_cosmul(["w1"], b"ab"),
+        lambda: v[b"the"],
+        lambda: v.get_index(b"w1"),
+        lambda: v.n_similarity(b"ab", ["w1"]),
+        lambda: v.doesnt_match(b"abc"),
+        lambda: v.distances("w1", b"ab"),
+        lambda: v.similarity(bytearray(b"w1"), "w2"),
+    ]
+    for call in calls:
+        with pytest.raises(TypeError, match=r"^words are str, not (bytes|bytearray) \(b'\w+'\): decode them"):
+            call()
+    assert b"w1" not in v
 
 
 def test_blocked_search_matches_brute_force(monkeypatch):

@@ -1,5 +1,5 @@
 """The one exception type users see: a clear, one-line message, never a traceback;
-and how messages word their counts (``plural``)."""
+and how messages word their counts (``plural``) and name characters (``code_points``)."""
 
 
 class W2VError(Exception):
@@ -47,3 +47,11 @@ def plural(count: int, noun: str, nouns: str | None = None) -> str:
     ``noun + "s"``) unless the count is 1: ``plural(1, "word")`` is ``"1 word"``,
     ``plural(2, "class", "classes")`` is ``"2 classes"``. For every count in a message."""
     return f"{count:,} {noun if count == 1 else nouns or noun + 's'}"
+
+
+def code_points(text: str, most: int = 12) -> str:
+    """``text``'s first ``most`` characters as code points, for a message about characters
+    that print alike or not at all: ``code_points("a\\ud800")`` is ``"U+0061 U+D800"``,
+    and a longer text ends in ``"..."``."""
+    shown = " ".join(f"U+{ord(character):04X}" for character in text[:most])
+    return shown + (" ..." if len(text) > most else "")

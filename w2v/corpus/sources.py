@@ -23,7 +23,7 @@ from pathlib import Path
 from typing import Protocol, runtime_checkable
 
 from w2v.config import MAX_SENTENCE_TOKENS
-from w2v.errors import CorpusError
+from w2v.errors import CorpusError, code_points
 from w2v.files import is_url, open_input, zstd
 
 BLOCK_BYTES = 1 << 20
@@ -308,10 +308,16 @@ def sentence_bytes(sentence: Iterable[str | bytes]) -> list[bytes]:
     """The words of one tokenised sentence as bytes: str words encoded as UTF-8
     (surrogateescape, so bytes decoded that way come back unchanged), each cut to its
     first ``MAX_WORD_BYTES`` bytes as a corpus file's would be. CorpusError for a
-    sentence given as a string, whose iteration would yield its characters."""
+    sentence given as a string, whose iteration would yield its characters, and for a
+    word holding a lone surrogate (``'\\ud800'``), which has no UTF-8 bytes."""
     if isinstance(sentence, (str, bytes)):
         raise CorpusError("a corpus of sentences must yield lists of words, not strings")
-    words = [w if isinstance(w, bytes) else str(w).encode("utf-8", "surrogateescape") for w in sentence]
+    try:
+        words = [w if isinstance(w, bytes) else str(w).encode("utf-8", "surrogateescape") for w in sentence]
+    except UnicodeEncodeError as err:
+        raise CorpusError(
+            f"a word of the corpus holds a lone surrogate, which has no UTF-8 bytes: {code_points(err.object)}"
+        ) from None
     if words and max(map(len, words)) > MAX_WORD_BYTES:
         return [word[:MAX_WORD_BYTES] for word in words]
     return words

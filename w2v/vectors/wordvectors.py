@@ -33,7 +33,7 @@ from typing import overload
 
 import numpy as np
 
-from w2v.corpus.vocab import display_word, encode_word
+from w2v.corpus.vocab import display_word, encodable, encode_word
 from w2v.errors import FormatError, W2VError, plural
 from w2v.files import write_atomic
 from w2v.report import TrainReport
@@ -49,6 +49,7 @@ SUGGEST_CANDIDATES = 50_000  # spelling suggestions look among this many most fr
 Key = str | int | np.integer  # a word, or a row number
 Query = Key | np.ndarray | tuple  # also a (D,) vector, or a (word or vector, weight) pair
 QueryTerms = Query | Sequence[Query] | None
+BYTE_STRINGS = (bytes, bytearray, memoryview)  # not words: a sequence of ints, which read as row numbers
 
 
 @dataclass
@@ -306,7 +307,9 @@ class Vectors:
 
     def get_index(self, key: Key, default: int | None = None) -> int:
         """The row of ``key``: a word, or (as gensim) a row number below ``len(self)``;
-        ``default`` if given, else ``UnknownWordError`` (a ``KeyError``, with close spellings)."""
+        ``default`` if given, else ``UnknownWordError`` (a ``KeyError``, with close spellings).
+        TypeError for bytes (``refuse_bytes``)."""
+        refuse_bytes(key)
         if isinstance(key, str) and key in self.key_to_index:
             return self.key_to_index[key]
         if isinstance(key, (int, np.integer)) and not isinstance(key, bool) and 0 <= key < len(self.words):
@@ -324,7 +327,9 @@ class Vectors:
         subword model, a character n-gram to build it from (gensim's ``FastTextKeyedVectors``)."""
         if self.has_index_for(key):
             return True
-        return isinstance(key, str) and self.subwords is not None and self.subwords.ngram_count(key) > 0
+        return (
+            isinstance(key, str) and self.subwords is not None and encodable(key) and self.subwords.ngram_count(key) > 0
+        )
 
     def has_index_for(self, key: object) -> bool:
         """Whether ``key`` (a word, or a row number) has a row here (gensim's name)."""
@@ -346,8 +351,9 @@ class Vectors:
 
     def known_row(self, key: Key) -> int | None:
         """The row of ``key``; None for a word outside the vocabulary that ``subwords``
-        builds; else ``UnknownWordError`` (a ``KeyError``, with close spellings)."""
-        if self.subwords is not None and isinstance(key, str) and key not in self.key_to_index:
+        builds (one with bytes: ``encodable``); else ``UnknownWordError`` (a ``KeyError``,
+        with close spellings)."""
+        if self.subwords is not None and isinstance(key, str) and key not in self.key_to_index and encodable(key):
             return None
         return self.get_index(key)
 
@@ -371,6 +377,7 @@ class Vectors:
 
     def __getitem__(self, keys: Key | Sequence[Key]) -> np.ndarray:
         """``vectors["king"]``: the (D,) row; ``vectors[["king", "queen"]]``: (2, D)."""
+        refuse_bytes(keys)
         if isinstance(keys, (str, int, np.integer)):
             return self.get_vector(keys)
         if self.subwords is None or all(self.has_index_for(key) for key in keys):
@@ -397,12 +404,15 @@ class Vectors:
 
     def distances(self, word_or_vector: Key | np.ndarray, other_words: Sequence[Key] = ()) -> np.ndarray:
         """1 - the cosines of ``word_or_vector`` to ``other_words`` (all words if none), (n,) float32."""
+        refuse_bytes(other_words)
         query = self._unit_query(word_or_vector)
         rows = self.unit if not other_words else self.unit[[self.get_index(w) for w in other_words]]
         return 1 - rows @ query
 
     def n_similarity(self, ws1: Sequence[Key], ws2: Sequence[Key]) -> float:
         """Cosine of the means of the two sets' vectors (gensim: ZeroDivisionError if one is empty)."""
+        refuse_bytes(ws1)
+        refuse_bytes(ws2)
         if not (len(ws1) and len(ws2)):
             raise ZeroDivisionError("At least one of the passed list is empty.")
         means = unit_rows(np.stack([self[list(ws1)].mean(axis=0), self[list(ws2)].mean(axis=0)]))
@@ -422,6 +432,7 @@ class Vectors:
     def doesnt_match(self, words: Sequence[str]) -> str:
         """The word of ``words`` farthest (by cosine) from the mean of their unit vectors;
         words outside the vocabulary are left out, with a warning (as gensim)."""
+        refuse_bytes(words)
         used = [w for w in words if w in self]
         if len(used) != len(words):
             warnings.warn(f"not in the vocabulary, left out: {sorted(set(words) - set(used))}", stacklevel=2)
@@ -524,10 +535,12 @@ class Vectors:
         reads them: ``(vector, weight, row or None)``, a word's vector at unit length."""
         if items is None:
             return []
+        refuse_bytes(items)
         if isinstance(items, (str, int, np.integer)) or (isinstance(items, np.ndarray) and items.ndim == 1):
             items = [items]
         terms: list[tuple[np.ndarray, float, int | None]] = []
         for item in items:
+            refuse_bytes(item)
             key, given = (item, weight) if isinstance(item, (str, int, np.integer, np.ndarray)) else item
             if isinstance(key, np.ndarray):
                 terms.append((np.asarray(key, dtype=np.float32), float(given), None))
@@ -551,6 +564,14 @@ class Vectors:
             return combine(sims) if combine is not None else sims[:, 0]
         found = nearest(self.unit, queries, topn, exclude=exclude, restrict=restrict, combine=combine)
         return [(self.words[i], score) for i, score in found]
+
+
+def refuse_bytes(keys: object) -> None:
+    """TypeError for a word, or words, given as bytes: Python reads ``b"the"`` as the
+    row numbers 116, 104 and 101, gensim as a key it does not hold."""
+    if isinstance(keys, BYTE_STRINGS):
+        shown = bytes(keys[:40])
+        raise TypeError(f"words are str, not {type(keys).__name__} ({shown!r}): decode them first (.decode())")
 
 
 class UnknownWordError(W2VError, KeyError):
