@@ -1,5 +1,6 @@
 """Shared fixtures: paths to the shared data, small corpora, a CLI runner."""
 
+import io
 import os
 import re
 import signal
@@ -55,6 +56,19 @@ def tiny_corpus(tmp_path_factory) -> Path:
     path = tmp_path_factory.mktemp("corpus") / "tiny.txt"
     path.write_text("\n".join(TINY_LINES * 20) + "\n")
     return path
+
+
+class Stdin(io.TextIOWrapper):
+    """Standard input holding ``data`` (text, written as UTF-8, or bytes) for a command
+    run in-process: w2v reads the bytes under it (``.buffer``), as a process's stdin;
+    ``terminal``: it is typed on a terminal (``isatty``)."""
+
+    def __init__(self, data: str | bytes, terminal: bool = False):
+        super().__init__(io.BytesIO(data.encode() if isinstance(data, str) else data), encoding="utf-8")
+        self.terminal = terminal
+
+    def isatty(self) -> bool:
+        return self.terminal
 
 
 def run_cli(*args, env=None, input=None, cwd=None) -> subprocess.CompletedProcess:

@@ -11,7 +11,6 @@ same vocabulary (but ``</s>``), the same phrases and the same accuracy report.
 
 import gzip
 import importlib.util
-import io
 import os
 import random
 import re
@@ -25,6 +24,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from conftest import Stdin
 
 from w2v.cli import main
 from w2v.cli.c_tools import accuracy_report, word2vec_run
@@ -68,7 +68,7 @@ def w2v(monkeypatch, capsys):
     def run(*argv, stdin: str = "", cwd: Path | None = None) -> tuple[int, str, str]:
         if cwd is not None:
             monkeypatch.chdir(cwd)
-        monkeypatch.setattr(sys, "stdin", io.StringIO(stdin))
+        monkeypatch.setattr(sys, "stdin", Stdin(stdin))
         try:
             main([str(a) for a in argv])
             code = 0

@@ -9,7 +9,6 @@ to check a real process prints the same single line.
 """
 
 import importlib.util
-import io
 import json
 import os
 import re
@@ -25,7 +24,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-from conftest import REPO, ctrl_c_by_default, without_progress
+from conftest import REPO, Stdin, ctrl_c_by_default, without_progress
 from reference import fasttext_bin
 
 import w2v
@@ -988,7 +987,7 @@ def test_another_tools_habit_gets_w2vs_spelling(ws, capsys, line, message):
     ["distance vecs.bin", "distance -v vecs.bin", "word-analogy -v vecs.bin", "word-analogy vecs.bin"],
 )
 def test_the_c_tools_take_the_vectors_file_either_way(ws, capsys, monkeypatch, line):
-    monkeypatch.setattr(sys, "stdin", io.StringIO("man\nEXIT\n"))
+    monkeypatch.setattr(sys, "stdin", Stdin("man\nEXIT\n"))
     code, out, err = run(capsys, shlex.split(line))
     assert (code, err) == (0, "") and out.startswith("Enter ")
 
@@ -996,7 +995,7 @@ def test_the_c_tools_take_the_vectors_file_either_way(ws, capsys, monkeypatch, l
 def test_compute_accuracy_and_eval_take_the_vectors_file_either_way(ws, capsys, monkeypatch):
     outputs = []
     for line in ("compute-accuracy vecs.bin 3", "compute-accuracy -v vecs.bin 3", "compute-accuracy -v vecs.bin"):
-        monkeypatch.setattr(sys, "stdin", io.StringIO(": royals\nman woman king queen\n"))
+        monkeypatch.setattr(sys, "stdin", Stdin(": royals\nman woman king queen\n"))
         code, out, err = run(capsys, shlex.split(line))
         assert (code, err) == (0, "")
         outputs.append(out)
@@ -1009,9 +1008,7 @@ def test_compute_accuracy_and_eval_take_the_vectors_file_either_way(ws, capsys, 
 
 
 def test_compute_accuracy_says_what_it_waits_for_on_a_terminal(ws, capsys, monkeypatch):
-    stdin = io.StringIO(": royals\nman woman king queen\n")
-    stdin.isatty = lambda: True  # type: ignore[method-assign]
-    monkeypatch.setattr(sys, "stdin", stdin)
+    monkeypatch.setattr(sys, "stdin", Stdin(": royals\nman woman king queen\n", terminal=True))
     code, _, err = run(capsys, ["compute-accuracy", "vecs.bin"])
     assert code == 0
     assert (

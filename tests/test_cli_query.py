@@ -1,6 +1,5 @@
 """The ``w2v analogy / similar / eval / convert`` commands, run in-process through ``main``."""
 
-import io
 import json
 import os
 import re
@@ -10,6 +9,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from conftest import Stdin
 from reference import fasttext_bin
 
 from w2v.cli import main
@@ -25,7 +25,7 @@ ROYAL = Vectors(
 
 def run(capsys, *argv, stdin=None, monkeypatch=None):
     if stdin is not None:
-        monkeypatch.setattr(sys, "stdin", io.StringIO(stdin))
+        monkeypatch.setattr(sys, "stdin", Stdin(stdin))
     try:
         main(list(argv))
         code = 0
@@ -88,13 +88,6 @@ def test_similar(in_tmp, capsys):
     assert code == 0 and out == "queen\t0.9586\n"
 
 
-class Terminal(io.StringIO):
-    """Standard input typed on a terminal: the commands prompt on stderr and stop at EXIT."""
-
-    def isatty(self) -> bool:
-        return True
-
-
 def test_similar_stdin(in_tmp, capsys, monkeypatch):
     """``echo king | w2v similar``: each line is a query (its words' mean), answers
     separated by a blank line; ``--headers`` adds a '# query' line."""
@@ -118,7 +111,7 @@ def test_similar_stdin(in_tmp, capsys, monkeypatch):
 def test_similar_interactive(in_tmp, capsys, monkeypatch):
     """On a terminal: distance.c's prompt on stderr before each line, EXIT stops, and a
     failed query does not fail the session."""
-    monkeypatch.setattr(sys, "stdin", Terminal("king\nfoo\nEXIT\nqueen\n"))
+    monkeypatch.setattr(sys, "stdin", Stdin("king\nfoo\nEXIT\nqueen\n", terminal=True))
     code, out, err = run(capsys, "similar", "-n", "1")
     assert (code, out) == (0, "prince\t0.9901\n\n")
     prompt = "Enter word or sentence (EXIT to break): "

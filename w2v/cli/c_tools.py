@@ -21,7 +21,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from w2v.config import TrainConfig
-from w2v.corpus.vocab import Vocab, display_word
+from w2v.corpus.vocab import Vocab, display_word, text_words
 from w2v.errors import ConfigError
 from w2v.toolkit import count_vocab
 from w2v.vectors.evaluate import NO_SECTION, AnalogyResult
@@ -241,13 +241,14 @@ ANALOGY_HEADER = f"\n{'Word':>50}              Distance\n{RULE}\n"
 
 def queries_of(stream: Iterator[str], prompt: str) -> Iterator[str | list[str]]:
     """Yield ``prompt`` (a str) before reading each line of ``stream``, then its words (a
-    list); stop at the end of input or a line ``EXIT``. Blank lines are asked again."""
+    list, split as a corpus line's: ``text_words``); stop at the end of input or a line
+    ``EXIT``. Blank lines are asked again."""
     while True:
         yield prompt
         line = next(stream, None)
         if line is None:
             return
-        words = line.split()
+        words = text_words(line)
         if words == ["EXIT"]:
             return
         if words:

@@ -9,7 +9,7 @@ import numpy as np
 
 from w2v.cli.app import CONTEXT, Reported, cli
 from w2v.cli.training import check_inputs_kept
-from w2v.corpus.vocab import display_word, encode_word
+from w2v.corpus.vocab import decode_word, display_word, encode_word, text_words
 from w2v.engine.state import TrainState
 from w2v.errors import FormatError, W2VError, plural
 from w2v.files import binary_name, check_writable
@@ -149,17 +149,27 @@ def unseen_note(word: str, ngrams: int, lengths: str) -> str:
     return f"{shown}: built from {plural(ngrams, 'character n-gram')}"
 
 
+def read_stdin_lines() -> Iterator[str]:
+    """Standard input's lines, read one at a time (a prompt is answered before the next)
+    as bytes, as a corpus is read, each decoded as words are (``decode_word``: any
+    bytes, whatever the locale)."""
+    for line in iter(sys.stdin.buffer.readline, b""):
+        yield decode_word(line)
+
+
 def stdin_queries(prompt: str) -> Iterator[list[str]]:
-    """The queries of standard input, one a line (its words), blank lines skipped; on a
-    terminal, ``prompt`` on stderr before each line, and EXIT stops."""
+    """The queries of standard input, one a line (its words, split as a corpus line's:
+    ``text_words``), blank lines skipped; on a terminal, ``prompt`` on stderr before
+    each line, and EXIT stops."""
     interactive = sys.stdin.isatty()
+    lines = read_stdin_lines()
     while True:
         if interactive:
             click.echo(prompt, nl=False, err=True)
-        line = sys.stdin.readline()
-        if not line:
+        line = next(lines, None)
+        if line is None:
             return
-        query = line.split()
+        query = text_words(line)
         if interactive and query == ["EXIT"]:
             return
         if query:

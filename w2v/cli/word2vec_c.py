@@ -20,7 +20,7 @@ from w2v.cli.c_tools import (
     word2vec_run,
     word_analogy_session,
 )
-from w2v.cli.queries import load_for_query, one_vectors_file, vectors_file_argument
+from w2v.cli.queries import load_for_query, one_vectors_file, read_stdin_lines, vectors_file_argument
 from w2v.cli.tools import check_phrase_outputs, write_phrases
 from w2v.cli.training import check_distinct_outputs, check_inputs_kept, echo_summary
 from w2v.errors import ConfigError, W2VError
@@ -116,11 +116,6 @@ def word2phrase(args):
     check_phrase_outputs(settings["output"], None, None)
     detection = {"min_count": settings["min_count"], "threshold": settings["threshold"]}
     write_phrases([settings["train"]], settings["output"], detection, settings["debug"] == 0)
-
-
-def read_stdin_lines() -> Iterator[str]:
-    """Standard input's lines, read one at a time (a prompt is answered before the next)."""
-    return iter(sys.stdin.readline, "")
 
 
 def echo_session(texts: Iterator[str]) -> None:

@@ -9,7 +9,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from w2v.corpus.sources import WHITESPACE
+from w2v.corpus.sources import WHITESPACE, line_words
 from w2v.errors import CorpusError, FormatError, code_points, plural
 from w2v.files import write_atomic
 
@@ -31,6 +31,14 @@ def encode_word(word: str) -> bytes:
 def decode_word(raw: bytes) -> str:
     """The inverse of ``encode_word``: any bytes give a str that encodes back to them."""
     return raw.decode("utf-8", "surrogateescape")
+
+
+def text_words(line: str) -> list[str]:
+    """The words of a line of text as a corpus line's are split (``sources.line_words``:
+    at ASCII whitespace, each cut to ``MAX_WORD_BYTES`` bytes), so that a word holding
+    NBSP, U+3000 or U+2028, as a corpus word may, stays one word (``str.split`` would
+    split it there)."""
+    return [decode_word(word) for word in line_words(encode_word(line))]
 
 
 CONTROL_CHARACTERS = re.compile("[\x00-\x1f\x7f-\x9f]")  # C0, DEL and C1

@@ -24,6 +24,8 @@ from typing import NamedTuple, Protocol, cast
 
 import numpy as np
 
+from w2v.corpus.sources import WHITESPACE
+from w2v.corpus.vocab import text_words
 from w2v.errors import FormatError, W2VError
 from w2v.vectors.search import analogy_method, cosmul_scores
 
@@ -33,6 +35,7 @@ RULES = ("gensim", "word2vec")  # how an answer is picked: see the module docstr
 NO_SECTION = "(none)"  # the section of questions before any ': section' header
 SCORE_COLUMNS = ("simlex999", "score", "similarity", "sim", "human (mean)", "relatedness", "mean")
 DATA = Path(__file__).parents[1] / "data"
+SPACES = WHITESPACE.decode()  # what ends a word, in a corpus and here: ASCII whitespace
 
 
 class UnitVectors(Protocol):
@@ -159,6 +162,9 @@ class Questions:
 
 
 def _read_lines(path: str, encoding: str = "utf-8") -> list[str]:
+    """The lines of the evaluation file ``path``, ended by newlines alone, as a corpus's
+    (not by the U+2028 or U+0085 a word may hold); decoded from ``encoding``, bytes
+    that are not U+FFFD."""
     try:
         with open(path, "rb") as fin:
             data = fin.read()
@@ -166,7 +172,7 @@ def _read_lines(path: str, encoding: str = "utf-8") -> list[str]:
         raise W2VError(f"evaluation file not found: {path}") from None
     except OSError as err:
         raise W2VError(f"cannot read {path}: {err.strerror}") from None
-    return data.decode(encoding, "replace").splitlines()
+    return data.decode(encoding, "replace").split("\n")
 
 
 def read_analogies(path: str | os.PathLike) -> Questions:
@@ -184,9 +190,9 @@ def parse_analogies(lines: Iterable[str], source: str) -> Questions:
     for line in lines:
         if line.startswith(":"):
             current = []
-            out.sections.append((line.lstrip(": ").strip(), current))
+            out.sections.append((line.lstrip(": ").strip(SPACES), current))
             continue
-        words = line.split()
+        words = text_words(line)
         if not words:
             continue
         if len(words) != 4:
@@ -212,11 +218,10 @@ def read_pairs(
     path = os.fspath(path)
     pairs, invalid, column, first = [], 0, 2, True
     for line in _read_lines(path, encoding):
-        if not line.strip() or line.startswith("#"):
+        if not line.strip(SPACES) or line.startswith("#"):
             continue
         separator = delimiter if delimiter is not None else ("\t" if "\t" in line else None)  # None: whitespace
-        fields = line.split(separator)
-        fields = [f.strip() for f in fields]
+        fields = text_words(line) if separator is None else [f.strip(SPACES) for f in line.split(separator)]
         try:
             if len(fields) <= column:
                 raise ValueError
