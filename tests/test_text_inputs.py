@@ -1,8 +1,11 @@
 """The text w2v reads besides a corpus (evaluation sets, query words on stdin) read as
-a corpus is: words split at ASCII whitespace alone."""
+a corpus is: compressed as their names say, words split at ASCII whitespace alone."""
 
+import bz2
+import gzip
 import itertools
 import json
+import lzma
 import sys
 from pathlib import Path
 
@@ -11,11 +14,19 @@ import pytest
 from conftest import Stdin
 
 from w2v.cli import main
+from w2v.files import zstd
 from w2v.vectors.wordvectors import Vectors
 
+FIXTURES = Path(__file__).parent / "fixtures"
 # words a corpus holds whole (only ASCII whitespace ends a word) that str.split() and
 # str.splitlines() would cut: NBSP, ideographic space, line separator, NEL, file separator
 UNICODE_SPACED = ["a\u00a0b", "x\u3000y", "p\u2028q", "r\u0085s", "t\u001cu"]
+COMPRESSORS = {
+    ".gz": gzip.compress,
+    ".bz2": bz2.compress,
+    ".xz": lzma.compress,
+    ".zst": lambda data: zstd().compress(data),
+}
 
 
 def run(capsys, *argv, stdin: str | bytes | None = None, monkeypatch=None) -> tuple[int, str, str]:
@@ -28,6 +39,36 @@ def run(capsys, *argv, stdin: str | bytes | None = None, monkeypatch=None) -> tu
         code = exit.code
     out, err = capsys.readouterr()
     return code, out, err
+
+
+@pytest.fixture
+def eval_vectors(tmp_path) -> Path:
+    from test_evaluate import MATRIX, WORDS
+
+    Vectors(WORDS, MATRIX).save(tmp_path / "v.txt")
+    return tmp_path / "v.txt"
+
+
+def eval_lines(capsys, vectors: Path, analogies: Path, pairs: Path) -> list[str]:
+    """``w2v eval``'s lines for the two sets, each without the set's path."""
+    code, out, err = run(capsys, "eval", "-v", vectors, "--analogies", analogies, "--similarity", pairs)
+    assert (code, err) == (0, "")
+    return [line.replace(str(analogies), "A").replace(str(pairs), "P") for line in out.splitlines()]
+
+
+@pytest.mark.parametrize("extension", list(COMPRESSORS))
+def test_eval_reads_compressed_sets(eval_vectors, tmp_path, capsys, extension):
+    """``--analogies q.txt.gz``: decompressed as a corpus is, not read as text (which
+    found no question in the gzip bytes, or 1,748 invalid lines and junk sections)."""
+    expected = eval_lines(capsys, eval_vectors, FIXTURES / "analogies.txt", FIXTURES / "pairs.tsv")
+    assert expected[0].endswith("analogy accuracy 83.33% (5/6); 7 questions, 1 skipped (a word outside the "
+                                "17 most frequent), 1 invalid line")  # fmt: skip
+    packed = []
+    for name in ("analogies.txt", "pairs.tsv"):
+        path = tmp_path / (name + extension)
+        path.write_bytes(COMPRESSORS[extension]((FIXTURES / name).read_bytes()))
+        packed.append(path)
+    assert eval_lines(capsys, eval_vectors, *packed) == expected
 
 
 @pytest.fixture

@@ -24,9 +24,10 @@ from typing import NamedTuple, Protocol, cast
 
 import numpy as np
 
-from w2v.corpus.sources import WHITESPACE
+from w2v.corpus.sources import WHITESPACE, stream_errors
 from w2v.corpus.vocab import text_words
 from w2v.errors import FormatError, W2VError
+from w2v.files import open_input
 from w2v.vectors.search import analogy_method, cosmul_scores
 
 QUESTION_BATCH = 256
@@ -162,16 +163,17 @@ class Questions:
 
 
 def _read_lines(path: str, encoding: str = "utf-8") -> list[str]:
-    """The lines of the evaluation file ``path``, ended by newlines alone, as a corpus's
+    """The lines of the evaluation file ``path``, read as a corpus is: decompressed as
+    its name says (``files.open_input``: .gz .bz2 .xz .zst), ended by newlines alone
     (not by the U+2028 or U+0085 a word may hold); decoded from ``encoding``, bytes
     that are not U+FFFD."""
     try:
-        with open(path, "rb") as fin:
+        with open_input(path) as fin:
             data = fin.read()
     except FileNotFoundError:
         raise W2VError(f"evaluation file not found: {path}") from None
-    except OSError as err:
-        raise W2VError(f"cannot read {path}: {err.strerror}") from None
+    except (ValueError, *stream_errors()) as err:  # type: ignore[misc]  # a tuple built at run time
+        raise W2VError(f"cannot read {path}: {getattr(err, 'strerror', None) or err}") from None
     return data.decode(encoding, "replace").split("\n")
 
 
