@@ -37,6 +37,7 @@ import w2v.vectorio.word2vec as formats
 from w2v.corpus.sources import MAX_SENTENCE_TOKENS, MAX_WORD_BYTES, expand_sources
 from w2v.corpus.vocab import decode_word
 from w2v.errors import CorpusError, FormatError
+from w2v.files import UTF8_BOM
 from w2v.vectorio.detect import file_kind
 from w2v.vectorio.word2vec import detect_format
 from w2v.vectors.wordvectors import Vectors
@@ -157,7 +158,7 @@ def damage(draw, blob: bytes, kinds: list[str]) -> bytes:
 # --- the corpus reader -----------------------------------------------------------------------
 
 PIECES = [b"a", b"bc", b"word", b"xyzxyzxyzxyz", b" ", b"  ", b"\t", b"\n", b"\n\n", b"\r\n", b"\r", b"\x0b", b"\x0c"]
-PIECES += [b"\x00", b"\x1c", b"\x85", b"\xa0", b"\xc3\xa9", *BAD_UTF8]
+PIECES += [b"\x00", b"\x1c", b"\x85", b"\xa0", b"\xc3\xa9", UTF8_BOM, *BAD_UTF8]
 CORPUS_BYTES = st.one_of(st.binary(max_size=300), st.lists(st.sampled_from(PIECES), max_size=120).map(b"".join))
 CODECS = {".gz": (gzip.compress, gzip.open), ".bz2": (bz2.compress, bz2.open), ".xz": (lzma.compress, lzma.open)}
 CODECS[".zst"] = (zstd.compress, zstd.open)
@@ -165,9 +166,10 @@ CODECS[".zst"] = (zstd.compress, zstd.open)
 
 def expected_sentences(data: bytes, max_word: int, max_tokens: int) -> list[list[bytes]]:
     """The documented tokenisation: words between ASCII whitespace, each cut to its first
-    ``max_word`` bytes, a sentence per line, cut every ``max_tokens`` tokens."""
+    ``max_word`` bytes, a sentence per line, cut every ``max_tokens`` tokens; a UTF-8
+    byte-order mark at the start is no part of the first word."""
     sentences = []
-    for line in data.split(b"\n"):
+    for line in data.removeprefix(UTF8_BOM).split(b"\n"):
         tokens = [word[:max_word] for word in line.split()]
         sentences += [tokens[k : k + max_tokens] for k in range(0, len(tokens), max_tokens)]
     return sentences

@@ -14,6 +14,7 @@ from pathlib import Path
 from typing import Any
 
 from w2v.errors import ConfigError
+from w2v.files import without_bom
 from w2v.losses import LOSSES, WORD_LOSSES, option
 
 MODELS = ("skipgram", "cbow")
@@ -335,13 +336,16 @@ def read_preset(path: str) -> bytes:
 
 
 def parse_preset(path: str, data: bytes) -> dict:
-    """The TOML document ``data`` of the preset ``path``; ConfigError if it is not UTF-8
-    (as TOML must be) or not valid TOML, arrays nested past Python's recursion limit included."""
+    """The TOML document ``data`` of the preset ``path``, past the UTF-8 byte-order mark
+    it may start with (which TOML does not take); ConfigError if it is not UTF-8 (as TOML
+    must be) or not valid TOML, arrays nested past Python's recursion limit included."""
+    text = without_bom(data)
     try:
-        return tomllib.loads(data.decode("utf-8"))
+        return tomllib.loads(text.decode("utf-8"))
     except UnicodeDecodeError as err:
+        offset = err.start + len(data) - len(text)  # in the file, the mark included
         raise ConfigError(
-            f"preset {path} is not UTF-8 text (byte 0x{data[err.start]:02x} at offset {err.start:,}), as TOML must be"
+            f"preset {path} is not UTF-8 text (byte 0x{data[offset]:02x} at offset {offset:,}), as TOML must be"
         ) from None
     except tomllib.TOMLDecodeError as err:
         raise ConfigError(f"invalid TOML in preset {path}: {err}") from None

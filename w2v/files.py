@@ -1,6 +1,7 @@
 """Writing outputs safely: never half-written, never replacing a device or a pipe,
 never writing through a link planted beside the output; opening inputs, local files
-and URLs, whose read errors are all OSError."""
+and URLs, whose read errors are all OSError; the byte-order mark a text input may
+start with, which no reader takes for text (``without_bom``, ``skip_bom``)."""
 
 import io
 import math
@@ -66,6 +67,24 @@ URL_EXTRAS = {
     "azure": "azure",
     **dict.fromkeys(("ssh", "scp", "sftp"), "ssh"),
 }
+
+
+UTF8_BOM = b"\xef\xbb\xbf"  # U+FEFF as UTF-8: Windows editors (Notepad) start UTF-8 text with it
+
+
+def without_bom(first: bytes) -> bytes:
+    """``first``, the first bytes of a text file or stream, without the UTF-8 byte-order
+    mark it may start with: it marks the encoding and is no part of the first word or line."""
+    return first.removeprefix(UTF8_BOM)
+
+
+def skip_bom(stream):
+    """``stream``, a binary file object at the start of a text file that can ``peek``
+    (``open``'s, ``open_input``'s, standard input's), moved past the UTF-8 byte-order
+    mark it may start with (``without_bom``); returned."""
+    if stream.peek(len(UTF8_BOM)).startswith(UTF8_BOM):
+        stream.read(len(UTF8_BOM))
+    return stream
 
 
 def open_input(path: str) -> BinaryIO:

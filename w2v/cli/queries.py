@@ -12,7 +12,7 @@ from w2v.cli.training import check_inputs_kept
 from w2v.corpus.vocab import decode_word, display_word, encode_word, text_words
 from w2v.engine.state import TrainState
 from w2v.errors import FormatError, W2VError, plural
-from w2v.files import binary_name, check_writable
+from w2v.files import binary_name, check_writable, without_bom
 from w2v.vectorio.as_fasttext import save_as_fasttext
 from w2v.vectorio.word2vec import text_records
 from w2v.vectors.evaluate import DEFAULT_ANALOGIES, DEFAULT_SIMILARITY, evaluate_analogies, evaluate_similarity
@@ -151,10 +151,10 @@ def unseen_note(word: str, ngrams: int, lengths: str) -> str:
 
 def read_stdin_lines() -> Iterator[str]:
     """Standard input's lines, read one at a time (a prompt is answered before the next)
-    as bytes, as a corpus is read, each decoded as words are (``decode_word``: any
-    bytes, whatever the locale)."""
-    for line in iter(sys.stdin.buffer.readline, b""):
-        yield decode_word(line)
+    as bytes, as a corpus is read: a UTF-8 byte-order mark at the start skipped, each
+    line decoded as words are (``decode_word``: any bytes, whatever the locale)."""
+    for number, line in enumerate(iter(sys.stdin.buffer.readline, b"")):
+        yield decode_word(without_bom(line) if number == 0 else line)
 
 
 def stdin_queries(prompt: str) -> Iterator[list[str]]:

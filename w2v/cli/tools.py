@@ -15,7 +15,7 @@ from w2v.engine.sampling import Sampling
 from w2v.engine.scoring import score_model
 from w2v.engine.state import TrainState
 from w2v.errors import ConfigError, W2VError, plural
-from w2v.files import check_writable
+from w2v.files import check_writable, skip_bom
 from w2v.toolkit import count_vocab, word_classes
 from w2v.toolkit import phrases as join_phrases  # the command below is ``phrases``
 from w2v.vectors.plots import METHODS as PLOT_METHODS
@@ -142,7 +142,7 @@ def read_word_list(path: str) -> list[str]:
     """The first field of each non-blank line of ``path``, as the vocabulary spells words."""
     try:
         with open(path, "rb") as handle:
-            return [decode_word(line.split()[0]) for line in handle if line.strip()]
+            return [decode_word(line.split()[0]) for line in skip_bom(handle) if line.strip()]
     except OSError as err:
         raise W2VError(f"cannot read the words file {path}: {err.strerror}") from None
 

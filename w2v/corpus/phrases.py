@@ -47,7 +47,7 @@ from w2v.corpus.sources import (
     source_list,
 )
 from w2v.errors import ConfigError, CorpusError, FormatError
-from w2v.files import atomic_output, compression_of, write_atomic
+from w2v.files import atomic_output, compression_of, without_bom, write_atomic
 from w2v.progress import Steps, reading
 
 SCORINGS = ("default", "npmi")
@@ -174,7 +174,7 @@ class PhraseTable:
         """Read a table written by ``save``."""
         try:
             with open(path, "rb") as stream:
-                data = stream.read()
+                data = without_bom(stream.read())
         except OSError as err:
             raise FormatError(f"cannot read phrase table {path}: {err.strerror}") from None
         lines = data.split(b"\n")

@@ -24,7 +24,7 @@ from typing import Protocol, runtime_checkable
 
 from w2v.config import MAX_SENTENCE_TOKENS
 from w2v.errors import CorpusError, code_points
-from w2v.files import is_url, open_input, zstd
+from w2v.files import UTF8_BOM, is_url, open_input, without_bom, zstd
 
 BLOCK_BYTES = 1 << 20
 MAX_WORD_BYTES = 1 << 16  # longer runs of non-whitespace are data (base64, a file without spaces), not words
@@ -149,6 +149,11 @@ class OpenSource(Protocol):
 
     def open_bytes(self): ...
 
+    @property
+    def start(self) -> int:
+        """The byte of its file it starts at: 0 for the first part."""
+        ...
+
 
 Source = str | OpenSource
 
@@ -163,6 +168,12 @@ def open_source(source: Source):
         raise CorpusError(f"cannot open corpus {source}: {err.strerror or err}") from None
     except Exception as err:  # smart_open raises many types, one per transport
         raise CorpusError(f"cannot open corpus {source}: {err}") from None
+
+
+def starts_file(source: Source) -> bool:
+    """Whether ``source`` is read from its file's first byte, where a byte-order mark
+    may be: a whole source, or a part that starts at 0."""
+    return not isinstance(source, OpenSource) or source.start == 0
 
 
 def stream_errors() -> tuple[type[Exception], ...]:
@@ -199,17 +210,19 @@ def chunks_and_offsets(
     file as stored (compressed bytes for a compressed file, to compare with its size),
     or, where that cannot be told (a pipe, a URL), of its content. ``on_open()`` is
     called once the source is open, before its first read: a progress bar then shows
-    the reading begun, and none shows for a source that cannot be opened."""
+    the reading begun, and none shows for a source that cannot be opened. A UTF-8
+    byte-order mark at the start of a file is skipped (``files.without_bom``)."""
     with open_source(source) as stream:
         if on_open is not None:
             on_open()
         descriptor = seekable_descriptor(stream)
         carry = b""  # the run of non-whitespace the last read ended in: fewer than max_word bytes
         dropping = False  # inside a run already cut at max_word bytes
+        at_start = starts_file(source)  # the next block is the file's first
         content = 0
         while True:
             try:
-                block = stream.read(block_bytes)
+                block = stream.read(max(block_bytes, len(UTF8_BOM)) if at_start else block_bytes)  # the mark whole
             except (ValueError, *stream_errors()) as err:  # type: ignore[misc]  # a tuple built at run time
                 raise CorpusError(f"cannot read corpus {source}: {err}") from None
             content += len(block)
@@ -218,6 +231,8 @@ def chunks_and_offsets(
                 if carry:
                     yield carry, offset
                 return
+            if at_start:
+                block, at_start = without_bom(block), False
             if dropping:
                 first = FIRST_SPACE.search(block)
                 if first is None:

@@ -11,7 +11,7 @@ import numpy as np
 
 from w2v.corpus.sources import WHITESPACE, line_words
 from w2v.errors import CorpusError, FormatError, code_points, plural
-from w2v.files import write_atomic
+from w2v.files import skip_bom, write_atomic
 
 MAX_CODE_LENGTH = 40  # word2vec.c's MAX_CODE_LENGTH
 # The most that a vocabulary's counts may add up to, 2**60 (about 1.2e18 words, 100,000 times the
@@ -207,7 +207,8 @@ class Vocab:
     @staticmethod
     def read_counts(path: str) -> tuple[list[bytes], np.ndarray]:
         """Read a ``word count`` file (word2vec.c -save-vocab, or ours). word2vec.c's
-        ``</s>`` entry (its newline token) is skipped: newlines are not words here.
+        ``</s>`` entry (its newline token) is skipped: newlines are not words here; so is
+        a UTF-8 byte-order mark at its start.
         FormatError for a line that is not ``word count``, a word listed twice (it
         would get two vectors) or counts adding up to more than ``MAX_TOTAL_COUNT``."""
         lines_of: dict[bytes, int] = {}  # each word's line number, in the file's order
@@ -215,7 +216,7 @@ class Vocab:
         total = 0
         try:
             with open(path, "rb") as lines:
-                for number, line in enumerate(lines, 1):
+                for number, line in enumerate(skip_bom(lines), 1):
                     fields = line.split()
                     if not fields:
                         continue

@@ -26,7 +26,7 @@ from w2v.corpus.sources import stream_errors
 from w2v.corpus.vocab import decode_word
 from w2v.engine.state import CHECKPOINT_FILE, StoredVectors, load_word_vectors
 from w2v.errors import FormatError, W2VError
-from w2v.files import COMPRESSED, is_url, open_input
+from w2v.files import COMPRESSED, is_url, open_input, without_bom
 from w2v.vectorio.fasttext import is_fasttext, load_fasttext
 from w2v.vectorio.subwords import SubwordVectors
 from w2v.vectorio.word2vec import is_number, load_headerless, load_vectors
@@ -82,11 +82,12 @@ def model_vectors(stored: StoredVectors) -> Loaded:
 
 
 def file_head(path: str) -> bytes | None:
-    """The first ``HEAD_BYTES`` of the file at ``path`` (decompressed), which tell what
-    it is; None where it cannot be read."""
+    """The first ``HEAD_BYTES`` of the file at ``path`` (decompressed, without the UTF-8
+    byte-order mark a text file may start with), which tell what it is; None where it
+    cannot be read."""
     try:
         with open_input(path) as fin:
-            return fin.read(HEAD_BYTES)
+            return without_bom(fin.read(HEAD_BYTES))
     except (ValueError, *stream_errors()):  # type: ignore[misc]  # a tuple built at run time
         return None
 

@@ -30,7 +30,7 @@ import numpy as np
 from w2v.corpus.sources import stream_errors
 from w2v.corpus.vocab import WORD_END, decode_word, encode_word, split_word
 from w2v.errors import FormatError, W2VError, plural
-from w2v.files import COMPRESSED, atomic_output, binary_name, is_url, open_input
+from w2v.files import COMPRESSED, atomic_output, binary_name, is_url, open_input, skip_bom
 
 WRITE_ROWS = 4096  # rows formatted per write
 READ_CHUNK = 1 << 24  # bytes read at a time
@@ -190,7 +190,8 @@ def detect_format(path: str | os.PathLike) -> str:
 
 
 class _opened:
-    """``open`` for reading that turns OS errors into one-line ``W2VError``s."""
+    """``open`` for reading that turns OS errors into one-line ``W2VError``s, past the
+    UTF-8 byte-order mark a text file may start with (``files.skip_bom``)."""
 
     def __init__(self, path: str):
         self.path = path
@@ -204,7 +205,11 @@ class _opened:
             self.fin = open_input(self.path)
         except OSError as err:
             raise W2VError(f"cannot read {self.path}: {err.strerror or err}") from None
-        return self.fin
+        try:
+            return skip_bom(self.fin)
+        except stream_errors() as err:  # its first read: as the readers' own (damaged, cut, stalled)
+            self.fin.close()
+            raise FormatError(f"{self.path}: cannot read: {err}") from None
 
     def __exit__(self, *exc):
         self.fin.close()
@@ -410,7 +415,7 @@ def _load_npy(path: str, limit: int | None) -> tuple[list[str], np.ndarray]:
     try:
         matrix = np.load(path, mmap_mode="r", allow_pickle=False)
         with open(vocab, "rb") as fin:
-            words = [decode_word(line.rstrip(b"\r\n")) for line in fin]
+            words = [decode_word(line.rstrip(b"\r\n")) for line in skip_bom(fin)]
     except FileNotFoundError as err:
         raise W2VError(f"file not found: {err.filename}") from None
     except OSError as err:

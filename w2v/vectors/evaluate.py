@@ -27,7 +27,7 @@ import numpy as np
 from w2v.corpus.sources import WHITESPACE, stream_errors
 from w2v.corpus.vocab import text_words
 from w2v.errors import FormatError, W2VError
-from w2v.files import open_input
+from w2v.files import open_input, without_bom
 from w2v.vectors.search import analogy_method, cosmul_scores
 
 QUESTION_BATCH = 256
@@ -164,12 +164,12 @@ class Questions:
 
 def _read_lines(path: str, encoding: str = "utf-8") -> list[str]:
     """The lines of the evaluation file ``path``, read as a corpus is: decompressed as
-    its name says (``files.open_input``: .gz .bz2 .xz .zst), ended by newlines alone
-    (not by the U+2028 or U+0085 a word may hold); decoded from ``encoding``, bytes
-    that are not U+FFFD."""
+    its name says (``files.open_input``: .gz .bz2 .xz .zst), past a UTF-8 byte-order
+    mark, ended by newlines alone (not by the U+2028 or U+0085 a word may hold);
+    decoded from ``encoding``, bytes that are not U+FFFD."""
     try:
         with open_input(path) as fin:
-            data = fin.read()
+            data = without_bom(fin.read())
     except FileNotFoundError:
         raise W2VError(f"evaluation file not found: {path}") from None
     except (ValueError, *stream_errors()) as err:  # type: ignore[misc]  # a tuple built at run time
