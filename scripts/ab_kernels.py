@@ -44,6 +44,8 @@ COMBOS = {  # each combination's name, label and options, as scripts/bench.py na
     "cbow-ns": ("CBOW NS", ["--model", "cbow"]),
     "sg-hs": ("skip-gram HS", ["--model", "skipgram", "--hs"]),
     "cbow-hs": ("CBOW HS", ["--model", "cbow", "--hs"]),
+    "sg-nce": ("skip-gram NCE", ["--model", "skipgram", "--nce", "5"]),
+    "sg-sampled": ("skip-gram sampled softmax", ["--model", "skipgram", "--sampled-softmax", "5"]),
 }
 
 
