@@ -35,12 +35,12 @@ from reference import token_blocks
 
 import w2v.vectorio.word2vec as formats
 from w2v.corpus.sources import MAX_SENTENCE_TOKENS, MAX_WORD_BYTES, expand_sources
-from w2v.corpus.vocab import decode_word
 from w2v.errors import CorpusError, FormatError
 from w2v.files import UTF8_BOM
 from w2v.vectorio.detect import file_kind
 from w2v.vectorio.word2vec import detect_format
 from w2v.vectors.wordvectors import Vectors
+from w2v.words import decode_word
 
 try:
     from compression import zstd  # Python 3.14

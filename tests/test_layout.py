@@ -20,6 +20,7 @@ LAYERS = [
         "w2v.version",
         "w2v.config",
         "w2v.losses",
+        "w2v.words",
         "w2v.files",
         "w2v.progress",
         "w2v.jitcache",

@@ -9,10 +9,10 @@ from conftest import without_progress
 
 import w2v
 from w2v.corpus.ngrams import NgramSettings, input_rows
-from w2v.corpus.vocab import encode_word
 from w2v.engine.scoring import WordInputs, score_model
 from w2v.engine.state import TrainState
 from w2v.vectors.wordvectors import Vectors
+from w2v.words import encode_word
 
 STEMS = ["walk", "talk", "jump", "play", "work", "call", "look", "help", "kick", "pull", "push", "turn"]
 OTHERS = ["river", "stone", "cloud", "apple", "green", "table", "quiet", "north", "music", "paper", "horse", "glass"]

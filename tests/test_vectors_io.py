@@ -10,10 +10,10 @@ import pytest
 
 import w2v.vectorio.word2vec as formats
 from w2v.corpus.sources import MAX_WORD_BYTES
-from w2v.corpus.vocab import decode_word, encode_word
 from w2v.errors import FormatError, W2VError
 from w2v.vectorio.word2vec import detect_format, load_vectors
 from w2v.vectors.wordvectors import Vectors
+from w2v.words import decode_word, encode_word
 
 # Values exactly representable in float32 and in short decimal text.
 WORDS = ["</s>", "the", "naïve", "日本語", decode_word(b"caf\xc3")]  # the last: cut inside a UTF-8 character

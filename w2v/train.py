@@ -23,7 +23,7 @@ from w2v.config import TRAIN_FIELDS, TrainConfig, check_setting_names
 from w2v.corpus.idstream import Encoded, IdStream, VocabChooser, check_trainable, encode_corpus, evenly_spaced
 from w2v.corpus.ngrams import NgramSettings
 from w2v.corpus.sources import expand_sources, source_list
-from w2v.corpus.vocab import Vocab, decode_word
+from w2v.corpus.vocab import Vocab
 from w2v.engine.runloop import Hooks
 from w2v.engine.sampling import Sampling
 from w2v.engine.scoring import Plan, TreeScorer, model_losses, score_plan
@@ -37,6 +37,7 @@ from w2v.report import TrainReport
 from w2v.vectorio.as_fasttext import save_as_fasttext
 from w2v.vectorio.subwords import SubwordVectors
 from w2v.vectors.wordvectors import Vectors
+from w2v.words import decode_word
 
 
 def return_free_memory() -> None:

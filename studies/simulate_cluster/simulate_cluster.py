@@ -77,11 +77,12 @@ from w2v.config import COMBINE as RULES
 from w2v.config import TrainConfig
 from w2v.corpus.counting import CountTable, count_table
 from w2v.corpus.parts import groups_of, split_sources
-from w2v.corpus.vocab import Vocab, decode_word
+from w2v.corpus.vocab import Vocab
 from w2v.engine.state import TrainState
 from w2v.engine.weights import Model
 from w2v.errors import DivergedError
 from w2v.vectors.wordvectors import Vectors
+from w2v.words import decode_word
 
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE.parents[1] / "scripts"))  # the shared helpers: scripts/quality.py

@@ -21,11 +21,12 @@ from dataclasses import dataclass
 import numpy as np
 
 from w2v.config import TrainConfig
-from w2v.corpus.vocab import Vocab, display_word, text_words
+from w2v.corpus.vocab import Vocab, text_words
 from w2v.errors import ConfigError
 from w2v.toolkit import count_vocab
 from w2v.vectors.evaluate import NO_SECTION, AnalogyResult
 from w2v.vectors.wordvectors import Vectors
+from w2v.words import display_word
 
 
 @dataclass(frozen=True)

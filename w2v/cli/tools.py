@@ -10,7 +10,6 @@ from w2v.cli.training import check_inputs_kept, corpus_sources, reject_unused
 from w2v.cluster.phrases import check_new_folder
 from w2v.config import DEFAULT_PRUNE_AT, MAX_WINDOW
 from w2v.corpus.phrases import check_npmi_threshold
-from w2v.corpus.vocab import decode_word, display_word
 from w2v.engine.sampling import Sampling
 from w2v.engine.scoring import score_model
 from w2v.engine.state import TrainState
@@ -20,6 +19,7 @@ from w2v.toolkit import count_vocab, word_classes
 from w2v.toolkit import phrases as join_phrases  # the command below is ``phrases``
 from w2v.vectors.plots import METHODS as PLOT_METHODS
 from w2v.vectors.plots import check_method, picture_format, plot_words, project
+from w2v.words import decode_word, display_word
 
 CLUSTER_HELP = "Count on a Dask cluster: local:N (N processes here), tcp://HOST:PORT or a scheduler file."
 

@@ -25,11 +25,11 @@ from typing import Protocol, runtime_checkable
 from w2v.config import MAX_SENTENCE_TOKENS
 from w2v.errors import CorpusError, code_points
 from w2v.files import UTF8_BOM, is_url, open_input, without_bom, zstd
+from w2v.words import WHITESPACE
 
 BLOCK_BYTES = 1 << 20
 MAX_WORD_BYTES = 1 << 16  # longer runs of non-whitespace are data (base64, a file without spaces), not words
 SENTENCE_END = -1
-WHITESPACE = b" \t\n\r\x0b\x0c"
 FIRST_SPACE = re.compile(rb"[ \t\n\r\x0b\x0c]")
 
 

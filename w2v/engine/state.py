@@ -57,10 +57,11 @@ except ImportError:  # Windows: checkpoint folders are not locked
 from w2v.config import TrainConfig
 from w2v.corpus.ngrams import NgramSettings
 from w2v.corpus.sources import FIRST_SPACE
-from w2v.corpus.vocab import MAX_TOTAL_COUNT, Vocab, decode_word, split_reason
+from w2v.corpus.vocab import MAX_TOTAL_COUNT, Vocab
 from w2v.engine.weights import all_finite, weight_shapes
 from w2v.errors import ConfigError, FormatError, NotAModelError
 from w2v.files import atomic_output
+from w2v.words import decode_word, split_reason
 
 FORMAT = "w2v-model"
 VERSION = 4  # 2: the losses' settings (tree, nce, ...) in ``config``; 3: sync_words, combine, ``replicas``; 4: momentum

@@ -23,13 +23,13 @@ from typing import NamedTuple
 import numpy as np
 
 from w2v.corpus.sources import stream_errors
-from w2v.corpus.vocab import decode_word
 from w2v.engine.state import CHECKPOINT_FILE, StoredVectors, load_word_vectors
 from w2v.errors import FormatError, W2VError
 from w2v.files import COMPRESSED, is_url, open_input, without_bom
 from w2v.vectorio.fasttext import is_fasttext, load_fasttext
 from w2v.vectorio.subwords import SubwordVectors
 from w2v.vectorio.word2vec import is_number, load_headerless, load_vectors
+from w2v.words import decode_word
 
 HEAD_BYTES = 1 << 16  # bytes read to recognise a file
 ZIP_MAGIC = b"PK\x03\x04"

@@ -51,10 +51,10 @@ from typing import BinaryIO, NamedTuple
 import numpy as np
 
 from w2v.corpus.ngrams import NgramSettings
-from w2v.corpus.vocab import decode_word, encode_word, split_word
 from w2v.errors import FormatError, W2VError
 from w2v.files import atomic_output
 from w2v.vectorio.subwords import SubwordVectors
+from w2v.words import decode_word, encode_word, split_word
 
 MAGIC = 793712314
 VERSIONS = (11, 12)

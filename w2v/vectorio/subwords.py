@@ -17,7 +17,7 @@ from typing import NamedTuple
 import numpy as np
 
 from w2v.corpus.ngrams import NgramSettings, ngram_buckets
-from w2v.corpus.vocab import encode_word
+from w2v.words import encode_word
 
 BLOCK_WORDS = 1024  # words whose n-gram rows are gathered at once
 

@@ -28,9 +28,9 @@ from collections.abc import Sequence
 import numpy as np
 
 from w2v.corpus.sources import stream_errors
-from w2v.corpus.vocab import WORD_END, decode_word, encode_word, split_word
 from w2v.errors import FormatError, W2VError, plural
 from w2v.files import COMPRESSED, atomic_output, binary_name, is_url, open_input, skip_bom
+from w2v.words import WORD_END, decode_word, encode_word, split_word
 
 WRITE_ROWS = 4096  # rows formatted per write
 READ_CHUNK = 1 << 24  # bytes read at a time

@@ -20,10 +20,10 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from w2v.corpus.vocab import encode_word
 from w2v.errors import ConfigError, plural
 from w2v.files import write_atomic
 from w2v.vectors.search import unit_rows
+from w2v.words import encode_word
 
 BLOCK_ROWS = 8192  # words per matrix product
 INITS = ("kmeans++", "word2vec")

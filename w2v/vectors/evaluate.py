@@ -24,11 +24,12 @@ from typing import NamedTuple, Protocol, cast
 
 import numpy as np
 
-from w2v.corpus.sources import WHITESPACE, stream_errors
+from w2v.corpus.sources import stream_errors
 from w2v.corpus.vocab import text_words
 from w2v.errors import FormatError, W2VError
 from w2v.files import open_input, without_bom
 from w2v.vectors.search import analogy_method, cosmul_scores
+from w2v.words import WHITESPACE
 
 QUESTION_BATCH = 256
 GENSIM_TOPN = 5  # gensim looks at the 5 best answers for one that is not a question word

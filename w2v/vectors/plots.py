@@ -14,10 +14,10 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from w2v.corpus.vocab import display_word
 from w2v.errors import W2VError
 from w2v.files import atomic_output
 from w2v.vectors.search import unit_rows
+from w2v.words import display_word
 
 METHODS = ("pca", "tsne", "umap")
 METHOD_NAMES = {"pca": "PCA", "tsne": "t-SNE", "umap": "UMAP"}

@@ -33,7 +33,6 @@ from typing import overload
 
 import numpy as np
 
-from w2v.corpus.vocab import display_word, encodable, encode_word
 from w2v.errors import FormatError, W2VError, plural
 from w2v.files import write_atomic
 from w2v.report import TrainReport
@@ -42,6 +41,7 @@ from w2v.vectorio.subwords import SubwordVectors
 from w2v.vectorio.word2vec import save_npy, save_projector, save_vectors
 from w2v.vectors.evaluate import Correlation, evaluate_analogies, evaluate_similarity
 from w2v.vectors.search import analogy_method, cosmul_of, nearest, nonfinite_rows, unit_rows
+from w2v.words import display_word, encodable, encode_word
 
 GENSIM_PICKLES = (".kv", ".model")  # names gensim saves its pickles under
 
