@@ -140,7 +140,21 @@ def test_help_shows_what_w2v_is_and_an_example():
 
 
 def test_the_tools_are_exported_and_listed():
-    """``w2v vocab``, ``phrases`` and ``classes`` as library calls, named in the package's help."""
-    for name in ("count_vocab", "phrases", "learn_phrases", "word_classes"):
+    """``w2v vocab``, ``phrases``, ``classes`` and ``score`` as library calls, named in the package's help."""
+    for name in ("count_vocab", "phrases", "learn_phrases", "word_classes", "score"):
         assert name in w2v.__all__ and callable(getattr(w2v, name))
         assert f"w2v.{name}(" in (w2v.__doc__ or "")
+
+
+def test_score_a_saved_model_on_held_out_sentences(sentences, tmp_path):
+    """``w2v.score``: what ``w2v score`` prints, from Python: each loss's bits per word;
+    on words drawn independently, near the unigram model's (there is nothing else to learn)."""
+    model = tmp_path / "m.npz"
+    train(sentences, hs=True, negative=3, save_model=str(model))
+    result = w2v.score(str(model), sentences[:50])
+    assert [score.loss for score in result.scores] == ["hs", "ns"]
+    hs = result.scores[0]
+    assert hs.pairs > 500 and hs.standard_error == 0.0
+    assert hs.bits_per_word == pytest.approx(hs.unigram_bits_per_word, rel=0.05)
+    sampled = w2v.score(str(model), sentences[:50], max_pairs=200, seed=3).scores[0]
+    assert sampled.pairs == 200 and sampled.standard_error > 0

@@ -21,8 +21,8 @@ from conftest import ctrl_c_by_default
 import w2v
 from w2v.cluster import training as cluster_training
 from w2v.cluster.training import ClusterRun
-from w2v.engine.state import TrainState, checkpoint_path
 from w2v.errors import ClusterLost, ConfigError, CorpusError, W2VError
+from w2v.vectorio.modelfile import TrainState, checkpoint_path
 
 distributed = pytest.importorskip("distributed")
 psutil = pytest.importorskip("psutil")  # a dependency of distributed

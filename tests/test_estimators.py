@@ -18,9 +18,9 @@ from w2v.config import TrainConfig
 from w2v.corpus.vocab import Vocab, balanced_codes
 from w2v.engine import kernels
 from w2v.engine.scoring import TreeScorer, score_model
-from w2v.engine.state import VERSION, TrainState
 from w2v.engine.weights import Tables, path_tables
 from w2v.errors import ConfigError
+from w2v.vectorio.modelfile import VERSION, TrainState
 
 V, D = 9, 6
 COUNTS = np.array([40, 30, 22, 17, 12, 9, 6, 4, 3], dtype=np.int64)

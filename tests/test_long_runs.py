@@ -18,14 +18,15 @@ import numpy as np
 import pytest
 from numpy.lib import format as npformat
 
-import w2v.engine.state
+import w2v.vectorio.modelfile
 from w2v.cli import main
 from w2v.corpus.vocab import Vocab
 from w2v.engine import kernels
-from w2v.engine.state import TrainState, checkpoint_lock, checkpoint_path
 from w2v.engine.weights import Model, carry_weights
 from w2v.errors import ConfigError, CorpusError, DivergedError, FormatError
+from w2v.locks import checkpoint_lock
 from w2v.train import train
+from w2v.vectorio.modelfile import TrainState, checkpoint_path
 from w2v.vectors.wordvectors import Vectors
 
 SETTINGS = {"dim": 12, "epochs": 3, "threads": 1, "min_count": 2, "batch_words": 500, "seed": 7}
@@ -284,7 +285,7 @@ def test_failed_checkpoint_write_keeps_the_previous_one(corpus, tmp_path, monkey
         out.write(b"PK\x03\x04 half an archive")
         raise KeyboardInterrupt
 
-    monkeypatch.setattr(w2v.engine.state.np, "savez", broken)
+    monkeypatch.setattr(w2v.vectorio.modelfile.np, "savez", broken)
     with pytest.raises(KeyboardInterrupt):
         train(str(corpus), checkpoint=str(tmp_path), **{**SETTINGS, "epochs": 1})
     assert (tmp_path / "checkpoint.npz").read_bytes() == before
@@ -334,7 +335,7 @@ def test_model_file_layout(corpus, tmp_path):
         offsets = archive["vocab_offsets"]
         assert [words[a:b].decode() for a, b in itertools.pairwise(offsets)] == vectors.words
         assert archive["vocab_counts"].sum() == len(corpus.read_text().split())
-    assert names == {*w2v.engine.state.ARRAYS, "meta"}
+    assert names == {*w2v.vectorio.modelfile.ARRAYS, "meta"}
     state = TrainState.load(str(path))
     assert state.jobs_done == state.batches * state.config.epochs
     assert state.config.hs and state.config.negative == 0

@@ -6,8 +6,8 @@ from conftest import without_progress
 
 from w2v.cli import main
 from w2v.corpus.vocab import Vocab
-from w2v.engine.state import describe_progress
 from w2v.errors import ConfigError, CorpusError, FormatError, plural
+from w2v.vectorio.modelfile import describe_progress
 from w2v.vectors.classes import kmeans
 from w2v.vectors.wordvectors import Vectors
 

@@ -18,8 +18,8 @@ from w2v import progress
 from w2v.corpus.chunkcounter import ChunkCounter
 from w2v.corpus.counting import ReadStatus, count_words
 from w2v.engine import kernels, runloop, workers
-from w2v.engine.state import TrainState, checkpoint_path
 from w2v.progress import LINE_GAP, LINE_SECONDS, LineBar, Steps, TerminalBar, progress_bar, reading
+from w2v.vectorio.modelfile import TrainState, checkpoint_path
 from w2v.vectors.classes import kmeans
 
 FAST = ("--dim", "8", "--min-count", "1", "--epochs", "2", "--threads", "1")

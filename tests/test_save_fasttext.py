@@ -12,8 +12,8 @@ import pytest
 import w2v
 from w2v.cli.app import main
 from w2v.config import TrainConfig
-from w2v.engine.state import TrainState
 from w2v.vectorio.as_fasttext import fasttext_model, fasttext_settings
+from w2v.vectorio.modelfile import TrainState
 from w2v.vectors.wordvectors import Vectors
 
 PLAIN = dict(dim=16, min_count=1, epochs=2, threads=1)

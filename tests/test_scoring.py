@@ -9,10 +9,10 @@ import pytest
 
 import w2v
 from w2v.cli import main
-from w2v.engine.sampling import Sampling
+from w2v.engine.heldout_sample import Sampling
 from w2v.engine.scoring import score_model
-from w2v.engine.state import TrainState
 from w2v.errors import CorpusError
+from w2v.vectorio.modelfile import TrainState
 
 SENTENCES = [["a", "b", "c", "d", "a", "c"], ["b", "d", "e"], ["c", "a", "b", "e", "d"]] * 30
 HELD_OUT = [["a", "c", "b", "zz"], ["d", "e", "a"], ["q"]]

@@ -10,7 +10,7 @@ from conftest import without_progress
 import w2v
 from w2v.corpus.ngrams import NgramSettings, input_rows
 from w2v.engine.scoring import WordInputs, score_model
-from w2v.engine.state import TrainState
+from w2v.vectorio.modelfile import TrainState
 from w2v.vectors.wordvectors import Vectors
 from w2v.words import encode_word
 

@@ -24,6 +24,7 @@ The word2vec distribution's other tools (``w2v.toolkit``) return what they find:
     table = w2v.learn_phrases(sentences, min_count=1)              # a PhraseTable; table.apply(sentence)
     classes = w2v.word_classes(vectors, 500)                       # k-means on the unit vectors
     classes.save("classes.txt")                                    # 'word class' lines
+    scored = w2v.score("model.npz", "heldout.txt")                 # held-out bits per word, by loss
 
 ``count_vocab`` and ``phrases`` also run on a Dask cluster (``cluster="local:4"``).
 
@@ -50,7 +51,7 @@ if TYPE_CHECKING:
     from w2v.config import TrainConfig
     from w2v.corpus.phrases import learn_phrases
     from w2v.errors import W2VError
-    from w2v.toolkit import count_vocab, phrases, word_classes
+    from w2v.toolkit import count_vocab, phrases, score, word_classes
     from w2v.train import train
     from w2v.vectors.wordvectors import Vectors
     from w2v.version import __version__
@@ -63,6 +64,7 @@ __all__ = [
     "count_vocab",
     "learn_phrases",
     "phrases",
+    "score",
     "train",
     "word_classes",
 ]
@@ -74,6 +76,7 @@ HOMES = {  # each name of ``__all__``: the module that defines it
     "count_vocab": "w2v.toolkit",
     "learn_phrases": "w2v.corpus.phrases",
     "phrases": "w2v.toolkit",
+    "score": "w2v.toolkit",
     "train": "w2v.train",
     "word_classes": "w2v.toolkit",
 }

@@ -1,7 +1,8 @@
-"""The word2vec distribution's other tools as library calls: vocabulary, phrases, word classes.
+"""The word2vec distribution's other tools as library calls: vocabulary, phrases, word
+classes, and held-out scoring.
 
-What ``w2v vocab``, ``w2v phrases`` and ``w2v classes`` do, from Python; each
-returns what it found and writes only the files it is given::
+What ``w2v vocab``, ``w2v phrases``, ``w2v classes`` and ``w2v score`` do, from Python;
+each returns what it found and writes only the files it is given::
 
     import w2v
 
@@ -11,6 +12,7 @@ returns what it found and writes only the files it is given::
     table = w2v.learn_phrases(sentences, min_count=1)          # a PhraseTable alone, nothing written
     classes = w2v.word_classes(vectors, 500)                   # WordClasses of a Vectors' words
     classes.save("classes.txt")                                # 'word class' lines
+    scored = w2v.score("model.npz", "heldout.txt")             # ScoreResult: bits per word, by loss
 
 A corpus is what ``w2v.train`` reads: a path, URL or ``-``, a list of them, or
 tokenised sentences. ``cluster`` (``local:N``, a scheduler's address or file;
@@ -20,6 +22,7 @@ shows bars on stderr, as the commands do. Mistakes raise ``W2VError`` with
 one-line messages.
 """
 
+import tempfile
 from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import NamedTuple
@@ -42,8 +45,11 @@ from w2v.corpus.phrases import (
 )
 from w2v.corpus.sources import source_list
 from w2v.corpus.vocab import Vocab, coverage_table
+from w2v.engine.heldout_sample import Sampling
+from w2v.engine.scoring import ScoreResult, score_model
 from w2v.errors import ConfigError
 from w2v.progress import Steps, reading
+from w2v.vectorio.modelfile import TrainState
 from w2v.vectors.classes import Clustering, kmeans, write_classes
 from w2v.vectors.wordvectors import Vectors
 
@@ -246,3 +252,23 @@ def word_classes(
     with Steps(progress) as steps:
         found = kmeans(vectors.vectors, k, iterations=iterations, seed=seed, init=init, on_step=steps)
     return WordClasses(list(vectors.words), found)
+
+
+def score(
+    model: str,
+    corpus: Corpus,
+    *,
+    window: int | None = None,
+    max_pairs: int | None = None,
+    max_normalised: int | None = None,
+    seed: int = 1,
+) -> ScoreResult:
+    """Held-out cross-entropy of ``model``'s own prediction task on ``corpus``, in bits
+    per predicted word, for each of its losses (``w2v.engine.scoring``): ``model`` a
+    ``save_model`` file or a checkpoint (folder or file); ``window`` the pairs' reach
+    (default the model's); every prediction scored exactly unless ``max_pairs`` or
+    ``max_normalised`` sample them (drawn with ``seed``), the figure then with its
+    standard error. Returns ``ScoreResult``; FormatError for a file that is no model."""
+    state = TrainState.load(model)
+    with tempfile.TemporaryDirectory(prefix="w2v-") as workdir:
+        return score_model(state, corpus, workdir, window, Sampling(max_pairs, max_normalised, seed))

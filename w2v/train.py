@@ -24,17 +24,18 @@ from w2v.corpus.idstream import Encoded, IdStream, VocabChooser, check_trainable
 from w2v.corpus.ngrams import NgramSettings
 from w2v.corpus.sources import expand_sources, source_list
 from w2v.corpus.vocab import Vocab
+from w2v.engine.heldout_sample import Sampling
 from w2v.engine.runloop import Hooks
-from w2v.engine.sampling import Sampling
 from w2v.engine.scoring import Plan, TreeScorer, model_losses, score_plan
-from w2v.engine.state import TrainState, checkpoint_lock, checkpoint_path
 from w2v.engine.weights import Model, carry_weights
 from w2v.engine.workers import Progress, run_epochs, stream_offsets
 from w2v.errors import ConfigError, CorpusError, plural
+from w2v.locks import checkpoint_lock
 from w2v.losses import LOSSES
 from w2v.progress import Steps, note, reading
 from w2v.report import TrainReport
 from w2v.vectorio.as_fasttext import save_as_fasttext
+from w2v.vectorio.modelfile import TrainState, checkpoint_path
 from w2v.vectorio.subwords import SubwordVectors
 from w2v.vectors.wordvectors import Vectors
 from w2v.words import decode_word
@@ -124,7 +125,7 @@ def train(
     checkpoint : str, optional
         A folder where the whole training state is saved after each epoch, every
         ``checkpoint_every`` minutes and when interrupted, replacing the previous one
-        only once complete (``w2v.engine.state`` has the format); one run at a time
+        only once complete (``w2v.vectorio.modelfile`` has the format); one run at a time
         holds the folder (a second fails at once, with ConfigError).
     checkpoint_every : float, optional
         Minutes between checkpoints within an epoch.
@@ -184,7 +185,7 @@ def train(
     hooks = Hooks(progress, on_epoch_end, on_progress, checkpoint_seconds=every)
     check_heldout(heldout)
     sampling = Sampling(heldout_pairs, heldout_normalised, seed=config.seed)
-    outputs = Outputs(checkpoint, save_vocab, save_model, save_fasttext, heldout, sampling)
+    outputs = RunFiles(checkpoint, save_vocab, save_model, save_fasttext, heldout, sampling)
     check_same_place(resume, base, cluster)
     if cluster is not None:
         from w2v.cluster.training import ClusterPlan
@@ -223,7 +224,7 @@ class HerePlan(NamedTuple):
     start: float  # ``time.perf_counter()`` at the call
 
 
-def train_here(corpus, here: HerePlan, hooks: Hooks, outputs: "Outputs") -> Vectors:
+def train_here(corpus, here: HerePlan, hooks: Hooks, outputs: "RunFiles") -> Vectors:
     """``train`` in this process: the corpus encoded, then the epochs, with the time
     the kernels take to compile (the first run only) kept out of the reading and
     training times and reported apart."""
@@ -272,7 +273,7 @@ def check_heldout(heldout) -> None:
 
 
 @dataclass
-class Outputs:
+class RunFiles:
     """What a run writes besides its vectors, and what it scores between epochs."""
 
     checkpoint: str | None  # folder
@@ -283,7 +284,7 @@ class Outputs:
     heldout_sampling: Sampling  # its predictions scored
 
 
-def train_on(address: str, corpus, config: TrainConfig, plan, hooks: Hooks, outputs: Outputs,
+def train_on(address: str, corpus, config: TrainConfig, plan, hooks: Hooks, outputs: RunFiles,
              asked: dict, start: float) -> Vectors:  # fmt: skip
     """``train`` on the cluster at ``address`` (``cluster.training.train_on_cluster``
     with ``plan``, a ``ClusterPlan``), each worker training with the ``threads`` of the
@@ -322,7 +323,7 @@ def train_on(address: str, corpus, config: TrainConfig, plan, hooks: Hooks, outp
     return Vectors([decode_word(w) for w in state.vocab.words], state.syn0, report, counts=state.vocab.counts)
 
 
-def run_training(run: "Run", hooks: Hooks, outputs: Outputs, workdir: str) -> tuple[TrainReport, np.ndarray]:
+def run_training(run: "Run", hooks: Hooks, outputs: RunFiles, workdir: str) -> tuple[TrainReport, np.ndarray]:
     """Train ``run``'s epochs left and write ``outputs``; the report (its epochs and
     timings) and the trained ``syn0``. The run, and its output weights, are freed on return."""
     encoded, held = run.encoded, None
@@ -358,7 +359,7 @@ def run_training(run: "Run", hooks: Hooks, outputs: Outputs, workdir: str) -> tu
     return report, run.model.syn0
 
 
-def save_state(state: TrainState, outputs: Outputs) -> None:
+def save_state(state: TrainState, outputs: RunFiles) -> None:
     """Write the trained ``state`` as a model file and as a fastText ``.bin``, where
     ``outputs`` name them (after training: a failed run leaves old files untouched)."""
     if outputs.save_model is not None:

@@ -17,9 +17,9 @@ from contextlib import contextmanager
 import click
 
 from w2v.cli.c_tools import WORD2VEC_FLAG_NAMES, c_style_flags
-from w2v.engine.state import checkpoint_path, describe_progress, read_meta
 from w2v.errors import ConfigError, NotAModelError, W2VError
 from w2v.vectorio.detect import vectors_kind
+from w2v.vectorio.modelfile import checkpoint_path, describe_progress, read_meta
 from w2v.words import display_word
 
 CONTEXT = {"help_option_names": ["-h", "--help"], "max_content_width": 100}

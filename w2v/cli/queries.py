@@ -10,10 +10,10 @@ import numpy as np
 from w2v.cli.app import CONTEXT, Reported, cli
 from w2v.cli.training import check_inputs_kept
 from w2v.corpus.vocab import text_words
-from w2v.engine.state import TrainState
 from w2v.errors import FormatError, W2VError, plural
 from w2v.files import binary_name, check_writable, without_bom
 from w2v.vectorio.as_fasttext import save_as_fasttext
+from w2v.vectorio.modelfile import TrainState
 from w2v.vectorio.word2vec import text_records
 from w2v.vectors.evaluate import DEFAULT_ANALOGIES, DEFAULT_SIMILARITY, evaluate_analogies, evaluate_similarity
 from w2v.vectors.wordvectors import UnknownWordError, Vectors

@@ -10,13 +10,11 @@ from w2v.cli.training import check_inputs_kept, corpus_sources, reject_unused
 from w2v.cluster.phrases import check_new_folder
 from w2v.config import DEFAULT_PRUNE_AT, MAX_WINDOW
 from w2v.corpus.phrases import check_npmi_threshold
-from w2v.engine.sampling import Sampling
-from w2v.engine.scoring import score_model
-from w2v.engine.state import TrainState
 from w2v.errors import ConfigError, W2VError, plural
 from w2v.files import check_writable, skip_bom
 from w2v.toolkit import count_vocab, word_classes
 from w2v.toolkit import phrases as join_phrases  # the command below is ``phrases``
+from w2v.toolkit import score as score_held_out  # the command below is ``score``
 from w2v.vectors.plots import METHODS as PLOT_METHODS
 from w2v.vectors.plots import check_method, picture_format, plot_words, project
 from w2v.words import decode_word, display_word
@@ -58,12 +56,8 @@ def score(model, corpus, window, max_pairs, max_normalised, seed, as_json, per_l
     prediction is scored exactly unless --max-pairs or --max-normalised sample
     them: the figure then comes with its standard error.
     """
-    import tempfile
-
-    state = TrainState.load(model)
-    with tempfile.TemporaryDirectory(prefix="w2v-") as workdir:
-        sources = corpus_sources(list(corpus), [])
-        result = score_model(state, sources, workdir, window, Sampling(max_pairs, max_normalised, seed))
+    sampled = dict(max_pairs=max_pairs, max_normalised=max_normalised, seed=seed)
+    result = score_held_out(model, corpus_sources(list(corpus), []), window=window, **sampled)
     if per_line:
         click.echo("".join("\t".join(f"{bits:.4f}" for bits in row) + "\n" for row in result.sentence_bits), nl=False)
     elif as_json:

@@ -22,13 +22,13 @@ from w2v.config import (
 )
 from w2v.corpus.phrases import learn_phrases, passes_read, phrased_lines
 from w2v.corpus.sources import check_text, expand_sources, is_stream, without_outputs
-from w2v.engine.state import checkpoint_path, model_file, read_meta
 from w2v.errors import ClusterLost, ConfigError, FormatError, W2VError, plural
 from w2v.files import atomic_output, binary_name, check_writable, is_special, is_url
 from w2v.progress import Steps, is_terminal, note
 from w2v.toolkit import word_classes
 from w2v.train import HELDOUT_NORMALISED, HELDOUT_PAIRS
 from w2v.train import train as train_vectors
+from w2v.vectorio.modelfile import checkpoint_path, model_file, read_meta
 from w2v.vectorio.word2vec import write_vectors
 from w2v.vectors.plots import picture_format, plot_loss
 from w2v.words import display_word

@@ -37,11 +37,11 @@ from w2v.corpus.idstream import check_trainable
 from w2v.corpus.parts import Part, groups_of, split_sources
 from w2v.corpus.vocab import Vocab
 from w2v.engine.runloop import Hooks, RunLoop
-from w2v.engine.state import TrainState, checkpoint_path
 from w2v.engine.weights import Model
 from w2v.errors import ClusterLost, CorpusError, W2VError
 from w2v.files import is_url
 from w2v.report import RoundLog
+from w2v.vectorio.modelfile import TrainState, checkpoint_path
 
 MAX_REPLACEMENTS = 8  # lost workers a run survives, in all
 LOST_WORKER = (OSError, TimeoutError)  # what a call to a lost worker raises (Dask's CommClosedError is an OSError)

@@ -30,7 +30,7 @@ of the model's vocabulary, on the same predictions.
 
 Every prediction is scored exactly by default; a ``sampling.Sampling`` scores a
 sample of them and normalises a subsample of those, with a standard error
-(``w2v.engine.sampling``). A ``Plan`` draws the sample once, so that a text
+(``w2v.engine.heldout_sample``). A ``Plan`` draws the sample once, so that a text
 scored after each epoch recomputes only what depends on the weights.
 """
 
@@ -44,11 +44,11 @@ from typing import NamedTuple
 import numpy as np
 
 from w2v.corpus.idstream import Encoded, IdStream, encode_corpus
-from w2v.engine.sampling import EVERY_PREDICTION, Sample, Sampling, TwoPhase
-from w2v.engine.state import TrainState
+from w2v.engine.heldout_sample import EVERY_PREDICTION, Sample, Sampling, TwoPhase
 from w2v.engine.weights import path_tables, subword_tables
 from w2v.errors import CorpusError, FormatError
 from w2v.losses import LOSSES
+from w2v.vectorio.modelfile import TrainState
 
 BLOCK_VALUES = 1 << 20  # floats held at once in a temporary matrix (4 MiB)
 INPUT_BLOCK_WORDS = 4096  # words whose subword rows are gathered at once (``WordInputs``)

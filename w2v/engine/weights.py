@@ -11,7 +11,6 @@
 word2vec.c's start: input vectors uniform in [-0.5/D, 0.5/D), output vectors zero.
 """
 
-import math
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from typing import Any, NamedTuple
@@ -22,6 +21,7 @@ from w2v.config import TrainConfig
 from w2v.corpus.ngrams import NgramSettings, input_rows
 from w2v.corpus.vocab import Vocab
 from w2v.errors import ConfigError, DivergedError
+from w2v.vectorio.modelfile import all_finite, weight_shapes
 
 # Training has diverged once a row of a weight matrix is longer than this. Rows of
 # trained word2vec models have norms of order 1 to 10 (the largest in runs of the
@@ -54,15 +54,6 @@ class Tables(NamedTuple):
     subword_offsets: np.ndarray = np.empty(
         0, np.int64
     )  # (V + 1,): word w's are subword_rows[offsets[w] : offsets[w + 1]]
-
-
-def weight_shapes(size: int, config: TrainConfig) -> dict[str, tuple[int, int]]:
-    """The shapes of ``syn0``, ``syn1`` and ``syn1neg`` for ``size`` words."""
-    return {
-        "syn0": (size + config.ngram_rows, config.dim),
-        "syn1": (max(size - 1, 1) if config.hs else 0, config.dim),
-        "syn1neg": (size if config.output_loss else 0, config.dim),
-    }
 
 
 INIT_BLOCK = 1 << 18  # values drawn and scaled at once: a block stays in the cache between the passes
@@ -173,12 +164,6 @@ def largest_row_norm(weights: np.ndarray) -> float:
     if not weights.size:
         return 0.0
     return float(np.sqrt(np.einsum("ij,ij->i", weights, weights).max()))
-
-
-def all_finite(weights: np.ndarray) -> bool:
-    """Whether no weight is NaN or infinite. ``min`` and ``max`` propagate NaN and
-    allocate nothing, where ``np.isfinite(weights).all()`` would take N * D bytes."""
-    return not weights.size or (math.isfinite(weights.min()) and math.isfinite(weights.max()))
 
 
 @dataclass

@@ -37,9 +37,9 @@ import numpy as np
 
 from w2v.config import TrainConfig
 from w2v.corpus.ngrams import NgramSettings
-from w2v.engine.state import TrainState
 from w2v.losses import LOSSES
 from w2v.vectorio.fasttext import FastTextModel, FastTextSettings, save_fasttext
+from w2v.vectorio.modelfile import TrainState
 from w2v.words import decode_word
 
 MAX_INT32 = 2**31 - 1  # fastText's arguments are int32

@@ -23,10 +23,10 @@ from typing import NamedTuple
 import numpy as np
 
 from w2v.corpus.sources import stream_errors
-from w2v.engine.state import CHECKPOINT_FILE, StoredVectors, load_word_vectors
 from w2v.errors import FormatError, W2VError
 from w2v.files import COMPRESSED, is_url, open_input, without_bom
 from w2v.vectorio.fasttext import is_fasttext, load_fasttext
+from w2v.vectorio.modelfile import CHECKPOINT_FILE, StoredVectors, load_word_vectors
 from w2v.vectorio.subwords import SubwordVectors
 from w2v.vectorio.word2vec import is_number, load_headerless, load_vectors
 from w2v.words import decode_word

@@ -74,7 +74,7 @@ FASTTEXT_WORD_END = re.compile("[ \t\n\r\x0b\x0c\x00]")  # what ends a word in f
 
 
 @dataclass
-class Model:
+class FastTextHeader:
     """What a ``.bin`` says of its word vectors: the words (bytes), the n-gram settings
     and where the input matrix starts."""
 
@@ -107,7 +107,7 @@ def load_fasttext(path: str, limit: int | None = None) -> tuple[list[str], np.nd
     return words, subwords.vocabulary_vectors(), subwords if model.ngrams.has_ngrams() else None
 
 
-def read_header(path: str) -> Model:
+def read_header(path: str) -> FastTextHeader:
     """The header and dictionary of the model at ``path``, read through a map closed at once."""
     try:
         with open(path, "rb") as fin:
@@ -118,7 +118,7 @@ def read_header(path: str) -> Model:
         return parsed_model(data, path)
 
 
-def input_matrix(path: str, model: Model) -> np.ndarray:
+def input_matrix(path: str, model: FastTextHeader) -> np.ndarray:
     """The (rows, D) float32 input matrix of ``model``, memory-mapped from ``path``."""
     if model.rows == 0:  # no words and no buckets: nothing to map
         return np.zeros((0, model.dim), dtype=np.float32)
@@ -128,7 +128,7 @@ def input_matrix(path: str, model: Model) -> np.ndarray:
         raise FormatError(f"{path}: cannot read the fastText model: {err}") from None
 
 
-def parsed_model(data: mmap.mmap, path: str) -> Model:
+def parsed_model(data: mmap.mmap, path: str) -> FastTextHeader:
     """``read_model``, a file cut short inside its header or dictionary a FormatError."""
     try:
         return read_model(data, path)
@@ -136,7 +136,7 @@ def parsed_model(data: mmap.mmap, path: str) -> Model:
         raise damaged(path, "it ends inside its header or dictionary") from None
 
 
-def read_model(data, path: str) -> Model:
+def read_model(data, path: str) -> FastTextHeader:
     """Parse the header, arguments and dictionary of the model in ``data`` (bytes-like);
     FormatError for settings out of the bounds above."""
     magic, version = struct.unpack_from("<2i", data, 0)
@@ -175,7 +175,7 @@ def read_model(data, path: str) -> Model:
         )
     if at + 4 * rows * columns > len(data):
         raise damaged(path, "it ends inside its input matrix")
-    return Model(words, dim, NgramSettings(minn, maxn, bucket), rows, at)
+    return FastTextHeader(words, dim, NgramSettings(minn, maxn, bucket), rows, at)
 
 
 def settings_problem(dim: int, ngrams: NgramSettings) -> str | None:

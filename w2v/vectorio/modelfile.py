@@ -42,23 +42,17 @@ import struct
 import zipfile
 import zlib
 from collections.abc import Iterator
-from contextlib import contextmanager, suppress
+from contextlib import contextmanager
 from dataclasses import asdict, dataclass, field
 from typing import NamedTuple
 
 import numpy as np
 from numpy.lib import format as npformat
 
-try:
-    import fcntl
-except ImportError:  # Windows: checkpoint folders are not locked
-    fcntl = None  # type: ignore[assignment]
-
 from w2v.config import TrainConfig
 from w2v.corpus.ngrams import NgramSettings
 from w2v.corpus.sources import FIRST_SPACE
 from w2v.corpus.vocab import MAX_TOTAL_COUNT, Vocab
-from w2v.engine.weights import all_finite, weight_shapes
 from w2v.errors import ConfigError, FormatError, NotAModelError
 from w2v.files import atomic_output
 from w2v.words import decode_word, split_reason
@@ -73,6 +67,21 @@ EPOCH_ARRAYS = ("epoch_loss", "epoch_examples")  # each epoch's summed loss and 
 ARRAYS = WEIGHTS + VOCAB_ARRAYS + EPOCH_ARRAYS
 MOMENTUM = {name: f"momentum_{name}" for name in WEIGHTS}  # by weight: its momentum's array, where saved
 OUTPUT_MOMENTUM = {"syn1", "syn1neg"}  # the weights whose momentum a checkpoint with momentum holds, at least
+
+
+def weight_shapes(size: int, config: TrainConfig) -> dict[str, tuple[int, int]]:
+    """The shapes of ``syn0``, ``syn1`` and ``syn1neg`` for ``size`` words."""
+    return {
+        "syn0": (size + config.ngram_rows, config.dim),
+        "syn1": (max(size - 1, 1) if config.hs else 0, config.dim),
+        "syn1neg": (size if config.output_loss else 0, config.dim),
+    }
+
+
+def all_finite(weights: np.ndarray) -> bool:
+    """Whether no weight is NaN or infinite. ``min`` and ``max`` propagate NaN and
+    allocate nothing, where ``np.isfinite(weights).all()`` would take N * D bytes."""
+    return not weights.size or (math.isfinite(weights.min()) and math.isfinite(weights.max()))
 
 
 @dataclass(kw_only=True)
@@ -314,67 +323,6 @@ def describe_progress(jobs_done: int, batches: int, epochs: int) -> str:
     if jobs_done >= total:
         return "its one epoch done" if epochs == 1 else f"all {epochs} epochs done"
     return f"epoch {jobs_done // max(batches, 1) + 1} of {epochs}, {100 * jobs_done / max(total, 1):.0f}% done"
-
-
-@contextmanager
-def checkpoint_lock(folder: str) -> Iterator[None]:
-    """Hold the checkpoint folder ``folder`` for the block, so that two runs never
-    write one checkpoint: an exclusive ``flock`` on its file ``LOCK_FILE``, which
-    holds the process id, removed as the block ends. ConfigError at once if another
-    run holds it. The kernel drops the lock with the process however it ends (a
-    SIGKILL leaves the file, unlocked). Where there is no ``flock`` (Windows),
-    nothing is locked."""
-    if fcntl is None:
-        yield
-        return
-    path = os.path.join(folder, LOCK_FILE)
-    fd = lock_file(path, folder)
-    try:
-        os.ftruncate(fd, 0)
-        os.write(fd, f"{os.getpid()}\n".encode())
-        yield
-    finally:
-        with suppress(FileNotFoundError):  # the folder removed meanwhile
-            os.unlink(path)  # before the lock goes: a run that opens it later makes a new one
-        os.close(fd)
-
-
-LOCK_FILE = ".lock"
-
-
-def lock_file(path: str, folder: str) -> int:
-    """A descriptor of the file ``path``, created if need be, locked (``flock``) by this
-    process; ConfigError if another holds it. A lock taken on a file that its
-    holder removed meanwhile (its run ended) locks nothing: then it starts over."""
-    while True:
-        try:
-            fd = os.open(path, os.O_RDWR | os.O_CREAT | os.O_NOFOLLOW | os.O_CLOEXEC, 0o644)
-        except OSError as err:  # a link (ELOOP: O_NOFOLLOW) or a folder where the lock file goes
-            what = "a symbolic link" if os.path.islink(path) else "a folder" if os.path.isdir(path) else None
-            reason = f"{path} is {what}, not w2v's lock file: remove it" if what else err.strerror
-            raise ConfigError(f"cannot lock checkpoint folder {folder}: {reason}") from None
-        try:
-            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
-        except BlockingIOError:
-            holder = os.pread(fd, 20, 0).decode("ascii", "replace").strip() or "unknown"
-            os.close(fd)
-            raise ConfigError(f"checkpoint folder {folder} is in use by another run (pid {holder})") from None
-        except BaseException:
-            os.close(fd)
-            raise
-        if same_file(fd, path):
-            return fd
-        os.close(fd)
-
-
-def same_file(fd: int, path: str) -> bool:
-    """Whether ``path`` names the file open as ``fd``."""
-    try:
-        found = os.stat(path, follow_symlinks=False)
-    except FileNotFoundError:
-        return False
-    opened = os.fstat(fd)
-    return (found.st_dev, found.st_ino) == (opened.st_dev, opened.st_ino)
 
 
 def checkpoint_path(folder: str) -> str:
