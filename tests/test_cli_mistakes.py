@@ -709,13 +709,17 @@ def test_a_real_process_prints_the_same_single_line(ws, cli, line, code, culprit
     assert snapshot(ws) == before
 
 
-def run_with_file_size_limit(folder: Path, argv: list[str], limit: int, **env) -> subprocess.CompletedProcess:
+def run_with_file_size_limit(
+    folder: Path, argv: list[str], limit: int, stdout=subprocess.PIPE, **env
+) -> subprocess.CompletedProcess:
     """``python -m w2v ARGV`` in ``folder`` with writes past ``limit`` bytes of a file failing
-    (RLIMIT_FSIZE; Python ignores SIGXFSZ, so they fail with EFBIG), as on a full disk."""
+    (RLIMIT_FSIZE; Python ignores SIGXFSZ, so they fail with EFBIG), as on a full disk;
+    its standard output goes to ``stdout`` (captured unless given), stderr is captured."""
     return subprocess.run(
         [sys.executable, "-m", "w2v", *argv],
         cwd=folder,
-        capture_output=True,
+        stdout=stdout,
+        stderr=subprocess.PIPE,
         env={**os.environ, **env},
         preexec_fn=lambda: resource.setrlimit(resource.RLIMIT_FSIZE, (limit, limit)),
         timeout=300,
@@ -743,6 +747,85 @@ def test_a_full_disk_names_the_file_that_failed(ws):
     err = done.stderr.decode()
     assert_one_error_line(done.returncode, done.stdout.decode(), err, 1, "cannot write full/x.npy: File too large")
     assert snapshot(ws) == before
+
+
+STDOUT_COMMANDS = [  # each writes more than 40 bytes to standard output
+    "convert vecs.bin -",
+    "classes -v vecs.bin -k 2 -o -",
+    "vector man woman -v vecs.bin",
+    "similar man -v vecs.bin",
+]
+
+
+@pytest.mark.parametrize("unbuffered", [True, False], ids=["PYTHONUNBUFFERED", "buffered"])
+@pytest.mark.parametrize("line", STDOUT_COMMANDS)
+def test_standard_output_cut_short_is_one_line(ws, line, unbuffered):
+    """``w2v convert vecs.bin - > file`` where the file may hold 40 bytes (a file size limit,
+    as on a full disk): unbuffered, the write cut short returned its count, which nothing
+    read, and convert exited 0 with 40 bytes of its output written; buffered, and for the
+    lines click prints, the failure was an OSError traceback."""
+    env = {"PYTHONUNBUFFERED": "1" if unbuffered else ""}  # empty: unset, as Python reads it
+    with open(ws / "stdout", "wb") as stdout:
+        done = run_with_file_size_limit(ws, shlex.split(line), 40, stdout=stdout, **env)
+    assert (done.returncode, without_progress(done.stderr.decode())) == (
+        1,
+        "w2v: error: cannot write standard output: File too large\n",
+    )
+
+
+@pytest.mark.skipif(not HAS_DEV_FULL, reason="no /dev/full")
+def test_training_to_a_full_standard_output_is_one_line(ws):
+    """``w2v train corpus.txt -o - > /dev/full`` was an OSError traceback."""
+    with open("/dev/full", "wb") as full:
+        done = subprocess.run(
+            [sys.executable, "-m", "w2v", *shlex.split(f"train corpus.txt -o - {FAST}")],
+            stdout=full,
+            stderr=subprocess.PIPE,
+            timeout=300,
+        )
+    message = "w2v: error: cannot write standard output: No space left on device\n"
+    assert (done.returncode, done.stderr.decode()) == (1, message)
+
+
+def run_without_stream(folder: Path, argv: list[str], fd: int) -> subprocess.CompletedProcess:
+    """``python -m w2v ARGV`` in ``folder`` started with the descriptor ``fd`` closed (``0<&-``,
+    ``1>&-``); standard output and error captured where open, standard input empty."""
+    return subprocess.run(
+        [sys.executable, "-m", "w2v", *argv],
+        cwd=folder,
+        input=b"",
+        capture_output=True,
+        preexec_fn=lambda: os.close(fd),
+        timeout=300,
+    )
+
+
+@pytest.mark.parametrize(
+    ("line", "fd", "message"),
+    [
+        ("convert vecs.bin -", 1, "cannot write standard output: it is closed"),
+        ("similar man -v vecs.bin", 1, "cannot write standard output: it is closed"),  # was exit 0, nothing written
+        ("--version", 1, "cannot write standard output: it is closed"),
+        ("similar -v vecs.bin", 0, "cannot read standard input: it is closed"),
+        (f"train - -o out.bin {FAST}", 0, "cannot read standard input: it is closed"),
+        ("vocab - -o vocab.txt -q", 0, "cannot read standard input: it is closed"),
+    ],
+    ids=["convert >&-", "similar >&-", "version >&-", "similar <&-", "train - <&-", "vocab - <&-"],
+)
+def test_a_closed_standard_stream_is_one_line(ws, line, fd, message):
+    """A stream the command was started without, where it uses it: one line, not
+    ``AttributeError: 'NoneType' object has no attribute 'buffer'``; nothing written."""
+    before = snapshot(ws)
+    done = run_without_stream(ws, shlex.split(line), fd)
+    assert (done.returncode, done.stderr.decode()) == (1, f"w2v: error: {message}\n")
+    assert snapshot(ws) == before
+
+
+@pytest.mark.parametrize("fd", [0, 1], ids=["<&-", ">&-"])
+def test_a_closed_standard_stream_that_is_not_used_is_no_error(ws, fd):
+    done = run_without_stream(ws, ["convert", "vecs.bin", "out.txt"], fd)
+    assert (done.returncode, done.stderr.decode()) == (0, "w2v: wrote 6 vectors of 10 values to out.txt (text)\n")
+    assert (ws / "out.txt").read_text().startswith("6 10\nman ")
 
 
 def test_a_model_files_word_holding_whitespace_is_refused(ws, capsys):

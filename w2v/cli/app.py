@@ -3,7 +3,8 @@
 Every user mistake ends as one ``w2v: error: ...`` line on stderr and a non-zero
 exit (1 for bad input, 2 for bad usage, 130/143 when interrupted), never a traceback.
 A closed output pipe (``w2v vocab ... | head -2``) ends any command quietly with
-exit 141, as a Unix tool killed by SIGPIPE.
+exit 141, as a Unix tool killed by SIGPIPE; standard output that cannot be written
+(a full disk, a file size limit, ``>&-``) is one line and exit 1 (``streams``).
 """
 
 import itertools
@@ -17,6 +18,7 @@ from contextlib import contextmanager
 import click
 
 from w2v.cli.c_tools import WORD2VEC_FLAG_NAMES, c_style_flags
+from w2v.cli.streams import OutputFailed, use_checked_streams
 from w2v.errors import ConfigError, NotAModelError, W2VError
 from w2v.vectorio.detect import vectors_kind
 from w2v.vectorio.modelfile import checkpoint_path, describe_progress, read_meta
@@ -114,11 +116,11 @@ def main(argv: list[str] | None = None) -> None:
     """Entry point: run ``cli``, turning every expected failure into one stderr line."""
     if threading.current_thread() is threading.main_thread():  # signal() works only there
         signal.signal(signal.SIGTERM, terminate)
+    use_checked_streams()
     try:
         check_flag_values(sys.argv[1:] if argv is None else argv)
         cli.main(args=argv, prog_name="w2v", standalone_mode=False)
-        if sys.stdout is not None:  # None when started with stdout closed (>&-)
-            sys.stdout.flush()  # what is still buffered meets a closed pipe here, not at exit
+        sys.stdout.flush()  # what is still buffered meets a closed pipe or a full disk here, not at exit
     except (OutputClosed, BrokenPipeError):
         silence_stdout()
         sys.exit(CLOSED_PIPE_EXIT)
@@ -137,6 +139,9 @@ def main(argv: list[str] | None = None) -> None:
         fail(not_a_model_message(err))
     except ConfigError as err:
         fail(err.flags or str(err))
+    except OutputFailed as err:
+        silence_stdout()  # what is still buffered goes nowhere at exit, not into the failure again
+        fail(str(err))
     except W2VError as err:
         fail(str(err))
     except KeyboardInterrupt:
