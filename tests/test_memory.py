@@ -1,12 +1,17 @@
-"""Peak memory of a whole ``w2v train`` run on a corpus of millions of distinct words."""
+"""Peak memory of a whole ``w2v train`` run on a corpus of millions of distinct words,
+and of vectors files; the BLAS threads a command starts (each maps its own buffer)."""
 
 import gzip
+import os
 import subprocess
 import sys
 
 import numpy as np
 import pytest
 from conftest import REPO
+
+from w2v.cli import cli
+from w2v.cli.blas import BLAS_COMMANDS, THREAD_VARIABLES
 
 resource = pytest.importorskip("resource")  # POSIX only
 
@@ -116,3 +121,56 @@ def test_compressed_vectors_take_the_memory_of_what_they_hold_not_of_their_heade
     peak_mb = int(done.stdout.split()[-1]) / (1 << 20 if sys.platform == "darwin" else 1 << 10)
     held_mb = HELD_RECORDS * CLAIMED_DIM * 4 / (1 << 20)
     assert peak_mb < held_mb + 200, f"peak RSS {peak_mb:.0f} MB"
+
+
+# Runs ``python -m w2v ARGS`` (runpy, as ``-m`` does) and prints, as it exits, its
+# threads and OPENBLAS_NUM_THREADS, on stderr's last line.
+THREADS_AT_EXIT = (
+    "import atexit, os, runpy, sys\n"
+    "setting = lambda: os.environ.get('OPENBLAS_NUM_THREADS', '-')\n"
+    "atexit.register(lambda: print(len(os.listdir('/proc/self/task')), setting(), file=sys.stderr))\n"
+    "runpy.run_module('w2v', run_name='__main__', alter_sys=True)\n"
+)
+COUNTS_THREADS = pytest.mark.skipif(not os.path.isdir("/proc/self/task"), reason="counts threads in /proc (Linux)")
+
+
+def threads_at_exit(args: list[str], **env) -> tuple[int, str]:
+    """The threads of ``python -m w2v ARGS`` at its end, and its OPENBLAS_NUM_THREADS
+    ('-' for unset); the BLAS variables of this process are left out, ``env`` added."""
+    inherited = {k: v for k, v in os.environ.items() if k not in THREAD_VARIABLES}
+    command = [sys.executable, "-c", THREADS_AT_EXIT, *args]
+    done = subprocess.run(command, capture_output=True, text=True, cwd=REPO, env={**inherited, **env}, timeout=300)
+    assert done.returncode == 0, done.stderr
+    threads, setting = done.stderr.splitlines()[-1].split()
+    return int(threads), setting
+
+
+@COUNTS_THREADS
+@pytest.mark.parametrize("command", ["train", "vocab"])
+def test_a_command_without_matrix_products_starts_no_blas_threads(tmp_path, tiny_corpus, command):
+    """OpenBLAS starts a thread per core as numpy loads it, and so does SciPy's, which
+    Numba imports with its first kernel: under ``ulimit -v 400000`` ``w2v train`` hung
+    at 100% CPU in that start-up, retrying a failed mapping of a thread's buffer. A
+    command whose work is not BLAS's starts none (OPENBLAS_NUM_THREADS=1): the main
+    thread is the only one left at its end. Was 3 threads, the variable unset (2 cores)."""
+    output = tmp_path / ("v.bin" if command == "train" else "vocab.txt")
+    args = [command, str(tiny_corpus), "-o", str(output), "-q"]
+    assert threads_at_exit(args) == (1, "1")
+
+
+@COUNTS_THREADS
+def test_a_blas_thread_count_the_user_set_is_kept(tmp_path, tiny_corpus):
+    args = ["train", str(tiny_corpus), "-o", str(tmp_path / "v.bin"), "-q"]
+    assert threads_at_exit(args, OPENBLAS_NUM_THREADS="2")[1] == "2"
+
+
+@COUNTS_THREADS
+def test_a_command_of_matrix_products_keeps_the_blas_threads(tmp_path):
+    """``w2v similar``: a product of the vocabulary's matrix, which BLAS's threads share."""
+    vectors = tmp_path / "v.txt"
+    vectors.write_text("2 2\nking 1 0\nqueen 0.8 0.6\n")
+    assert threads_at_exit(["similar", "king", "-v", str(vectors)])[1] == "-"
+
+
+def test_the_commands_that_keep_the_blas_threads_are_commands():
+    assert BLAS_COMMANDS.issubset(cli.commands)
