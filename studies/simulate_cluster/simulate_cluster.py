@@ -78,9 +78,9 @@ from w2v.config import TrainConfig
 from w2v.corpus.counting import CountTable, count_table
 from w2v.corpus.parts import groups_of, split_sources
 from w2v.corpus.vocab import Vocab
-from w2v.engine.state import TrainState
 from w2v.engine.weights import Model
 from w2v.errors import DivergedError
+from w2v.vectorio.modelfile import TrainState
 from w2v.vectors.wordvectors import Vectors
 from w2v.words import decode_word
 
