@@ -453,13 +453,35 @@ def fasttext_subwords(word: str, minn: int, maxn: int) -> list[str]:
     ]
 
 
-def fasttext_hash(ngram: str) -> int:
-    """fastText's ``Dictionary::hash``: 32-bit FNV-1a over the UTF-8 bytes, each taken as
+def fasttext_hash(ngram: str | bytes) -> int:
+    """fastText's ``Dictionary::hash``: 32-bit FNV-1a over the (UTF-8) bytes, each taken as
     a signed char (so a byte above 127 is xor-ed in as 0xFFFFFFxx)."""
     h = 2166136261
-    for byte in ngram.encode():
+    for byte in ngram.encode() if isinstance(ngram, str) else ngram:
         h = ((h ^ (byte - 256 if byte > 127 else byte)) & 0xFFFFFFFF) * 16777619 & 0xFFFFFFFF
     return h
+
+
+def fasttext_buckets(word: bytes, minn: int, maxn: int, bucket: int) -> list[int]:
+    """fastText's ``Dictionary::computeSubwords`` of ``word`` (any bytes), line for line:
+    from each byte of ``<word>`` that is no UTF-8 continuation byte, n grows one
+    character at a time (a byte and the continuation bytes after it) up to ``maxn``;
+    the n-grams of ``minn`` characters or more, but not ``<`` or ``>`` alone, hashed
+    (``fasttext_hash``) modulo ``bucket``, by start, then length."""
+    padded = b"<" + word + b">"
+    found = []
+    for i in range(len(padded)):
+        if padded[i] & 0xC0 == 0x80:
+            continue
+        j, n = i, 1
+        while j < len(padded) and n <= maxn:
+            j += 1
+            while j < len(padded) and padded[j] & 0xC0 == 0x80:
+                j += 1
+            if n >= minn and not (n == 1 and (i == 0 or j == len(padded))):
+                found.append(fasttext_hash(padded[i:j]) % bucket)
+            n += 1
+    return found
 
 
 def token_blocks(

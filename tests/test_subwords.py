@@ -2,11 +2,14 @@
 build (the mean of their rows, as fastText's ``getWordVector``), and ``Vectors``
 answers as gensim's ``FastTextKeyedVectors``; files without n-grams answer as before."""
 
+import tracemalloc
+
 import numpy as np
 import pytest
-from reference import fasttext_bin, fasttext_hash, fasttext_subwords, train_fasttext
+from reference import fasttext_bin, fasttext_buckets, fasttext_hash, fasttext_subwords, train_fasttext
 
-from w2v.corpus.ngrams import NgramSettings
+from w2v.corpus import ngrams
+from w2v.corpus.ngrams import NgramSettings, input_rows
 from w2v.vectorio.subwords import SubwordVectors
 from w2v.vectors.wordvectors import UnknownWordError, Vectors
 
@@ -120,3 +123,69 @@ def test_subword_vectors_check_their_shapes():
     settings = NgramSettings(3, 6, 10)
     with pytest.raises(ValueError, match="2 words and 10 buckets"):
         SubwordVectors([b"a", b"b"], np.zeros((3, 4), np.float32), np.zeros((10, 4), np.float32), settings)
+
+
+ODD_WORDS = [
+    b"walk",
+    b"</s>",  # no n-gram
+    b"",  # "<>"
+    b"caf\xc3\xa9 \xe6\x97\xa5\xf0\x9f\x98\x80",  # characters of 2, 3 and 4 bytes
+    b"\x80\x80ab\xff\xc3",  # continuation bytes with no lead, a lead with none
+    b"a" + b"\x80" * 3000 + b"bc",  # one character of 3,001 bytes, hashed in Python
+    b"xy\xe2\x82\xac" * 700,  # 2,800 characters: its n-grams run over several blocks
+]
+
+
+@pytest.mark.parametrize(("minn", "maxn"), [(3, 6), (1, 2), (2, 9)])
+def test_each_words_rows_are_fasttexts_ngrams_however_long_or_malformed(monkeypatch, minn, maxn):
+    """Every word's rows: its own, then fastText's n-gram buckets in its order
+    (``computeSubwords``, transcribed in tests/reference.py), for words of any bytes
+    and length, hashed over blocks of a few hundred n-grams."""
+    monkeypatch.setattr(ngrams, "BLOCK_NGRAMS", 500)
+    rng = np.random.default_rng(0)
+    pieces = [b"a", b"\xc3\xa9", b"\xe2\x82\xac", b"\x80", b"\xc3", b"<"]
+    words = ODD_WORDS + [b"".join(rng.choice(pieces, rng.integers(0, 12))) for _ in range(200)]
+    rows, offsets = input_rows(words, NgramSettings(minn, maxn, 1009))
+    for w, word in enumerate(words):
+        ngram_rows = [] if word == b"</s>" else fasttext_buckets(word, minn, maxn, 1009)
+        assert rows[offsets[w] : offsets[w + 1]].tolist() == [w] + [len(words) + row for row in ngram_rows]
+
+
+def test_a_long_words_vector_sums_its_rows_in_fasttexts_order(monkeypatch):
+    """A word of 2,000 characters (5,997 n-grams over several blocks, summed alone):
+    its own row, then its n-grams' rows, added one by one in float32 in fastText's
+    order, times 1 / their count, bit for bit."""
+    monkeypatch.setattr(ngrams, "BLOCK_NGRAMS", 3000)
+    rng = np.random.default_rng(1)
+    word = bytes(rng.integers(97, 123, 2000, dtype=np.uint8))
+    word_rows = rng.standard_normal((2, DIM)).astype(np.float32)
+    buckets = rng.standard_normal((BUCKET, DIM)).astype(np.float32)
+    subwords = SubwordVectors([b"walk", word], word_rows, buckets, NgramSettings(MINN, MAXN, BUCKET))
+    total = word_rows[1].copy()
+    picked = fasttext_buckets(word, MINN, MAXN, BUCKET)
+    for row in picked:
+        total += buckets[row]
+    composed = subwords.composed([word, b"walk"], np.array([1, 0]))
+    assert composed.ngrams.tolist() == [len(picked), 9] and len(picked) == 5997
+    assert composed.vectors[0].tobytes() == (total * (np.float32(1) / np.float32(len(picked) + 1))).tobytes()
+
+
+def traced_peak(call) -> int:
+    """The most bytes Python and numpy held at once (``tracemalloc``) during ``call()``."""
+    tracemalloc.start()
+    try:
+        call()
+        return tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
+
+
+def test_a_long_word_among_many_takes_memory_in_proportion_to_their_bytes():
+    """1,023 short words and one of 16 KiB (20 KB in all): building the words' rows of a
+    run (``input_rows``) and their composed vectors each peaks under 8 MiB, where
+    padding every word of a block to the longest took 115 MiB (and 13 s)."""
+    words = [b"w%d" % i for i in range(1023)] + [b"a" * 16384]
+    settings = NgramSettings(MINN, MAXN, BUCKET)
+    subwords = SubwordVectors(words, np.zeros((1024, DIM), np.float32), np.ones((BUCKET, DIM), np.float32), settings)
+    assert traced_peak(lambda: input_rows(words, settings)) < 8 << 20
+    assert traced_peak(subwords.vocabulary_vectors) < 8 << 20

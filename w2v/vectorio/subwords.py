@@ -16,10 +16,12 @@ from typing import NamedTuple
 
 import numpy as np
 
-from w2v.corpus.ngrams import NgramSettings, ngram_buckets
+from w2v.corpus.ngrams import NgramSettings, count_ngrams, ngram_blocks
 from w2v.words import encode_word
 
 BLOCK_WORDS = 1024  # words whose n-gram rows are gathered at once
+LONG_RUN = 1024  # a word's n-grams in a block, past which they are summed alone, GATHER_ROWS rows at a time
+GATHER_ROWS = 4096  # rows of such a run gathered and summed at once: (4096, D) float32
 
 
 class Composed(NamedTuple):
@@ -73,7 +75,7 @@ class SubwordVectors:
 
     def ngram_count(self, word: str) -> int:
         """How many character n-grams ``word`` has (repeated n-grams counted each time)."""
-        return len(ngram_buckets([encode_word(word)], *self.settings)[0])
+        return sum(len(buckets) for _owners, buckets in ngram_blocks([encode_word(word)], self.settings))
 
     def composed(self, words: list[bytes], rows: np.ndarray) -> Composed:
         """``Composed`` of ``words`` whose own rows are ``rows`` ((n,) int64, -1 for a word
@@ -87,22 +89,44 @@ class SubwordVectors:
 
     def block_means(self, words: list[bytes], rows: np.ndarray) -> Composed:
         """``composed`` for one block of words: their rows summed in float32, the word's
-        own row first, then its n-grams' in fastText's order, times 1 / their count. The
-        n-grams are added rank by rank over the block (every word's first, then every
-        word's second, ...), each word's in its order."""
-        owners, buckets = ngram_buckets(words, *self.settings)
+        own row first, then its n-grams' in fastText's order, times 1 / their count."""
         known = rows >= 0
         sums = np.zeros((len(words), self.dim), dtype=np.float32)
         sums[known] = self.word_rows[rows[known]]
-        ngrams = np.bincount(owners, minlength=len(words))
-        by_word = np.argsort(owners, kind="stable")  # each word's n-grams together, in fastText's order
-        rank = np.empty(len(owners), dtype=np.int64)  # each n-gram's place among its word's
-        rank[by_word] = np.arange(len(owners)) - (np.cumsum(ngrams) - ngrams)[owners[by_word]]
+        ngrams = np.zeros(len(words), dtype=np.int64)
+        with np.errstate(over="ignore", invalid="ignore"):  # past float32's range: inf or NaN, as fastText's sums
+            for owners, buckets in ngram_blocks(words, self.settings):
+                count_ngrams(ngrams, owners)
+                self.add_ngram_rows(sums, owners, buckets)
+            counts = np.maximum(known + ngrams, 1).astype(np.float32)  # no row at all: the zero vector
+            sums *= (np.float32(1) / counts)[:, None]
+        return Composed(sums, ngrams)
+
+    def add_ngram_rows(self, sums: np.ndarray, owners: np.ndarray, buckets: np.ndarray) -> None:
+        """Add to ``sums`` (n, D) float32 the rows of ``buckets`` (G,), each to its word's
+        row ``owners`` (G,) (ascending, each word's n-grams in fastText's order), one after
+        another as fastText sums them: a word's run of n-grams longer than ``LONG_RUN``
+        alone, the others rank by rank over all their words (every word's first, then
+        every word's second, ...)."""
+        firsts = np.flatnonzero(np.diff(owners, prepend=-1))  # where each word's run starts
+        lengths = np.diff(firsts, append=len(owners))
+        long = lengths > LONG_RUN
+        for first, length in zip(firsts[long].tolist(), lengths[long].tolist(), strict=True):
+            self.add_in_order(sums[owners[first]], buckets[first : first + length])
+        rank = np.arange(len(owners)) - np.repeat(firsts, lengths)  # each n-gram's place in its word's run
+        short = np.repeat(~long, lengths)
+        owners, buckets, rank = owners[short], buckets[short], rank[short]
         by_rank, per_rank = np.argsort(rank, kind="stable"), np.bincount(rank, minlength=1)
         ends = np.cumsum(per_rank)
-        with np.errstate(over="ignore", invalid="ignore"):  # past float32's range: inf or NaN, as fastText's sums
-            for first, last in zip(ends - per_rank, ends, strict=True):
-                at = by_rank[first:last]  # the n-grams of one rank, at most one a word
-                sums[owners[at]] += self.buckets[buckets[at]]
-        counts = np.maximum(known + ngrams, 1).astype(np.float32)  # no row at all: the zero vector
-        return Composed(sums * (np.float32(1) / counts)[:, None], ngrams)
+        for first, last in zip(ends - per_rank, ends, strict=True):
+            at = by_rank[first:last]  # the n-grams of one rank, at most one a word
+            sums[owners[at]] += self.buckets[buckets[at]]
+
+    def add_in_order(self, total: np.ndarray, buckets: np.ndarray) -> None:
+        """Add the rows of ``buckets`` to ``total`` (D,) float32 in place, one after another
+        (``np.add.accumulate``, sequential), ``GATHER_ROWS`` rows gathered at a time."""
+        for start in range(0, len(buckets), GATHER_ROWS):
+            rows = self.buckets[buckets[start : start + GATHER_ROWS]]
+            rows[0] += total
+            np.add.accumulate(rows, axis=0, out=rows)
+            total[:] = rows[-1]
