@@ -2,6 +2,7 @@
 vectors written composed, its model files queried for words never seen."""
 
 import hashlib
+import re
 
 import numpy as np
 import pytest
@@ -146,3 +147,37 @@ def test_bad_subword_settings_are_one_line(cli, tiny_corpus, tmp_path, args, mes
     err = without_progress(result.stderr.decode())
     assert result.returncode != 0 and message in err and len(err.strip().splitlines()) == 1, err
     assert not out.exists()
+
+
+def test_a_token_whose_ngrams_repeat_is_named_when_training_diverges(cli, tmp_path):
+    """A token of 10,000 times one letter lists the row of "aaa" 9,998 times among its
+    39,995 rows: each update of its vector adds the gradient to each listed row, so the
+    vector moves 9,994 times as far as a word's of distinct n-grams, and the run
+    diverges at any usable --alpha. The one line names the token, not --alpha."""
+    token = "a" * 10_000
+    lines = [f"the quick brown fox jumps over the lazy dog {token if i % 10 == 0 else 'now'} end" for i in range(300)]
+    corpus, out = tmp_path / "corpus.txt", tmp_path / "v.bin"
+    corpus.write_text("\n".join(lines) + "\n")
+    result = cli(
+        "train",
+        corpus,
+        "-o",
+        out,
+        "--subwords",
+        "--bucket",
+        "1000",
+        "--dim",
+        "16",
+        "--min-count",
+        "1",
+        "-q",
+        "--threads",
+        "1",
+    )
+    assert result.returncode == 1 and not out.exists()
+    assert re.fullmatch(
+        r"w2v: error: training diverged in epoch 1 \([^)]*\): the word 'a{40}…' \(10,000 bytes\) repeats its "
+        r"character n-grams so often that each update moves its vector 9,994 times as far as a word's of "
+        r"distinct n-grams: take the word out of the corpus\n",
+        result.stderr.decode(),
+    ), result.stderr.decode()

@@ -45,6 +45,17 @@ def display_word(word: str) -> str:
     return CONTROL_CHARACTERS.sub(lambda control: f"\\x{ord(control.group()):02x}", shown)
 
 
+SHOWN_CHARACTERS = 40  # of a longer word, the characters a message shows
+
+
+def quoted_word(word: str) -> str:
+    """``word`` in quotes for a message (``display_word``); one longer than
+    ``SHOWN_CHARACTERS`` characters cut there, with "…" and its length in bytes."""
+    if len(word) <= SHOWN_CHARACTERS:
+        return f"'{display_word(word)}'"
+    return f"'{display_word(word[:SHOWN_CHARACTERS])}…' ({len(encode_word(word)):,} bytes)"
+
+
 def split_word(words: Sequence[str], ends: re.Pattern[str] = WORD_END, what: str = "whitespace") -> str | None:
     """Why ``words`` cannot be written to a file and read back, naming the first that is
     empty or holds a character of ``ends`` (``what`` names them: in a vectors file, as in a
@@ -66,4 +77,4 @@ def split_reason(index: int, word: str, what: str = "whitespace") -> str:
         return f"word {index + 1:,} is empty"
     if not encodable(word):
         return f"word {index + 1:,} ({code_points(word)}) holds a lone surrogate, which has no UTF-8 bytes"
-    return f"word {index + 1:,}, '{display_word(word)}', holds {what}, which ends a word"
+    return f"word {index + 1:,}, {quoted_word(word)}, holds {what}, which ends a word"

@@ -22,6 +22,7 @@ from w2v.corpus.ngrams import NgramSettings, input_rows
 from w2v.corpus.vocab import Vocab
 from w2v.errors import ConfigError, DivergedError
 from w2v.vectorio.modelfile import all_finite, weight_shapes
+from w2v.words import decode_word, quoted_word
 
 # Training has diverged once a row of a weight matrix is longer than this. Rows of
 # trained word2vec models have norms of order 1 to 10 (the largest in runs of the
@@ -33,6 +34,11 @@ from w2v.vectorio.modelfile import all_finite, weight_shapes
 # softmax needs this check: it skips a node whose |logit| >= 6, so its weights can
 # grow without bound while the loss stays finite.
 MAX_ROW_NORM = 1e3
+# A word whose rows (subwords) repeat n-grams so often that an update moves its vector
+# this many times as far as a word's of distinct n-grams (``amplified_word``) is named
+# when a run diverges: a token of thousands of one repeated character, whose updates
+# overshoot at any usable learning rate.
+NAMED_GROWTH = 100
 # ``Tables.log_q``'s floor: an extreme --ns-exponent gives log-probabilities below float32's
 # range, and an infinite offset would make a logit NaN (inf - inf).
 FLOAT32_LOWEST = float(np.finfo(np.float32).min)
@@ -173,6 +179,7 @@ class Model:
     syn0: np.ndarray
     tables: Tables
     keep_prob: np.ndarray
+    words: list[bytes]  # the vocabulary's, to name one in a message
 
     @classmethod
     def build(
@@ -190,7 +197,7 @@ class Model:
             alias_prob=alias_prob, alias_idx=alias_idx, log_q=log_q,
             subword_rows=subword_rows, subword_offsets=subword_offsets,
         )  # fmt: skip
-        return cls(syn0, tables, vocab.keep_probabilities(config.sample))
+        return cls(syn0, tables, vocab.keep_probabilities(config.sample), vocab.words)
 
     def check_diverged(self, epoch: int, alpha: float) -> None:
         """DivergedError if a row of ``syn0``, ``syn1`` or ``syn1neg`` has a norm past
@@ -204,9 +211,38 @@ class Model:
                 what = f"a row of {name} has norm {norm:.3g}, where trained models stay below {MAX_ROW_NORM:g}"
             else:
                 what = f"non-finite weights in {name}"
-            raise DivergedError(
-                f"training diverged in epoch {epoch} ({what}): lower the learning rate (--alpha, now {alpha:g})"
-            )
+            raise DivergedError(f"training diverged in epoch {epoch} ({what}): {self.divergence_advice(alpha)}")
+
+    def divergence_advice(self, alpha: float) -> str:
+        """What the message of a diverged run advises: to take out the word whose
+        repeated n-grams make each of its updates ``NAMED_GROWTH`` times too long or
+        more (``amplified_word``), else to lower the learning rate ``alpha``."""
+        word, growth = amplified_word(self.tables.subword_rows, self.tables.subword_offsets)
+        if growth < NAMED_GROWTH:
+            return f"lower the learning rate (--alpha, now {alpha:g})"
+        return (
+            f"the word {quoted_word(decode_word(self.words[word]))} repeats its character n-grams so often that "
+            f"each update moves its vector {growth:,.0f} times as far as a word's of distinct n-grams: "
+            "take the word out of the corpus"
+        )
+
+
+def amplified_word(rows: np.ndarray, offsets: np.ndarray) -> tuple[int, float]:
+    """The word whose updates move its input vector farthest for their gradient, and
+    how many times as far as a word of distinct rows, given each word's ``rows``
+    (``Tables.subword_rows`` and ``subword_offsets``): an update adds the gradient to
+    each row the word lists (a row listed k times, k times, as fastText does), so the
+    word's vector, their mean, moves ``sum_r k_r**2 / |R_w|`` times the gradient: 1
+    for distinct rows, ``|R_w|`` for one row listed throughout, so only words of
+    ``NAMED_GROWTH`` rows or more are looked at. (-1, 1.0) where none moves farther."""
+    sizes = np.diff(offsets)
+    best, growth = -1, 1.0
+    for word in np.flatnonzero(sizes >= NAMED_GROWTH).tolist():
+        _, listed = np.unique(rows[offsets[word] : offsets[word + 1]], return_counts=True)
+        moved = float(np.square(listed, dtype=np.float64).sum()) / sizes[word]
+        if moved > growth:
+            best, growth = word, moved
+    return best, growth
 
 
 def subword_tables(vocab: Vocab, config: TrainConfig) -> tuple[np.ndarray, np.ndarray]:

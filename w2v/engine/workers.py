@@ -221,7 +221,7 @@ class EpochRunner:
         if not math.isfinite(loss):
             raise DivergedError(
                 f"training diverged in epoch {epoch + 1} (the loss became {loss}): "
-                f"lower the learning rate (--alpha, now {self.start_alpha:g})"
+                f"{self.model.divergence_advice(self.start_alpha)}"
             )
         progress.loss[thread, epoch] += loss
         progress.examples[thread, epoch] += examples
