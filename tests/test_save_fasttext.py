@@ -8,10 +8,12 @@ import struct
 
 import numpy as np
 import pytest
+from conftest import without_progress
 
 import w2v
 from w2v.cli.app import main
 from w2v.config import TrainConfig
+from w2v.errors import UnwritableOutput
 from w2v.vectorio.as_fasttext import fasttext_model, fasttext_settings
 from w2v.vectorio.modelfile import TrainState
 from w2v.vectors.wordvectors import Vectors
@@ -222,3 +224,38 @@ def test_mistakes_are_one_line_and_write_nothing(
     if message is not None:
         assert found[2] == f"w2v: error: {message}\n"
     assert {path.name: path.read_bytes() for path in tmp_path.iterdir()} == before
+
+
+NUL_WORD = "a\0b"  # a word as a corpus may hold it, which fastText's dictionary ends at the NUL
+NUL_CORPUS = f"the cat sat on the mat {NUL_WORD} dog\n" * 50
+REFUSED = "cannot write m.bin as a fastText model: word 6, 'a\\x00b', holds whitespace or a NUL, which ends a word"
+
+
+def test_a_word_fasttext_cannot_hold_is_named_before_training_and_the_rest_is_written(tmp_path, capsys, monkeypatch):
+    """``--save-fasttext`` of a vocabulary holding a NUL: a warning once the vocabulary
+    is known, before training; then the run writes every other output (the vectors
+    hold the word) and ends with the one error line, exit 1, and no ``.bin``."""
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "corpus.txt").write_text(NUL_CORPUS)
+    options = "--dim 8 --min-count 1 --epochs 1 --threads 1 --subwords --bucket 1000 --save-vocab vocab.txt"
+    code, out, err = run(capsys, f"train corpus.txt {options} -o v.txt --save-model m.npz --save-fasttext m.bin")
+    lines = [line for line in without_progress(err).splitlines() if "compiling" not in line]
+    assert (code, out) == (1, "")
+    assert lines[0] == f"w2v: warning: {REFUSED}; the run writes its other outputs, then fails"
+    assert lines[1].startswith("w2v: 7 words in vocabulary, 400 words trained")  # the summary, after training
+    assert lines[2:] == [f"w2v: error: {REFUSED}"]
+    assert not (tmp_path / "m.bin").exists()
+    assert NUL_WORD in Vectors.load("v.txt").words and NUL_WORD in Vectors.load("m.npz").words
+    assert f"{NUL_WORD} 50\n" in (tmp_path / "vocab.txt").read_text()
+
+
+def test_the_api_hands_over_the_vectors_it_could_not_write_to_fasttext(tmp_path, monkeypatch):
+    """``w2v.train(save_fasttext=...)`` raises ``UnwritableOutput`` after writing the
+    other outputs; its ``vectors`` are the run's."""
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "corpus.txt").write_text(NUL_CORPUS)
+    with pytest.raises(UnwritableOutput) as caught:
+        w2v.train(str(tmp_path / "corpus.txt"), save_model=str(tmp_path / "m.npz"), save_fasttext="m.bin", **SUBWORDS)
+    assert str(caught.value) == REFUSED
+    assert caught.value.vectors.words == Vectors.load(tmp_path / "m.npz").words
+    assert NUL_WORD in caught.value.vectors.words

@@ -38,6 +38,16 @@ class ClusterLost(W2VError):
     with it), or more workers than it survives; its checkpoint holds its last round."""
 
 
+class UnwritableOutput(W2VError):
+    """A run trained, and wrote its outputs, but for one that cannot hold what it made
+    (a fastText ``.bin``, a vocabulary word holding a NUL): ``vectors``, the trained
+    ``Vectors``, are for the caller to keep or write."""
+
+    def __init__(self, message: str, vectors: object):
+        super().__init__(message)
+        self.vectors = vectors
+
+
 class DivergedError(W2VError):
     """Training produced non-finite weights or loss (a learning rate too high)."""
 

@@ -29,12 +29,13 @@ from w2v.engine.runloop import Hooks
 from w2v.engine.scoring import Plan, TreeScorer, model_losses, score_plan
 from w2v.engine.weights import Model, carry_weights
 from w2v.engine.workers import Progress, run_epochs, stream_offsets
-from w2v.errors import ConfigError, CorpusError, plural
+from w2v.errors import ConfigError, CorpusError, UnwritableOutput, plural
 from w2v.locks import checkpoint_lock
 from w2v.losses import LOSSES
 from w2v.progress import Steps, note, reading
 from w2v.report import TrainReport
 from w2v.vectorio.as_fasttext import save_as_fasttext
+from w2v.vectorio.fasttext import dictionary_problem, refusal
 from w2v.vectorio.modelfile import TrainState, checkpoint_path
 from w2v.vectorio.subwords import SubwordVectors
 from w2v.vectors.wordvectors import Vectors
@@ -242,6 +243,7 @@ def train_here(corpus, here: HerePlan, hooks: Hooks, outputs: "RunFiles") -> Vec
         try:
             words, tokens = encoded.stream.words, encoded.corpus_words
             check_trainable(words, neighbours=encoded.neighbours, tokens=tokens, vocabulary=here.vocabulary)
+            outputs = held_outputs(outputs, encoded.vocab, hooks.show_progress)
             compiled = compiling.seconds
             run = Run.start(config, encoded, here.base, here.resume, here.notes)
             report, syn0 = run_training(run, hooks, outputs, workdir)
@@ -250,7 +252,7 @@ def train_here(corpus, here: HerePlan, hooks: Hooks, outputs: "RunFiles") -> Vec
             encoded.stream.close()
     report.prepare_seconds, report.seconds = prepare_seconds, time.perf_counter() - start
     report.compile_seconds = compiling.seconds
-    return trained_vectors(encoded.vocab, syn0, config, report)
+    return delivered(trained_vectors(encoded.vocab, syn0, config, report), outputs)
 
 
 def trained_vectors(vocab: Vocab, syn0: np.ndarray, config: TrainConfig, report: TrainReport) -> Vectors:
@@ -282,6 +284,29 @@ class RunFiles:
     save_fasttext: str | None  # a fastText .bin of the model
     heldout: object  # a corpus, or None
     heldout_sampling: Sampling  # its predictions scored
+    refused: str | None = None  # why an output asked for is left out (``held_outputs``)
+
+
+def held_outputs(outputs: RunFiles, vocab: Vocab, show: bool) -> RunFiles:
+    """``outputs`` less a fastText ``.bin`` whose dictionary cannot hold a word of
+    ``vocab`` (one holding a NUL, which ends a word there; every other output holds
+    any corpus word), checked before training: a warning says so now (when ``show``),
+    the run writes its other outputs, and ``train`` then raises ``UnwritableOutput``."""
+    if outputs.save_fasttext is None:
+        return outputs
+    problem = dictionary_problem([decode_word(word) for word in vocab.words])
+    if problem is None:
+        return outputs
+    refused = refusal(outputs.save_fasttext, problem)
+    note(f"warning: {refused}; the run writes its other outputs, then fails", show)
+    return dataclasses.replace(outputs, save_fasttext=None, refused=refused)
+
+
+def delivered(vectors: Vectors, outputs: RunFiles) -> Vectors:
+    """``vectors``, or ``UnwritableOutput`` holding them where an output was left out."""
+    if outputs.refused is not None:
+        raise UnwritableOutput(outputs.refused, vectors)
+    return vectors
 
 
 def train_on(address: str, corpus, config: TrainConfig, plan, hooks: Hooks, outputs: RunFiles,

@@ -22,7 +22,7 @@ from w2v.config import (
 )
 from w2v.corpus.phrases import learn_phrases, passes_read, phrased_lines
 from w2v.corpus.sources import check_text, expand_sources, is_stream, without_outputs
-from w2v.errors import ClusterLost, ConfigError, FormatError, W2VError, plural
+from w2v.errors import ClusterLost, ConfigError, FormatError, UnwritableOutput, W2VError, plural
 from w2v.files import atomic_output, binary_name, check_writable, is_special, is_url
 from w2v.progress import Steps, is_terminal, note
 from w2v.toolkit import word_classes
@@ -522,6 +522,7 @@ def train(corpus, output, fmt, quiet, cbow_sum, save_vocab, read_vocab, **settin
             settings["cbow_mean"] = not cbow_sum
     else:
         settings["cbow_mean"] = not cbow_sum
+    left_out = None  # an output the run could not write: the others are, then it fails
     try:
         vectors = train_vectors(
             source,
@@ -536,12 +537,16 @@ def train(corpus, output, fmt, quiet, cbow_sum, save_vocab, read_vocab, **settin
         )
     except (KeyboardInterrupt, Terminated, ClusterLost) as err:
         raise Stopped(err, long_run["checkpoint"] or long_run["resume"], cluster) from None
+    except UnwritableOutput as err:
+        vectors, left_out = err.vectors, err
     write_start = time.perf_counter()
     written = write_trained(vectors, output, fmt, extras, seed, quiet)
     if not quiet:
         echo_summary(vectors, output, time.perf_counter() - write_start)
         for line in written:
             click.echo(line, err=True)
+    if left_out is not None:
+        raise left_out
 
 
 def echo_summary(vectors, output: str, write_seconds: float) -> None:

@@ -248,7 +248,7 @@ def save_fasttext(path: str | os.PathLike, model: FastTextModel) -> None:
     path = os.fspath(path)
     problem = model_problem(model)
     if problem:
-        raise W2VError(f"cannot write {path} as a fastText model: {problem}")
+        raise W2VError(refusal(path, problem))
     with atomic_output(path) as out:
         out.write(header_bytes(model))
         out.write(dictionary_bytes(model))
@@ -277,7 +277,18 @@ def model_problem(model: FastTextModel) -> str | None:
     for name, (shape, wanted) in expected.items():
         if shape != wanted:
             return f"{name} of shape {shape}, not {wanted} ({words:,} words, {settings.ngrams.bucket:,} buckets)"
-    return split_word(list(model.words), FASTTEXT_WORD_END, "whitespace or a NUL")
+    return dictionary_problem(model.words)
+
+
+def dictionary_problem(words: Sequence[str]) -> str | None:
+    """Why fastText's dictionary cannot hold ``words``: one is empty, or holds whitespace
+    or a NUL, which end a word there (a corpus word may hold a NUL); None if it can."""
+    return split_word(list(words), FASTTEXT_WORD_END, "whitespace or a NUL")
+
+
+def refusal(path: str, problem: str) -> str:
+    """The one line refusing to write a fastText model to ``path``, for ``problem``."""
+    return f"cannot write {path} as a fastText model: {problem}"
 
 
 def header_bytes(model: FastTextModel) -> bytes:
