@@ -173,6 +173,28 @@ def test_a_command_of_matrix_products_keeps_the_blas_threads(tmp_path):
     assert threads_at_exit(["similar", "king", "-v", str(vectors)])[1] == "-"
 
 
+SCIPY_BLAS_AT_EXIT = (
+    "import atexit, runpy, sys\n"
+    "atexit.register(lambda: print(type(sys.modules.get('scipy.linalg.cython_blas', 0)).__name__, file=sys.stderr))\n"
+    "runpy.run_module('w2v', run_name='__main__', alter_sys=True)\n"
+)
+
+
+@pytest.mark.parametrize("command", ["train", "vocab"])
+def test_a_command_that_trains_or_counts_loads_no_scipy_blas(tmp_path, tiny_corpus, command):
+    """Numba loads SciPy's BLAS with its first kernel where SciPy is installed, and that
+    OpenBLAS maps a 32 MB buffer as it loads, retrying a failed mapping forever: under
+    ``ulimit -v 350000`` ``w2v train`` hung even on one BLAS thread. w2v's kernels call
+    no BLAS, so the commands that train or count keep Numba from loading it (the
+    module is None: marked missing). Was ``module`` (loaded) where SciPy is installed."""
+    pytest.importorskip("scipy")
+    output = tmp_path / ("v.bin" if command == "train" else "vocab.txt")
+    command_line = [sys.executable, "-c", SCIPY_BLAS_AT_EXIT, command, str(tiny_corpus), "-o", str(output), "-q"]
+    done = subprocess.run(command_line, capture_output=True, text=True, cwd=REPO, timeout=300)
+    assert done.returncode == 0, done.stderr
+    assert done.stderr.splitlines()[-1] == "NoneType"
+
+
 def test_the_commands_that_keep_the_blas_threads_are_commands():
     assert BLAS_COMMANDS.issubset(cli.commands)
 
