@@ -21,6 +21,7 @@ from typing import Any
 
 import numpy as np
 
+from w2v.blas import SCORING_THREADS, limited
 from w2v.config import TrainConfig
 from w2v.corpus.idstream import IdStream
 from w2v.engine.runloop import Hooks, RunLoop
@@ -171,10 +172,13 @@ class EpochRunner:
         return [self.progress.epoch_loss(e) for e in range(self.config.epochs)]
 
     def score_heldout(self, scorer: Callable[[], tuple[float, float]], epoch: int) -> None:
-        """Score the held-out text after ``epoch`` (0-based), timing it apart from
-        training, and leave that time out of the bar's rate."""
+        """Score the held-out text after ``epoch`` (0-based), with BLAS on at most
+        ``blas.SCORING_THREADS`` threads (their spinning would slow it, and the next
+        epoch, on a busy machine), timing it apart from training, and leave that time
+        out of the bar's rate."""
         started = time.perf_counter()
-        self.progress.heldout[epoch] = scorer()
+        with limited(SCORING_THREADS):
+            self.progress.heldout[epoch] = scorer()
         seconds = time.perf_counter() - started
         self.progress.heldout_seconds += seconds
         self.loop.bar.pause(seconds)
