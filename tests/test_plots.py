@@ -184,7 +184,7 @@ def test_loss_plot_from_train(tiny_corpus, tmp_path, capsys):
     assert (code, err) == (0, "")
     assert png_size(picture) == (1050, 675)  # 7 x 4.5 inches at 150 dpi
     code, _, err = run(capsys, *args, "--plot", picture, "--heldout", tiny_corpus, "--heldout-pairs", "500")
-    lines = [line for line in without_progress(err).splitlines() if not line.startswith("w2v: epoch")]
+    lines = [line for line in without_progress(err).splitlines() if not line.startswith(("w2v: epoch", "w2v: note"))]
     assert code == 0 and " in vocabulary, " in lines[0]
     assert lines[1] == f"w2v: loss of 3 epochs drawn; wrote {picture}"
     assert png_size(picture) == (1050, 1050)  # a second panel: the held-out bits per word
@@ -199,14 +199,37 @@ def test_loss_plot_without_matplotlib_is_refused_before_training(no_matplotlib, 
     assert list(tmp_path.iterdir()) == []  # nothing trained, nothing written
 
 
+def test_the_held_out_panel_draws_the_standard_errors_and_the_unigram_baseline():
+    """``train --plot`` with ``--heldout``: error bars of the sampling standard errors
+    and the unigram model's figure as a labelled dashed line, the figure's baseline."""
+    pytest.importorskip("matplotlib")
+    from matplotlib.container import ErrorbarContainer
+
+    from w2v.vectors.plots import HeldOut, loss_figure
+
+    figure = loss_figure([3.0, 2.5, 2.4], HeldOut([9.6, 9.3, 9.2], [0.01, 0.02, 0.015], 9.35))
+    panel = figure.axes[1]
+    bars = [c for c in panel.containers if isinstance(c, ErrorbarContainer)]
+    assert len(bars) == 1 and bars[0].has_yerr
+    spans = [segment[:, 1] for segment in bars[0].lines[2][0].get_segments()]
+    assert [tuple(np.round(span, 3)) for span in spans] == [(9.59, 9.61), (9.28, 9.32), (9.185, 9.215)]
+    lines = {line.get_label(): line for line in panel.get_lines()}
+    assert list(lines["unigram model 9.3500"].get_ydata()) == [9.35, 9.35]
+    assert lines["unigram model 9.3500"].get_linestyle() == "--"
+    legend = [text.get_text() for text in panel.get_legend().get_texts()]
+    assert legend == ["unigram model 9.3500", "± sampling standard error"]
+    bare = loss_figure([3.0, 2.5], HeldOut([9.6, 9.3])).axes[1]  # no standard errors, no baseline: neither drawn
+    assert bare.containers == [] and bare.get_legend() is None
+
+
 def test_loss_plot_of_many_epochs_and_of_one(tmp_path):
     pytest.importorskip("matplotlib")
-    from w2v.vectors.plots import plot_loss
+    from w2v.vectors.plots import HeldOut, plot_loss
 
     plot_loss(str(tmp_path / "one.png"), [0.7])
     plot_loss(str(tmp_path / "many.pdf"), list(np.linspace(3, 2, 60)))
-    plot_loss(str(tmp_path / "none-held-out.png"), [3.0, 2.5], [float("nan")] * 2)  # train without --heldout
-    plot_loss(str(tmp_path / "held-out.png"), [3.0, 2.5], [9.5, 9.1])
+    plot_loss(str(tmp_path / "none-held-out.png"), [3.0, 2.5], HeldOut([float("nan")] * 2))  # train without --heldout
+    plot_loss(str(tmp_path / "held-out.png"), [3.0, 2.5], HeldOut([9.5, 9.1]))
     assert png_size(tmp_path / "one.png") == png_size(tmp_path / "none-held-out.png") == (1050, 675)
     assert png_size(tmp_path / "held-out.png") == (1050, 1050)
     assert (tmp_path / "many.pdf").read_bytes().startswith(b"%PDF")

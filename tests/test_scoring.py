@@ -211,8 +211,88 @@ def test_cli_prints_the_standard_error_of_a_sampled_figure(tmp_path, capsys):
           "--save-model", str(tmp_path / "m.npz")])  # fmt: skip
     epochs = [line for line in capsys.readouterr().err.splitlines() if line.startswith("w2v: epoch")]
     assert [line.split(":")[1] for line in epochs] == [" epoch 1", " epoch 2"]
-    assert all(re.fullmatch(r"w2v: epoch \d: loss [\d.]+, held-out [\d.]+ ± 0\.\d{4} bits per word", e) for e in epochs)
+    shape = r"w2v: epoch \d: loss [\d.]+; held-out [\d.]+ ± 0\.\d{4} bits per word \(± its sampling standard error\), "
+    assert all(re.fullmatch(shape + r"unigram model ([\d.]+)", e) for e in epochs)
     main(["score", str(tmp_path / "m.npz"), str(held)])
-    assert "±" not in capsys.readouterr().out
+    exact = capsys.readouterr().out
+    assert "±" not in exact and re.match(r"ns: [\d.]+ bits per word \(exact\), perplexity", exact)
+    unigram = re.search(r"unigram model ([\d.]+) bits per word", exact)
+    assert unigram is not None and all(e.endswith(f"unigram model {unigram[1]}") for e in epochs)  # the same baseline
     main(["score", str(tmp_path / "m.npz"), str(held), "--max-normalised", "20"])
-    assert re.match(r"ns: [\d.]+ ± 0\.\d{4} bits per word \(perplexity", capsys.readouterr().out)
+    sampled = r"ns: [\d.]+ ± 0\.\d{4} bits per word \(± its sampling standard error\), perplexity [\d.,]+, on "
+    assert re.match(sampled, capsys.readouterr().out)
+
+
+def test_the_unigram_baseline_is_a_fifth_argument_and_in_the_report(tmp_path):
+    """The unigram model's bits per word on the held-out predictions, the figure's
+    baseline: given to a callback taking five arguments, the same every epoch, kept in
+    the report, and what ``w2v score`` finds for the model."""
+    held = tmp_path / "held.txt"
+    held.write_text("\n".join(" ".join(s) for s in HELD_OUT * 40) + "\n")
+    seen = []
+    settings = dict(negative=3, dim=6, window=2, min_count=1, sample=0, epochs=2, threads=1, seed=3)
+    record = lambda e, loss, bits, error, unigram: seen.append(unigram)  # noqa: E731
+    report = w2v.train(SENTENCES, heldout=str(held), heldout_pairs=300, heldout_normalised=30, on_epoch_end=record,
+                       save_model=str(tmp_path / "m.npz"), **settings).report  # fmt: skip
+    final = score_model(TrainState.load(str(tmp_path / "m.npz")), str(held), str(tmp_path)).scores[0]
+    assert seen == [report.heldout_unigram] * 2 and report.heldout_unigram == pytest.approx(final.unigram_bits_per_word)
+    assert json.loads(report.to_json())["heldout_unigram"] == report.heldout_unigram
+    assert json.loads(w2v.train(SENTENCES, **settings).report.to_json())["heldout_unigram"] is None  # not scored
+
+
+def skewed_text(tokens: int, seed: int) -> str:
+    """Lines of words drawn at random, one of them ("the") half the time: a text whose
+    frequent word subsampling thins out far more than the others."""
+    rng = np.random.default_rng(seed)
+    others = [f"w{i}" for i in range(20)]
+    words = [("the" if rng.random() < 0.5 else others[rng.integers(20)]) for _ in range(tokens)]
+    return "\n".join(" ".join(words[i : i + 10]) for i in range(0, tokens, 10)) + "\n"
+
+
+def test_a_subsampled_model_above_the_unigram_model_gets_one_line_saying_why(tmp_path, capsys):
+    """Trained with --sample, a model under-predicts the frequent words of raw text and
+    can score above the unigram model: train --heldout and score say so in one note
+    line each, naming what to compare instead; without subsampling, no note."""
+    corpus, held = tmp_path / "c.txt", tmp_path / "held.txt"
+    corpus.write_text(skewed_text(20_000, 1))
+    held.write_text(skewed_text(2_000, 2))
+    common = ["--dim", "8", "--min-count", "1", "--epochs", "2", "--threads", "1", "--hs", "--negative", "0"]
+    for sample in ("1e-3", "0"):
+        model = tmp_path / f"m{sample}.npz"
+        main(["train", str(corpus), "-o", str(tmp_path / "v.bin"), *common, "--sample", sample,
+              "--heldout", str(held), "--save-model", str(model)])  # fmt: skip
+        notes = [line for line in capsys.readouterr().err.splitlines() if line.startswith("w2v: note: hs scores")]
+        main(["score", str(model), str(held)])
+        scored = capsys.readouterr()
+        bits, unigram = map(float, re.findall(r"([\d.]+) bits per word", scored.out)[:2])
+        if sample == "0":
+            assert notes == [] and "note" not in scored.err
+            continue
+        assert bits > unigram  # the case the note is for
+        assert len(notes) == 1 and notes[0].startswith(f"w2v: note: hs scores {bits:.2f} bits per word, above the ")
+        assert "trained with --sample 0.001" in notes[0] and "Compare models trained with the same --sample" in notes[0]
+        assert scored.err.splitlines() == [notes[0]]
+
+
+def test_score_labels_the_raw_scores_figures_as_diagnostics(noise_model, tmp_path, capsys):
+    """The second line of a word-output loss names its figures for what they are: not
+    scores; exp(s) as probabilities (Z = 1) is a score only where log Z is near 0;
+    softmax(s) is given where the loss's own distribution is another (negative
+    sampling's), not where it is softmax(s) itself (NCE)."""
+    held = tmp_path / "held.txt"
+    held.write_text("\n".join(" ".join(s) for s in HELD_OUT) + "\n")
+    path = tmp_path / "ns.npz"
+    noise_model["skipgram"].save(str(path))
+    main(["score", str(path), str(held)])
+    _, second = capsys.readouterr().out.splitlines()
+    assert re.fullmatch(
+        r"ns diagnostics, not scores: softmax\(s\) [\d.]+ bits per word \(the raw scores, without negative "
+        r"sampling's correction\); exp\(s\) taken as probabilities \(Z = 1\) [\d.]+, a score only where log Z is "
+        r"near 0: here log Z mean -?[\d.]+ nats, sd [\d.]+",
+        second,
+    )
+    nce = tmp_path / "nce.npz"
+    w2v.train(SENTENCES, nce=3, dim=6, window=2, min_count=1, sample=0, epochs=1, threads=1, save_model=str(nce))
+    main(["score", str(nce), str(held)])
+    second = capsys.readouterr().out.splitlines()[1]
+    assert second.startswith("nce diagnostics, not scores: exp(s) taken as probabilities (Z = 1) ")

@@ -31,6 +31,7 @@ class TrainReport:
     prepare_seconds: float = 0.0  # counting, vocabulary, encoding the corpus to ids (compiling excluded)
     epoch_heldout: list[float] = field(default_factory=list)  # held-out bits per word after each epoch (nan: none)
     epoch_heldout_se: list[float] = field(default_factory=list)  # their standard errors (sampling)
+    heldout_unigram: float = math.nan  # the unigram model's bits per word on the same predictions: the baseline
     compile_seconds: float = 0.0  # compiling kernels not in Numba's cache yet (a first run): 0.0 when all were
     heldout_seconds: float = 0.0  # scoring the held-out text after each epoch (``heldout``)
     rounds: list[RoundLog] = field(default_factory=list)  # on a cluster: each round's words, bytes and seconds

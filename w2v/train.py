@@ -26,7 +26,7 @@ from w2v.corpus.sources import expand_sources, source_list
 from w2v.corpus.vocab import Vocab
 from w2v.engine.heldout_sample import Sampling
 from w2v.engine.runloop import Hooks
-from w2v.engine.scoring import Plan, TreeScorer, model_losses, score_plan
+from w2v.engine.scoring import Plan, TreeScorer, above_unigram_note, model_losses, score_plan
 from w2v.engine.weights import Model, carry_weights
 from w2v.engine.workers import Progress, run_epochs, stream_offsets
 from w2v.errors import ConfigError, CorpusError, UnwritableOutput, plural
@@ -115,8 +115,9 @@ def train(
         training, and a note when the kernels are compiled.
     on_epoch_end : callable, optional
         ``on_epoch_end(epoch, mean_loss)`` after each epoch; with ``heldout``, given
-        the held-out bits per word (and its standard error) as a third (and fourth)
-        argument when it takes them.
+        the held-out bits per word, its standard error (of sampling the predictions)
+        and the unigram model's bits per word on the same predictions as a third,
+        fourth and fifth argument, as many as it takes.
     on_progress : callable, optional
         ``on_progress(words_done, total_words, alpha, loss)``, from the calling thread
         about every 0.2 s during training and once at the end (``words_done ==
@@ -147,7 +148,11 @@ def train(
     heldout : str, list of str, or iterable of list of str, optional
         A corpus (as ``corpus``), checked before ``corpus`` is read, scored after each
         epoch (``w2v.engine.scoring``: bits per predicted word of the model's first
-        loss) into ``report.epoch_heldout`` and ``report.epoch_heldout_se``.
+        loss) into ``report.epoch_heldout`` and ``report.epoch_heldout_se``, with the
+        unigram model's figure, the baseline, in ``report.heldout_unigram``. The
+        scoring uses one BLAS thread (``w2v.blas``). With ``progress``, a note
+        follows the run where a model trained with ``sample`` ends above the
+        baseline.
     heldout_pairs : int or None
         The held-out predictions sampled (None: every one).
     heldout_normalised : int or None
@@ -362,6 +367,7 @@ def run_training(run: "Run", hooks: Hooks, outputs: RunFiles, workdir: str) -> t
         train_start = time.perf_counter()
         losses = run.train(hooks, outputs.checkpoint)
         train_seconds = time.perf_counter() - train_start - run.progress.heldout_seconds  # reported apart
+        note_above_unigram(run, hooks.show_progress)
         if outputs.save_vocab is not None:  # after training: a failed run leaves an old file untouched
             encoded.vocab.save(outputs.save_vocab)
         save_state(run.state(), outputs)
@@ -377,11 +383,21 @@ def run_training(run: "Run", hooks: Hooks, outputs: RunFiles, workdir: str) -> t
         epoch_loss=losses,
         epoch_heldout=run.progress.heldout[:, 0].tolist(),
         epoch_heldout_se=run.progress.heldout[:, 1].tolist(),
+        heldout_unigram=float(run.progress.heldout[-1, 2]),  # the same every epoch; the last is always scored
         heldout_seconds=run.progress.heldout_seconds,
         output_updates=int(run.progress.updates.sum()),
         row_visits=int(run.progress.visits.sum()),
     )
     return report, run.model.syn0
+
+
+def note_above_unigram(run: "Run", show: bool) -> None:
+    """Say, when ``show``, why the run's model scores above the unigram model on the
+    held-out text after its last epoch, if subsampling is why (``above_unigram_note``)."""
+    bits, _, unigram = run.progress.heldout[-1].tolist()
+    said = above_unigram_note(model_losses(run.config)[0], run.config.sample, bits=bits, unigram=unigram)
+    if said is not None:
+        note(said, show)
 
 
 def save_state(state: TrainState, outputs: RunFiles) -> None:
@@ -460,9 +476,9 @@ class Run:
 
     def heldout_scorer(
         self, corpus, sampling: Sampling, workdir: str
-    ) -> tuple[Callable[[], tuple[float, float]], IdStream]:
-        """A function giving the held-out bits per word of the weights as they are, and
-        its standard error (``scoring.score_plan``: the model's first loss, on the
+    ) -> tuple[Callable[[], tuple[float, float, float]], IdStream]:
+        """A function giving the held-out bits per word of the weights as they are, its
+        standard error and the unigram model's (``scoring.score_plan``: the model's first loss, on the
         predictions ``sampling`` draws, drawn once), on ``corpus``, encoded once into
         ``workdir``; and the stream it reads, for the caller to close."""
         os.makedirs(workdir)
@@ -478,12 +494,12 @@ class Run:
         tree = TreeScorer(tables.syn1, (tables.path_nodes, tables.path_labels, tables.path_offsets))
         subwords = (tables.subword_rows, tables.subword_offsets)  # hashed once for the run, not per epoch
 
-        def scorer() -> tuple[float, float]:
+        def scorer() -> tuple[float, float, float]:
             result = score_plan(
                 self.state(), plan, encoded, losses=first_loss, tree=tree, subwords=subwords, diagnostics=False
             )
             score = result.scores[0]
-            return score.bits_per_word, score.standard_error
+            return score.bits_per_word, score.standard_error, score.unigram_bits_per_word
 
         return scorer, encoded.stream
 

@@ -6,12 +6,14 @@ import click
 
 from w2v.cli.app import CONTEXT, cli
 from w2v.cli.queries import chosen_vectors, load_for_query, vectors_file_argument, vectors_options
-from w2v.cli.training import check_inputs_kept, corpus_sources, reject_unused
+from w2v.cli.training import check_inputs_kept, corpus_sources, heldout_figure, reject_unused
 from w2v.cluster.phrases import check_new_folder
 from w2v.config import DEFAULT_PRUNE_AT, MAX_WINDOW
 from w2v.corpus.phrases import check_npmi_threshold
+from w2v.engine.scoring import Score, above_unigram_note
 from w2v.errors import ConfigError, W2VError, plural
 from w2v.files import check_writable, skip_bom
+from w2v.losses import LOSSES
 from w2v.toolkit import count_vocab, word_classes
 from w2v.toolkit import phrases as join_phrases  # the command below is ``phrases``
 from w2v.toolkit import score as score_held_out  # the command below is ``score``
@@ -67,17 +69,37 @@ def score(model, corpus, window, max_pairs, max_normalised, seed, as_json, per_l
         click.echo(json.dumps({**first, "other_losses": others}, indent=2))
     else:
         for s in result.scores:
-            error = f" ± {s.standard_error:.4f}" if s.standard_error else ""
             click.echo(
-                f"{s.loss}: {s.bits_per_word:.4f}{error} bits per word (perplexity {s.perplexity:,.1f}) on "
-                f"{plural(s.pairs, 'prediction')}; unigram {s.unigram_bits_per_word:.4f}; "
+                f"{s.loss}: {heldout_figure(s.bits_per_word, s.standard_error)}, perplexity {s.perplexity:,.1f}, "
+                f"on {plural(s.pairs, 'prediction')}; unigram model {s.unigram_bits_per_word:.4f} bits per word; "
                 f"{plural(s.oov_tokens, 'token')} out of vocabulary"
             )
             if s.mean_log_z is not None:
-                click.echo(
-                    f"{s.loss}: softmax(s) {s.bits_per_word_plain:.4f} bits, Z = 1 {s.bits_per_word_z1:.4f} bits; "
-                    f"log Z mean {s.mean_log_z:.3f}, sd {s.std_log_z:.3f}"
-                )
+                click.echo(diagnostics_line(s))
+    sample = result.sample
+    notes = [
+        above_unigram_note(s.loss, sample, bits=s.bits_per_word, unigram=s.unigram_bits_per_word) for s in result.scores
+    ]
+    for line in [line for line in notes if line is not None][:1]:  # the first loss's: one line is enough
+        click.echo(f"w2v: {line}", err=True)
+
+
+def diagnostics_line(score: Score) -> str:
+    """``score``'s second line: the figures of its raw scores ``s``, labelled as what
+    they are, not scores of the model: softmax(s) where the loss's own distribution
+    is another (negative sampling's implied one), and exp(s) taken as probabilities
+    (Z = 1), a score only where log Z is near 0."""
+    parts = []
+    if LOSSES[score.loss].scored != "softmax":
+        parts.append(
+            f"softmax(s) {score.bits_per_word_plain:.4f} bits per word "
+            f"(the raw scores, without {LOSSES[score.loss].title}'s correction)"
+        )
+    parts.append(
+        f"exp(s) taken as probabilities (Z = 1) {score.bits_per_word_z1:.4f}, a score only where log Z is near 0: "
+        f"here log Z mean {score.mean_log_z:.3f} nats, sd {score.std_log_z:.3f}"
+    )
+    return f"{score.loss} diagnostics, not scores: " + "; ".join(parts)
 
 
 MISSING_SHOWN = 10  # words not in the vocabulary named in plot's note; the rest are counted

@@ -30,7 +30,7 @@ from w2v.train import HELDOUT_NORMALISED, HELDOUT_PAIRS
 from w2v.train import train as train_vectors
 from w2v.vectorio.modelfile import checkpoint_path, model_file, read_meta
 from w2v.vectorio.word2vec import write_vectors
-from w2v.vectors.plots import picture_format, plot_loss
+from w2v.vectors.plots import HeldOut, picture_format, plot_loss
 from w2v.words import display_word
 
 
@@ -571,12 +571,22 @@ def echo_summary(vectors, output: str, write_seconds: float) -> None:
     )
 
 
-def print_epoch(epoch: int, loss: float, heldout: float, standard_error: float) -> None:
-    """The line ``w2v train --heldout`` prints after each epoch, above the progress bar."""
+def print_epoch(epoch: int, loss: float, heldout: float, standard_error: float, unigram: float) -> None:
+    """The line ``w2v train --heldout`` prints after each epoch, above the progress bar:
+    the training loss, the held-out figure and the unigram model's, its baseline."""
     from tqdm import tqdm
 
-    scored = f"held-out {heldout:.4f} ± {standard_error:.4f} bits per word"
-    tqdm.write(f"w2v: epoch {epoch + 1}: loss {loss:.4f}, {scored}", file=sys.stderr)
+    scored = f"held-out {heldout_figure(heldout, standard_error)}, unigram model {unigram:.4f}"
+    tqdm.write(f"w2v: epoch {epoch + 1}: loss {loss:.4f}; {scored}", file=sys.stderr)
+
+
+def heldout_figure(bits: float, standard_error: float) -> str:
+    """A held-out figure as ``train --heldout`` and ``score`` print it, saying what its
+    ``±`` is: ``10.0225 ± 0.0048 bits per word (± its sampling standard error)``, or
+    ``(exact)`` where every prediction was scored and normalised."""
+    if not standard_error:
+        return f"{bits:.4f} bits per word (exact)"
+    return f"{bits:.4f} ± {standard_error:.4f} bits per word (± its sampling standard error)"
 
 
 def check_train_options(ctx, corpus, output, save_vocab, read_vocab, long_run, extras, cbow_sum, settings) -> None:
@@ -713,7 +723,9 @@ def write_trained(vectors, output: str, fmt: str, extras: dict, seed: int, quiet
                 f"w2v: {plural(len(vectors), 'word')} in {plural(k, 'class', 'classes')}; wrote {classes_output}"
             )
     if extras["plot"]:  # after the vectors are in place: a picture is not worth losing them for
-        plot_loss(extras["plot"], vectors.report.epoch_loss, vectors.report.epoch_heldout)
+        report = vectors.report
+        heldout = HeldOut(report.epoch_heldout, report.epoch_heldout_se, report.heldout_unigram)
+        plot_loss(extras["plot"], report.epoch_loss, heldout)
         written.append(f"w2v: loss of {plural(len(vectors.report.epoch_loss), 'epoch')} drawn; wrote {extras['plot']}")
     if extras["report"]:
         with atomic_output(extras["report"]) as out:

@@ -24,7 +24,7 @@ from w2v.config import TrainConfig
 from w2v.errors import ClusterLost, W2VError
 from w2v.progress import Bar, NoBar, progress_bar
 
-NOT_SCORED = (math.nan, math.nan)  # held-out bits per word and standard error of an epoch not scored
+NOT_SCORED = (math.nan, math.nan, math.nan)  # held-out bits per word, standard error, unigram: an epoch not scored
 
 
 def learning_rate(alpha: float, min_alpha: float, progress: float) -> float:
@@ -41,7 +41,9 @@ class Hooks:
     - ``on_epoch_end(epoch, mean_loss)`` after each epoch, or
       ``on_epoch_end(epoch, mean_loss, heldout)`` if it takes a third argument
       (held-out bits per word, nan without ``heldout``), or
-      ``on_epoch_end(epoch, mean_loss, heldout, heldout_se)`` with its standard error;
+      ``on_epoch_end(epoch, mean_loss, heldout, heldout_se)`` with its standard error
+      (of sampling the predictions), or ``on_epoch_end(epoch, mean_loss, heldout,
+      heldout_se, unigram)`` with the unigram model's bits per word on the same text too;
     - ``on_progress(words_done, total_words, alpha, loss)`` about every 0.2 s (one
       process) or round (a cluster), and at the end;
     - ``checkpoint()`` saves the run as it stands: after each epoch, every
@@ -53,14 +55,17 @@ class Hooks:
     on_progress: Callable[[int, int, float, float], None] | None = None
     checkpoint: Callable[[], None] | None = None
     checkpoint_seconds: float | None = None
-    heldout: Callable[[], tuple[float, float]] | None = None  # scores the weights: bits per word, standard error
+    heldout: Callable[[], tuple[float, float, float]] | None = None  # scores the weights: ``NOT_SCORED``'s figures
 
 
-def call_epoch_end(callback: Callable, epoch: int, loss: float, heldout: tuple[float, float] = NOT_SCORED) -> None:
-    """``callback(epoch, mean_loss, bits, standard_error)``, or with the first three or
-    two of those arguments, as many as the callback takes (``Hooks.on_epoch_end``)."""
+def call_epoch_end(
+    callback: Callable, epoch: int, loss: float, heldout: tuple[float, float, float] = NOT_SCORED
+) -> None:
+    """``callback(epoch, mean_loss, bits, standard_error, unigram_bits)``, or with the
+    first four, three or two of those arguments, as many as the callback takes
+    (``Hooks.on_epoch_end``)."""
     arguments: tuple = (epoch, loss, *heldout)
-    taken = next((n for n in (4, 3) if takes(callback, arguments[:n])), 2)
+    taken = next((n for n in (5, 4, 3) if takes(callback, arguments[:n])), 2)
     callback(*arguments[:taken])
 
 
@@ -115,16 +120,16 @@ class RunLoop:
     ) -> None:
         """Call ``on_epoch_end`` for each epoch finished since the last report (the first
         ``epochs_done`` are), with its mean loss ``epoch_loss(epoch)`` (nats per example,
-        nan before any) and held-out bits per word and standard error (``heldout[epoch]``,
-        (epochs, 2) float64, nan unscored; nan without); then move the bar to ``done`` words with
+        nan before any) and held-out bits per word, standard error and the unigram model's
+        bits per word (``heldout[epoch]``, (epochs, 3) float64, nan unscored; nan without);
+        then move the bar to ``done`` words with
         the epoch under way, the learning rate there and the epoch's loss so far, and
         call ``on_progress`` with them."""
         hooks = self.hooks
         while self.reported < min(epochs_done, self.epochs):
             if hooks.on_epoch_end is not None:
-                bits, error = NOT_SCORED if heldout is None else heldout[self.reported].tolist()
-                scored = (bits, error)
-                call_epoch_end(hooks.on_epoch_end, self.reported, epoch_loss(self.reported), scored)
+                bits, error, unigram = NOT_SCORED if heldout is None else heldout[self.reported].tolist()
+                call_epoch_end(hooks.on_epoch_end, self.reported, epoch_loss(self.reported), (bits, error, unigram))
             self.reported += 1
         current = min(self.reported, self.epochs - 1)
         loss = epoch_loss(current)

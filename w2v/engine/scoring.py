@@ -456,10 +456,13 @@ class Parts(NamedTuple):
 class ScoreResult:
     """``scores``, one per loss scored; ``sentence_bits`` (S, losses) float64: each
     sentence's total log-probability in bits under each loss's distribution, over
-    the predictions normalised (all of them by default)."""
+    the predictions normalised (all of them by default); ``sample``: the model's
+    subsampling threshold, which can put its figure above the unigram model's
+    (``above_unigram_note``)."""
 
     scores: list[Score]
     sentence_bits: np.ndarray
+    sample: float = 0.0
 
 
 def model_losses(config) -> list[str]:
@@ -522,7 +525,7 @@ def score_plan(
     unigram_mean = float(plan.census.targets @ log_unigram) / plan.census.predictions
     oov = encoded.corpus_words - encoded.stream.words
     scores = [summary(loss, estimates, unigram_mean, oov, plan.census.predictions) for loss in losses]
-    return ScoreResult(scores, sentence_logs[: plan.census.sentences] * LOG2E)
+    return ScoreResult(scores, sentence_logs[: plan.census.sentences] * LOG2E, state.config.sample)
 
 
 def loss_parts(
@@ -553,3 +556,18 @@ def summary(loss: str, estimates: dict, unigram_mean: float, oov: int, populatio
         score.bits_per_word_z1 = -plain.sum_c / max(plain.count, 1) * LOG2E
         score.bits_per_word_plain = -plain.mean(unigram_mean) * LOG2E
     return score
+
+
+def above_unigram_note(loss: str, sample: float, *, bits: float, unigram: float) -> str | None:
+    """The line that says why a model trained with subsampling (``sample`` above 0)
+    scores ``bits`` per word with ``loss``, above the ``unigram`` model's, and what to
+    compare instead; None where it scores below it or was trained without
+    subsampling (docs/estimators.md)."""
+    if sample <= 0 or not bits > unigram:
+        return None
+    return (
+        f"note: {loss} scores {bits:.2f} bits per word, above the unigram model's {unigram:.2f}, as a model "
+        f"trained with --sample {sample:g} can: subsampling thinned out the frequent words it learned from, so it "
+        "under-predicts them in raw text. Compare models trained with the same --sample (--sample 0 to compare "
+        "with the unigram model; docs/estimators.md)"
+    )

@@ -59,7 +59,7 @@ class Progress:
         self.visits = np.zeros(threads, dtype=np.int64)  # and rows read and written
         self.batches = np.zeros((threads, epochs), dtype=np.int64)
         self.words = np.zeros(threads, dtype=np.int64)
-        self.heldout = np.full((epochs, 2), np.nan)  # held-out bits per word after each epoch, its standard error
+        self.heldout = np.full((epochs, 3), np.nan)  # after each epoch: held-out bits per word, standard error, unigram
         self.heldout_seconds = 0.0  # spent scoring it
         self.jobs_done = 0
         if resumed is not None:  # a checkpoint's state: row 0 holds what it did
@@ -171,7 +171,7 @@ class EpochRunner:
             self.report()
         return [self.progress.epoch_loss(e) for e in range(self.config.epochs)]
 
-    def score_heldout(self, scorer: Callable[[], tuple[float, float]], epoch: int) -> None:
+    def score_heldout(self, scorer: Callable[[], tuple[float, float, float]], epoch: int) -> None:
         """Score the held-out text after ``epoch`` (0-based), with BLAS on at most
         ``blas.SCORING_THREADS`` threads (their spinning would slow it, and the next
         epoch, on a busy machine), timing it apart from training, and leave that time

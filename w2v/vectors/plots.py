@@ -7,10 +7,12 @@ to draw, and figures are drawn on matplotlib's Agg canvas directly (no pyplot, n
 display, no change to the backend of a program that calls these functions).
 """
 
+import math
 import os
 import warnings
 from collections.abc import Sequence
 from dataclasses import dataclass
+from typing import NamedTuple
 
 import numpy as np
 
@@ -27,6 +29,7 @@ DPI = 150
 LABEL_POINTS = 9  # label font size, in points
 UMAP_SPECTRAL_WORDS = 10  # UMAP's spectral start fails on a handful of points: fewer start at random
 LABELLED_EPOCHS = 20  # the loss picture writes each epoch's value up to this many epochs
+LOSS_TITLE = "Loss per epoch"
 # where a label may sit around its point: offset (points), horizontal and vertical alignment
 LABEL_SPOTS = [
     ((4, 3), "left", "bottom"),
@@ -201,27 +204,54 @@ def overlap_area(a: Sequence[float], b: Sequence[float]) -> float:
     return max(width, 0.0) * max(height, 0.0)
 
 
-def plot_loss(
-    path: str, epoch_loss: Sequence[float], epoch_heldout: Sequence[float] = (), title: str = "Loss per epoch"
-) -> None:
-    """Draw the mean training loss of each epoch (``epoch_loss[i]``: epoch i + 1, nats
-    per example) and, below it where ``epoch_heldout`` holds finite values (``train
-    --heldout``), the held-out bits per word; write the picture to ``path`` (.png,
-    .svg, .pdf ...)."""
+class HeldOut(NamedTuple):
+    """The held-out figures of a run (``train --heldout``), one per epoch: bits per
+    word (nan: not scored) and their sampling standard errors, and the unigram
+    model's bits per word on the same predictions, the baseline (nan: unknown)."""
+
+    bits: Sequence[float]
+    standard_errors: Sequence[float] = ()
+    unigram: float = math.nan
+
+
+def plot_loss(path: str, epoch_loss: Sequence[float], heldout: HeldOut | None = None, title: str = LOSS_TITLE) -> None:
+    """Draw ``loss_figure`` and write the picture to ``path`` (.png, .svg, .pdf ...)."""
+    save_figure(loss_figure(epoch_loss, heldout, title), path)
+
+
+def loss_figure(epoch_loss: Sequence[float], heldout: HeldOut | None = None, title: str = LOSS_TITLE):
+    """A Figure of the mean training loss of each epoch (``epoch_loss[i]``: epoch i + 1,
+    nats per example) and, below it where ``heldout`` holds finite figures, the
+    held-out bits per word with their standard errors as error bars and the unigram
+    model's as a dashed line."""
     from matplotlib.ticker import MaxNLocator
 
-    heldout = np.asarray(epoch_heldout, dtype=np.float64)
-    panels = 2 if np.isfinite(heldout).any() else 1
+    bits = np.asarray(heldout.bits if heldout is not None else [], dtype=np.float64)
+    panels = 2 if np.isfinite(bits).any() else 1
     figure = new_figure((7, 4.5 if panels == 1 else 7))
     axes = figure.subplots(panels, 1, sharex=True, squeeze=False)[:, 0]
     epochs = np.arange(1, len(epoch_loss) + 1)
     draw_series(axes[0], epochs, epoch_loss, "tab:blue", "training loss (nats per example)")
-    if panels == 2:
-        draw_series(axes[1], epochs, heldout, "tab:orange", "held-out (bits per word)")
+    if heldout is not None and panels == 2:
+        draw_heldout(axes[1], epochs, heldout)
     axes[0].set_title(title)
     axes[-1].set_xlabel("epoch")
     axes[-1].xaxis.set_major_locator(MaxNLocator(integer=True))
-    save_figure(figure, path)
+    return figure
+
+
+def draw_heldout(ax, epochs: np.ndarray, heldout: HeldOut) -> None:
+    """The held-out panel: ``draw_series`` of the bits per word, their standard errors
+    (where given) as error bars and the unigram model's figure as a dashed line."""
+    draw_series(ax, epochs, heldout.bits, "tab:orange", "held-out (bits per word)")
+    errors = np.asarray(heldout.standard_errors, dtype=np.float64)
+    if len(errors) == len(epochs) and np.isfinite(errors).any():
+        ax.errorbar(epochs, heldout.bits, yerr=np.nan_to_num(errors), fmt="none", ecolor="tab:orange", capsize=3,
+                    label="± sampling standard error")  # fmt: skip
+    if math.isfinite(heldout.unigram):
+        ax.axhline(heldout.unigram, color="tab:gray", linestyle="--", label=f"unigram model {heldout.unigram:.4f}")
+    if ax.get_legend_handles_labels()[1]:
+        ax.legend(loc="best", fontsize=8)
 
 
 def draw_series(ax, epochs: np.ndarray, values: Sequence[float] | np.ndarray, color: str, label: str) -> None:
