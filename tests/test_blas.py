@@ -1,5 +1,5 @@
 """BLAS's threads while a training run scores held-out text: at most one (``w2v.blas``),
-through threadpoolctl where it is installed, else bounded before numpy loads."""
+through threadpoolctl where it is installed; a program's own left as they are."""
 
 import importlib
 import os
@@ -9,7 +9,7 @@ import sys
 import pytest
 
 import w2v
-from w2v.blas import SCORING_THREADS, THREAD_VARIABLES, bound_before_numpy
+from w2v.blas import SCORING_THREADS, THREAD_VARIABLES
 
 SENTENCES = [["a", "b", "c", "d", "a", "c"], ["b", "d", "e"], ["c", "a", "b", "e", "d"]] * 30
 
@@ -42,23 +42,12 @@ def test_a_training_run_scores_with_one_blas_thread(monkeypatch, tmp_path):
     assert {library: after[library] for library in before} == before
 
 
-def started_with(code: str, env: dict[str, str]) -> str:
-    """What ``code`` prints in a new Python without threadpoolctl, the variables of
-    ``THREAD_VARIABLES`` unset but for ``env``."""
-    hidden = "import sys; sys.modules['threadpoolctl'] = None\n"  # as if not installed
+def test_import_w2v_leaves_a_programs_blas_threads_as_they_are():
+    """The library bounds BLAS only while a run scores (``limited``): ``import w2v``
+    sets none of the variables a BLAS library reads as it loads, so that a program's
+    own matrix products keep their threads; the command line sets them for the
+    commands that make none (``w2v.cli.blas``, tests/test_memory.py)."""
     clean = {name: value for name, value in os.environ.items() if name not in THREAD_VARIABLES}
-    done = subprocess.run(
-        [sys.executable, "-c", hidden + code], env={**clean, **env}, capture_output=True, text=True, check=True
-    )
-    return done.stdout.strip()
-
-
-def test_without_threadpoolctl_import_w2v_bounds_blas_before_numpy_loads():
-    """Without threadpoolctl nothing bounds a loaded BLAS: ``import w2v`` sets the
-    variables BLAS reads as it loads, where the user has not set them and numpy is
-    not loaded yet (the command line and the library alike)."""
-    show = f"import os; print(' '.join(os.environ.get(name, '-') for name in {THREAD_VARIABLES!r}))"
-    assert started_with("import w2v\n" + show, {}) == "1 1 1"
-    assert started_with("import w2v\n" + show, {"OPENBLAS_NUM_THREADS": "3"}) == "3 1 1"  # the user's stays
-    assert started_with("import numpy, w2v\n" + show, {}) == "- - -"  # too late: numpy's threads are its own
-    assert bound_before_numpy() == []  # here numpy is loaded
+    show = f"import w2v, os; print(' '.join(os.environ.get(name, '-') for name in {THREAD_VARIABLES!r}))"
+    done = subprocess.run([sys.executable, "-c", show], env=clean, capture_output=True, text=True, check=True)
+    assert done.stdout.split() == ["-"] * len(THREAD_VARIABLES)

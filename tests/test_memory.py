@@ -11,8 +11,9 @@ import pytest
 from conftest import REPO
 from reference import fasttext_bin
 
+from w2v.blas import THREAD_VARIABLES
 from w2v.cli import cli
-from w2v.cli.blas import BLAS_COMMANDS, THREAD_VARIABLES
+from w2v.cli.blas import BLAS_COMMANDS
 
 resource = pytest.importorskip("resource")  # POSIX only
 

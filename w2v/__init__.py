@@ -38,17 +38,13 @@ README.md and docs/ (vectors.md: formats, queries, evaluation; toolkit.md:
 vocab, phrases, classes; parity.md: word2vec.c detail by detail).
 """
 
-# ``import w2v`` imports nothing but this file and ``w2v.blas``: the public names are imported on
-# first use (``Package.__getattr__``), so the command (``w2v.cli``, whose own imports turn Ctrl-C
-# into its one line) starts at once, not after the quarter of a second numpy, click and the rest take.
+# ``import w2v`` imports nothing but this file: the public names are imported on first use
+# (``Package.__getattr__``), so the command (``w2v.cli``, whose own imports turn Ctrl-C into its
+# one line) starts at once, not after the quarter of a second numpy, click and the rest take.
 
 import sys
 from importlib import import_module
 from types import ModuleType
-
-from w2v.blas import bound_before_numpy
-
-bound_before_numpy()  # without threadpoolctl, BLAS's threads are bounded only before numpy loads
 
 TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing; mypy takes it as True
 if TYPE_CHECKING:

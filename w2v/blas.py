@@ -1,30 +1,31 @@
 """How many threads numpy's BLAS library (matrix products) may use.
 
-A BLAS library starts its own threads, one a core by default, and those that
-wait for one another spin: on a busy machine a product split across them waits
-on the slowest, and after it they spin on while the training threads work. The
-held-out scoring between epochs does small products (a few hundred hidden
-vectors against the output vectors): on a busy 2-core machine, negative
-sampling's took 0.9 to 2.2 times an epoch's training with BLAS's default
-threads and 0.07 to 0.33 with one (docs/estimators.md, measured by
-``scripts/heldout_cost.py``). So a training run scores with ``SCORING_THREADS``.
+A BLAS library starts its own threads, one a core by default, each with a buffer
+mapped, and those that wait for one another spin: on a busy machine a product split
+across them waits on the slowest, and after it they spin on while the training
+threads work. The held-out scoring between epochs does small products (a few hundred
+hidden vectors against the output vectors): on a busy 2-core machine, negative
+sampling's took 0.9 to 2.2 times an epoch's training with BLAS's default threads and
+0.07 to 0.33 with one (docs/estimators.md, measured by ``scripts/heldout_cost.py``).
 
-``limited(threads)`` bounds BLAS's threads while a block runs, through
-threadpoolctl where it is installed (``pip install 'w2v[threads]'``). Without it
-nothing can change them once numpy is loaded: ``bound_before_numpy`` then sets
-the libraries' variables, where the user has not set them, before numpy loads,
-so that BLAS uses ``SCORING_THREADS`` throughout the process (``import w2v``
-does, for the command line and the library alike).
+Two ways to bound them:
+
+- ``limited(threads)`` while a block runs, through threadpoolctl where it is installed
+  (``pip install 'w2v[threads]'``): a training run scores with ``SCORING_THREADS``;
+- ``bound_unset(threads)`` before numpy loads, through the variables each library
+  reads as it loads (the command line does, ``w2v.cli.blas``; ``import w2v`` does
+  not, leaving a program's own BLAS as it chose).
 """
 
 import os
-import sys
 from collections.abc import Iterator
 from contextlib import contextmanager
 from importlib.util import find_spec
 
 SCORING_THREADS = 1  # a training run's held-out scoring: at most one of the run's threads
-THREAD_VARIABLES = ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS")  # read as BLAS loads
+# Each BLAS library's own thread count (OpenBLAS in numpy's and SciPy's wheels, MKL,
+# BLIS, Apple's Accelerate); not OMP_NUM_THREADS, which bounds any OpenMP code.
+THREAD_VARIABLES = ("OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS", "BLIS_NUM_THREADS", "VECLIB_MAXIMUM_THREADS")
 
 
 def can_limit() -> bool:
@@ -38,8 +39,7 @@ def can_limit() -> bool:
 @contextmanager
 def limited(threads: int) -> Iterator[None]:
     """Run the block with BLAS using at most ``threads`` threads, where threadpoolctl
-    is installed; without it, as the variables set before numpy loaded say
-    (``bound_before_numpy``)."""
+    is installed; without it, as BLAS started (``bound_unset``, or its default)."""
     if not can_limit():
         yield
         return
@@ -49,12 +49,9 @@ def limited(threads: int) -> Iterator[None]:
         yield
 
 
-def bound_before_numpy(threads: int = SCORING_THREADS) -> list[str]:
-    """Without threadpoolctl, and before numpy is loaded, set each of
-    ``THREAD_VARIABLES`` the user has not set to ``threads``; the variables set
-    (none where numpy is loaded or threadpoolctl installed)."""
-    if "numpy" in sys.modules or can_limit():
-        return []
+def bound_unset(threads: int) -> list[str]:
+    """Set each of ``THREAD_VARIABLES`` the user has not set to ``threads``, for the
+    BLAS libraries loaded after (and the processes started after); the variables set."""
     unset = [name for name in THREAD_VARIABLES if name not in os.environ]
     for name in unset:
         os.environ[name] = str(threads)

@@ -18,17 +18,15 @@ that train or count (``NUMBA_WITHOUT_BLAS``) keep Numba from loading SciPy's BLA
 all: Numba then finds no BLAS for ``np.dot`` in compiled code, which w2v never asks for.
 """
 
-import os
 import sys
+
+from w2v.blas import bound_unset
 
 # The commands whose work is matrix products over the vocabulary (similarities,
 # analogies, k-means, projections, scoring): they keep the BLAS library's threads.
 BLAS_COMMANDS = frozenset(
     {"similar", "analogy", "eval", "classes", "plot", "score", "distance", "word-analogy", "compute-accuracy"}
 )
-# Each BLAS library's own thread count (OpenBLAS in numpy's and SciPy's wheels, MKL,
-# BLIS, Apple's Accelerate); not OMP_NUM_THREADS, which bounds any OpenMP code.
-THREAD_VARIABLES = ("OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS", "BLIS_NUM_THREADS", "VECLIB_MAXIMUM_THREADS")
 # The commands whose only compiled code is w2v's kernels (training, counting): no SciPy
 # is imported in them, so SciPy's BLAS modules can be marked missing for Numba.
 NUMBA_WITHOUT_BLAS = frozenset({"train", "vocab", "phrases", "word2vec", "word2phrase"})
@@ -36,7 +34,7 @@ SCIPY_BLAS_MODULES = ("scipy.linalg.cython_blas", "scipy.linalg.cython_lapack")
 
 
 def bound_blas_threads(args: list[str]) -> None:
-    """Set each of ``THREAD_VARIABLES`` that is not set to 1 for the command line ``args``
+    """Set each of ``blas.THREAD_VARIABLES`` that is not set to 1 for the command line ``args``
     (``sys.argv[1:]``: the command first), unless its command is one of
     ``BLAS_COMMANDS`` or numpy is loaded already (then the setting would come too late
     for it: ``w2v.cli`` imported by a program, not run). The setting stays in the
@@ -45,8 +43,7 @@ def bound_blas_threads(args: list[str]) -> None:
     does not load them."""
     if "numpy" in sys.modules or (args and args[0] in BLAS_COMMANDS):
         return
-    for name in THREAD_VARIABLES:
-        os.environ.setdefault(name, "1")
+    bound_unset(1)
     if args and args[0] in NUMBA_WITHOUT_BLAS and "scipy" not in sys.modules:
         for module in SCIPY_BLAS_MODULES:  # ``import`` of a module mapped to None raises ImportError
             sys.modules.setdefault(module, None)  # type: ignore[arg-type]
