@@ -26,7 +26,7 @@ from w2v.engine.weights import Model, carry_weights
 from w2v.errors import ConfigError, CorpusError, DivergedError, FormatError
 from w2v.locks import checkpoint_lock
 from w2v.train import train
-from w2v.vectorio.modelfile import TrainState, checkpoint_path
+from w2v.vectorio.modelfile import TrainState, checkpoint_path, describe_progress
 from w2v.vectors.wordvectors import Vectors
 
 SETTINGS = {"dim": 12, "epochs": 3, "threads": 1, "min_count": 2, "batch_words": 500, "seed": 7}
@@ -865,3 +865,55 @@ def test_cli_resume_refuses_a_checkpoint_with_nan_weights(finished_checkpoint, t
         f"w2v: error: {checkpoint_path(finished_checkpoint)}: damaged model file (non-finite weights in syn0)"
     )
     assert sorted(p.name for p in tmp_path.iterdir()) == ["ck"]
+
+
+def test_a_fresh_run_refuses_a_checkpoint_folder_holding_an_unfinished_run(corpus, tmp_path, cli, monkeypatch):
+    """--checkpoint FOLDER holding a run stopped at epoch 2 of 3 replaced it with a new run
+    (its epochs left lost): refused, naming --resume and how to start afresh; resuming it
+    there, or a finished run's folder, is fine."""
+    folder, out = tmp_path / "ck", tmp_path / "v.txt"
+    state = interrupted_run(corpus, folder, monkeypatch, SETTINGS)
+    where = describe_progress(state.jobs_done, state.batches, state.config.epochs)
+    assert where.startswith("epoch 2 of 3, ")
+    before = (folder / "checkpoint.npz").read_bytes()
+    args = ["-o", out, "--dim", "12", "--epochs", "3", "--min-count", "2", "--threads", "1", "-q"]
+    result = cli("train", corpus, *args, "--checkpoint", folder)
+    assert result.returncode == 1
+    assert result.stderr.decode().splitlines() == [
+        f"w2v: error: checkpoint folder {folder} holds an unfinished run ({where}): continue it "
+        f"with 'w2v train --resume {folder}', or start afresh with another --checkpoint folder or after deleting "
+        f"{folder / 'checkpoint.npz'}"
+    ]
+    with pytest.raises(ConfigError, match=re.escape(f"continue it with resume='{folder}', or start afresh in another")):
+        train(str(corpus), checkpoint=str(folder), **SETTINGS)
+    assert (folder / "checkpoint.npz").read_bytes() == before and not out.exists()
+    assert sorted(p.name for p in folder.iterdir()) == ["checkpoint.npz"]
+    resumed = ["--resume", folder / "checkpoint.npz", "--checkpoint", f"{folder}/", "-q"]
+    assert cli("train", corpus, "-o", out, *resumed).returncode == 0  # the run it holds, resumed there
+    assert cli("train", corpus, *args, "--checkpoint", folder).returncode == 0  # a finished run's folder
+
+
+@pytest.mark.parametrize(
+    ("content", "reason"),
+    [
+        (b"junk", "{path} is not a w2v model file or is damaged (File is not a zip file)"),
+        (None, "{path}: damaged model file (bad progress fields)"),  # a model file without jobs_done
+    ],
+)
+def test_a_fresh_run_refuses_a_checkpoint_folder_holding_an_unreadable_checkpoint(
+    saved_model, corpus, tmp_path, content, reason
+):
+    """A checkpoint.npz that a run cannot read may still be one it must not replace:
+    refused, saying how to start afresh, and kept."""
+    folder = tmp_path / "ck"
+    folder.mkdir()
+    path = folder / "checkpoint.npz"
+    if content is None:
+        rewritten(saved_model[1], path, change_meta=lambda meta: meta.pop("jobs_done"))
+    else:
+        path.write_bytes(content)
+    before = path.read_bytes()
+    message = f"{reason.format(path=path)}: start afresh in another folder or after deleting {path}"
+    with pytest.raises(ConfigError, match=re.escape(message)):
+        train(str(corpus), checkpoint=str(folder), **SETTINGS)
+    assert path.read_bytes() == before

@@ -36,7 +36,7 @@ from w2v.progress import Steps, note, reading
 from w2v.report import TrainReport
 from w2v.vectorio.as_fasttext import save_as_fasttext
 from w2v.vectorio.fasttext import dictionary_problem, refusal
-from w2v.vectorio.modelfile import TrainState, checkpoint_path
+from w2v.vectorio.modelfile import TrainState, check_replaceable, checkpoint_path
 from w2v.vectorio.subwords import SubwordVectors
 from w2v.vectors.wordvectors import Vectors
 from w2v.words import decode_word
@@ -128,7 +128,9 @@ def train(
         A folder where the whole training state is saved after each epoch, every
         ``checkpoint_every`` minutes and when interrupted, replacing the previous one
         only once complete (``w2v.vectorio.modelfile`` has the format); one run at a time
-        holds the folder (a second fails at once, with ConfigError).
+        holds the folder (a second fails at once, with ConfigError), and a run that does
+        not resume the unfinished run checkpointed there is refused (ConfigError), as is
+        one given a folder whose checkpoint it cannot read.
     checkpoint_every : float, optional
         Minutes between checkpoints within an epoch.
     resume : str, optional
@@ -191,7 +193,7 @@ def train(
     hooks = Hooks(progress, on_epoch_end, on_progress, checkpoint_seconds=every)
     check_heldout(heldout)
     sampling = Sampling(heldout_pairs, heldout_normalised, seed=config.seed)
-    outputs = RunFiles(checkpoint, save_vocab, save_model, save_fasttext, heldout, sampling)
+    outputs = RunFiles(checkpoint, resume, save_vocab, save_model, save_fasttext, heldout, sampling)
     check_same_place(resume, base, cluster)
     if cluster is not None:
         from w2v.cluster.training import ClusterPlan
@@ -239,7 +241,7 @@ def train_here(corpus, here: HerePlan, hooks: Hooks, outputs: "RunFiles") -> Vec
     config, start = here.config, here.start
     with (
         compiling_noted(hooks.show_progress) as compiling,
-        checkpoint_folder(outputs.checkpoint),
+        checkpoint_folder(outputs.checkpoint, outputs.resume),
         tempfile.TemporaryDirectory(prefix="w2v-") as workdir,
     ):
         encoded = encode_shown(corpus, config, workdir, here.choose, hooks.show_progress)
@@ -284,6 +286,7 @@ class RunFiles:
     """What a run writes besides its vectors, and what it scores between epochs."""
 
     checkpoint: str | None  # folder
+    resume: str | None  # the checkpoint (or its folder) the run continues, which it may replace
     save_vocab: str | None
     save_model: str | None
     save_fasttext: str | None  # a fastText .bin of the model
@@ -333,7 +336,7 @@ def train_on(address: str, corpus, config: TrainConfig, plan, hooks: Hooks, outp
         raise ConfigError("a cluster's workers read the corpus themselves: give files or URLs, not sentences")
     if outputs.heldout is not None:
         raise ConfigError("heldout does not work with a cluster: score the saved model with w2v score")
-    with checkpoint_folder(outputs.checkpoint), connect(address, asked.get("threads")) as cluster:
+    with checkpoint_folder(outputs.checkpoint, outputs.resume), connect(address, asked.get("threads")) as cluster:
         chosen = asked.get("streams") is not None or plan.resumed is not None  # a resumed run keeps its order
         config = dataclasses.replace(
             config, threads=cluster.threads, streams=config.streams if chosen else cluster.threads
@@ -582,9 +585,11 @@ def check_same_corpus(base: TrainState | None, encoded: Encoded, where: str) -> 
 
 
 @contextmanager
-def checkpoint_folder(folder: str | None) -> Iterator[None]:
+def checkpoint_folder(folder: str | None, resume: str | None) -> Iterator[None]:
     """Create the checkpoint folder (and its parents) or fail with one line, and hold
-    it for the block (``state.checkpoint_lock``); nothing when ``folder`` is None."""
+    it for the block (``locks.checkpoint_lock``), once it is checked to hold no
+    checkpoint that a run resuming ``resume`` (None: a fresh run) must not replace
+    (``modelfile.check_replaceable``); nothing when ``folder`` is None."""
     if folder is None:
         yield
         return
@@ -595,4 +600,5 @@ def checkpoint_folder(folder: str | None) -> Iterator[None]:
     if not os.access(folder, os.W_OK):
         raise ConfigError(f"checkpoint folder is not writable: {folder}")
     with checkpoint_lock(folder):
+        check_replaceable(folder, resume)
         yield

@@ -325,6 +325,32 @@ def describe_progress(jobs_done: int, batches: int, epochs: int) -> str:
     return f"epoch {jobs_done // max(batches, 1) + 1} of {epochs}, {100 * jobs_done / max(total, 1):.0f}% done"
 
 
+def check_replaceable(folder: str, resume: str | None) -> None:
+    """ConfigError if the checkpoint folder ``folder`` holds a checkpoint that a run
+    resuming ``resume`` (a checkpoint or its folder; None for a fresh run) must not
+    replace: one it does not resume that is of an unfinished run (its epochs left
+    would be lost) or that cannot be read. A finished run's checkpoint may be
+    replaced: its vectors and model were written when it ended, and a rerun of the
+    same command (a script, a Makefile) would otherwise fail."""
+    path = checkpoint_path(folder)
+    if not os.path.isfile(path) or (resume is not None and os.path.samefile(model_file(resume), path)):
+        return
+    try:
+        meta = read_meta(folder)
+        done, batches, epochs = meta["jobs_done"], meta["batches"], meta["config"]["epochs"]
+        finished = done >= batches * epochs
+    except (FormatError, KeyError, TypeError) as err:
+        reason = str(err) if isinstance(err, FormatError) else f"{path}: damaged model file (bad progress fields)"
+        raise ConfigError(f"{reason}: start afresh in another folder or after deleting {path}") from None
+    if not finished:
+        held = f"checkpoint folder {folder} holds an unfinished run ({describe_progress(done, batches, epochs)})"
+        raise ConfigError(
+            f"{held}: continue it with resume={folder!r}, or start afresh in another folder or after deleting {path}",
+            f"{held}: continue it with 'w2v train --resume {folder}', or start afresh with another --checkpoint "
+            f"folder or after deleting {path}",
+        )
+
+
 def checkpoint_path(folder: str) -> str:
     """The checkpoint file kept in ``folder``."""
     return os.path.join(folder, CHECKPOINT_FILE)
