@@ -215,7 +215,7 @@ def test_cli_options_map_to_settings(recorded):
 
 
 def test_cli_preset_sets_options_and_flags_win(recorded, tmp_path):
-    preset = write(tmp_path, 'model = "cbow"\ndim = 40\nwindow = 8\nhs = true\nmin-count = 2\nsize = 40\nepochs = 7\n')
+    preset = write(tmp_path, 'model = "cbow"\nwindow = 8\nhs = true\nmin-count = 2\nsize = 40\nepochs = 7\n')
     config = resolved(recorded("--config", preset))
     assert (config.model, config.dim, config.window, config.hs, config.min_count, config.epochs) == (
         "cbow",

@@ -78,6 +78,31 @@ def test_the_old_configs_path_points_to_the_name(corpus, tmp_path, capsys, monke
     )
 
 
+@pytest.mark.parametrize(
+    ("text", "twice"),
+    [
+        ("dim = 10\nsize = 20\n", "dim twice (dim and size)"),  # size is dim's other name
+        ("min-count = 1\nmin_count = 3\n", "min_count twice (min-count and min_count)"),
+        ("dim = 10\n[train]\ndim = 20\n", "dim twice (dim and train.dim)"),
+        ("epochs = 2\n[train]\niter = 3\n", "epochs twice (epochs and train.iter)"),
+    ],
+)
+def test_a_setting_given_twice_in_a_preset_is_refused(corpus, tmp_path, capsys, text, twice):
+    """Either of the two values silently won (the [train] table's, or the later key)."""
+    preset = tmp_path / "twice.toml"
+    preset.write_text(text)
+    code, err = run(capsys, *train_args(corpus, tmp_path / "v.txt", str(preset)))
+    assert (code, err) == (2, f"w2v: error: Invalid value for --config: preset {preset} sets {twice}: keep one\n")
+    assert not (tmp_path / "v.txt").exists()
+
+
+def test_a_preset_sets_keys_at_the_top_and_under_train(corpus, tmp_path):
+    """Keys at the top beside a [train] table were ignored: both apply."""
+    preset = tmp_path / "both.toml"
+    preset.write_text('window = 3\n[train]\nmodel = "cbow"\n')
+    assert load_preset(str(preset), {"model", "window"}) == {"window": 3, "model": "cbow"}
+
+
 def test_preset_path_rules(tmp_path):
     assert preset_path("sg-ns") == str(PRESETS / "sg-ns.toml")
     assert preset_path("sg-ns.toml") == "sg-ns.toml"  # a file name: read as given

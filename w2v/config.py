@@ -353,18 +353,32 @@ def parse_preset(path: str, data: bytes) -> dict:
         raise ConfigError(f"invalid TOML in preset {path}: arrays or tables nested too deeply") from None
 
 
-def load_preset(name_or_path: str, allowed: set[str]) -> dict:
+def load_preset(name_or_path: str, allowed: set[str], aliases: dict[str, str] | None = None) -> dict:
     """Read a TOML preset, a shipped one by name or a file (``preset_path``), into a dict
     of settings (dashes in keys become underscores).
 
-    Keys may sit at the top level or under a ``[train]`` table. Raises ConfigError
-    for an unknown name, an unreadable or invalid file, for a key not in ``allowed``
-    and for a value that is not a number, a string or a boolean (a list, a table, a date).
+    Keys may sit at the top level, under a ``[train]`` table, or both. Raises ConfigError
+    for an unknown name, an unreadable or invalid file, for a key not in ``allowed``,
+    for a setting given twice (``min-count`` and ``min_count``, at the top and under
+    ``[train]``, or under two names of ``aliases``: key to the setting it names, as
+    ``size`` names ``dim``), where one would silently win, and for a value that is not
+    a number, a string or a boolean (a list, a table, a date).
     """
     path = preset_path(name_or_path)
     data = parse_preset(path, read_preset(path))
-    table = data.get("train", data) if isinstance(data.get("train"), dict) else data
-    settings = {key.replace("-", "_"): value for key, value in table.items()}
+    tables = {"": data}
+    if isinstance(data.get("train"), dict):
+        tables = {"": {key: value for key, value in data.items() if key != "train"}, "train.": data["train"]}
+    settings: dict = {}
+    written: dict[str, str] = {}  # by the setting a key names: the key as the file writes it
+    for prefix, table in tables.items():
+        for key, value in table.items():
+            name = key.replace("-", "_")
+            setting = (aliases or {}).get(name, name)
+            if setting in written:
+                twice = f"{written[setting]} and {prefix}{key}"
+                raise ConfigError(f"preset {path} sets {setting} twice ({twice}): keep one")
+            written[setting], settings[name] = prefix + key, value
     unknown = sorted(set(settings) - allowed)
     if unknown:
         raise ConfigError(f"unknown setting in preset {path}: {', '.join(unknown)}")

@@ -43,7 +43,7 @@ def apply_preset(ctx: click.Context, _param, preset: str | None) -> str | None:
     params.update({key: params[name] for key, name in PRESET_ALIASES.items()})
     try:
         path = preset_path(preset)
-        settings = load_preset(path, set(params))
+        settings = load_preset(path, set(params), PRESET_ALIASES)
         for key, value in settings.items():
             check_preset_value(path, key, value, params[key])
     except W2VError as err:
