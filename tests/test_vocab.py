@@ -1,6 +1,7 @@
 """The vocabulary: selection and order, files, subsampling, the noise table, Huffman codes."""
 
 import itertools
+import warnings
 
 import numpy as np
 import pytest
@@ -103,6 +104,26 @@ def test_keep_probabilities_match_word2vec_c():
     assert vocab.keep_probabilities(1e-3)[0] == pytest.approx(0.040467, rel=1e-4)
     assert vocab.keep_probabilities(1e-3)[-1] == 1.0
     np.testing.assert_array_equal(vocab.keep_probabilities(0.0), np.ones(len(counts), np.float32))
+
+
+@pytest.mark.parametrize("sample", [1e-320, 5e-324, 1e308])
+def test_keep_probabilities_of_extreme_samples_are_exact_and_quiet(sample):
+    """1 / a subnormal ratio overflowed (numpy's RuntimeWarning, and every word kept where
+    almost none is), and an infinite ratio made 0 x inf (a warning, and NaN kept)."""
+    counts = np.array([900, 100], dtype=np.int64)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        got = Vocab([b"a", b"b"], counts).keep_probabilities(sample)
+    with np.errstate(over="ignore"):
+        ratio = np.float64(sample) * 1000 / counts
+        want = np.minimum(np.sqrt(ratio) + ratio, 1.0).astype(np.float32)  # sqrt(1/r) r + r, as the limit
+    np.testing.assert_array_equal(got, want)
+    assert (got == (1.0 if sample > 1 else 0.0)).all()
+
+
+def test_cli_subsampling_with_a_subnormal_sample_prints_no_numpy_warning(tmp_path, cli, tiny_corpus):
+    result = cli("train", tiny_corpus, "-o", tmp_path / "v.txt", "--sample", "1e-320", "--epochs", "1", "-q")
+    assert result.returncode == 0 and result.stderr == b""
 
 
 # ---- noise distribution ----------------------------------------------------------------

@@ -94,7 +94,9 @@ class Vocab:
             return np.ones(len(self), dtype=np.float32)
         threshold = sample * self.total
         ratio = threshold / self.counts
-        keep = np.sqrt(1.0 / ratio) * ratio + ratio
+        with np.errstate(over="ignore", invalid="ignore"):  # inf x a subnormal ratio (sample 1e-320); 0 x inf (1e308)
+            keep = np.sqrt(1.0 / ratio) * ratio + ratio  # word2vec.c's arithmetic, to the last bit
+        keep = np.where(np.isfinite(keep), keep, np.sqrt(ratio) + ratio)  # the same sum, where that overflowed
         return np.minimum(keep, 1.0).astype(np.float32)
 
     def noise_distribution(self, exponent: float) -> np.ndarray:
