@@ -780,6 +780,20 @@ def test_cli_long_run_mistakes(tiny_corpus, tmp_path, cli, args, message):
     assert not (tmp_path / "v.txt").exists()
 
 
+@pytest.mark.parametrize("minutes", ["nan", "inf"])
+def test_cli_checkpoint_every_must_be_finite(tiny_corpus, tmp_path, cli, minutes):
+    """NaN minutes passed --checkpoint-every's range (x>0) and never checkpointed."""
+    folder, out = tmp_path / "ck", tmp_path / "v.txt"
+    result = cli("train", tiny_corpus, "-o", out, "--checkpoint", folder, "--checkpoint-every", minutes)
+    assert (result.returncode, result.stderr.decode()) == (
+        1,
+        f"w2v: error: --checkpoint-every must be a positive, finite number of minutes, not {minutes}\n",
+    )
+    assert not out.exists() and not folder.exists()
+    with pytest.raises(ConfigError, match="checkpoint_every must be a positive, finite number of minutes, not nan"):
+        train(str(tiny_corpus), checkpoint=str(folder), checkpoint_every=float("nan"))
+
+
 def test_cli_no_corpus(cli):
     result = cli("train")
     assert result.returncode == 2

@@ -8,6 +8,7 @@ is read once (``idstream.encode_corpus``) and trained from its id stream.
 import ctypes
 import dataclasses
 import gc
+import math
 import os
 import tempfile
 import time
@@ -189,8 +190,7 @@ def train(
     config, base, choose = plan_run(settings, read_vocab, resume, init_model, update_vocab)
     if resume is not None and checkpoint is None and os.path.isdir(resume):
         checkpoint = resume  # keep checkpointing where the run was
-    every = None if checkpoint_every is None else checkpoint_every * 60.0
-    hooks = Hooks(progress, on_epoch_end, on_progress, checkpoint_seconds=every)
+    hooks = Hooks(progress, on_epoch_end, on_progress, checkpoint_seconds=checkpoint_seconds(checkpoint_every))
     check_heldout(heldout)
     sampling = Sampling(heldout_pairs, heldout_normalised, seed=config.seed)
     outputs = RunFiles(checkpoint, resume, save_vocab, save_model, save_fasttext, heldout, sampling)
@@ -271,6 +271,20 @@ def trained_vectors(vocab: Vocab, syn0: np.ndarray, config: TrainConfig, report:
         return Vectors(words, syn0, report, counts=vocab.counts)
     subwords = SubwordVectors(vocab.words, syn0[: len(vocab)], syn0[len(vocab) :], NgramSettings.of(config))
     return Vectors(words, subwords.vocabulary_vectors(), report, counts=vocab.counts, subwords=subwords)
+
+
+def checkpoint_seconds(minutes: float | None) -> float | None:
+    """``checkpoint_every`` (minutes, or None) in seconds; ConfigError unless it is a
+    positive, finite number: NaN never checkpointed, infinity is never, and 0 or less
+    would checkpoint at every report."""
+    if minutes is None:
+        return None
+    if isinstance(minutes, bool) or not isinstance(minutes, (int, float)) or not 0 < minutes < math.inf:
+        raise ConfigError(
+            f"checkpoint_every must be a positive, finite number of minutes, not {minutes!r}",
+            f"--checkpoint-every must be a positive, finite number of minutes, not {minutes}",
+        )
+    return minutes * 60.0
 
 
 def check_heldout(heldout) -> None:
