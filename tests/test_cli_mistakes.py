@@ -1187,8 +1187,28 @@ def test_a_corpus_with_no_word_of_the_vocabulary_is_one_line(ws, capsys, flags, 
 
 
 @pytest.mark.parametrize(
+    ("text", "flags", "kept"),
+    [
+        ("hello hello hello\n" * 50, "", "'hello' (no other word was counted)"),
+        ("king king queen\n" * 3, "--min-count 4", "'king' (min_count=4; the next most frequent word occurs 3 times)"),
+        ("king king queen\n" * 3, "--max-vocab 1", "'king' (max_vocab=1)"),
+    ],
+    ids=["one word counted", "the others too rare", "max-vocab 1"],
+)
+def test_a_vocabulary_of_one_word_is_one_line(ws, capsys, text, flags, kept):
+    """Not an exit 0 with 'final loss nan' (its pairs subsampled away) or vectors learnt
+    against nothing: with one word, there are no noise words and no tree nodes."""
+    (ws / "one.txt").write_text(text)
+    before = snapshot(ws)
+    code, out, err = run(capsys, shlex.split(f"train one.txt -o out.bin {FAST} {flags}"))
+    message = f"nothing to train: the vocabulary holds one word, {kept}: a vector is learnt against other words'"
+    assert (code, out, err) == (1, "", f"w2v: error: {message}\n")
+    assert snapshot(ws) == before
+
+
+@pytest.mark.parametrize(
     ("text", "flags"),
-    [("man\nwoman\nman\n", ""), ("king\nking queen\n", "--min-count 2")],  # queen: too rare to be a word of it
+    [("man\nwoman\nman\n", ""), ("king\nqueen\nking rook\nqueen\n", "--min-count 2")],  # rook: too rare
     ids=["one-word lines", "one word of the vocabulary a line"],
 )
 def test_a_corpus_where_no_word_has_a_context_is_one_line(ws, capsys, text, flags):

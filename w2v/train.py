@@ -40,7 +40,7 @@ from w2v.vectorio.fasttext import dictionary_problem, refusal
 from w2v.vectorio.modelfile import TrainState, check_replaceable, checkpoint_path
 from w2v.vectorio.subwords import SubwordVectors
 from w2v.vectors.wordvectors import Vectors
-from w2v.words import decode_word
+from w2v.words import decode_word, display_word
 
 
 def return_free_memory() -> None:
@@ -58,14 +58,32 @@ def return_free_memory() -> None:
 
 def select_vocab(config: TrainConfig, read_vocab: str | None) -> VocabChooser:
     """A fresh run's vocabulary: the corpus' counts (or a vocabulary file's) cut by
-    ``min_count`` and ``max_vocab``."""
+    ``min_count`` and ``max_vocab``; CorpusError where one word is left (``one_word_reason``)."""
 
     def choose(words: Sequence[bytes], counts: np.ndarray) -> Vocab:
         if read_vocab is not None:
             words, counts = Vocab.read_counts(read_vocab)
-        return Vocab.choose(words, counts, config.min_count, config.max_vocab)
+        vocab = Vocab.choose(words, counts, config.min_count, config.max_vocab)
+        if len(vocab) == 1:
+            raise CorpusError(one_word_reason(vocab, counts, config))
+        return vocab
 
     return choose
+
+
+def one_word_reason(vocab: Vocab, counts: np.ndarray, config: TrainConfig) -> str:
+    """Why a vocabulary of one word, chosen from words of ``counts`` (all counted), is
+    nothing to train: a word's vector is learnt against other words (its noise words,
+    its tree's nodes), which there are none of; and what left the others out."""
+    if len(counts) == 1:
+        why = "no other word was counted"
+    elif config.max_vocab == 1:
+        why = "max_vocab=1"
+    else:
+        next_count = int(np.sort(counts)[-2])
+        why = f"min_count={config.min_count}; the next most frequent word occurs {plural(next_count, 'time')}"
+    kept = f"'{display_word(decode_word(vocab.words[0]))}' ({why})"
+    return f"nothing to train: the vocabulary holds one word, {kept}: a vector is learnt against other words'"
 
 
 HELDOUT_PAIRS = 30_000  # predictions scored on the held-out corpus after each epoch
