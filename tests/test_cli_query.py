@@ -393,3 +393,30 @@ def test_eval_scores_known_words_only(subword_model, capsys):
     code, out, err = run(capsys, "eval", "ft.bin", "--similarity", str(pairs), "--json")
     assert (code, err) == (0, "")
     assert json.loads(out)["similarity"][0]["missing"] == 1
+
+
+@pytest.fixture
+def vectors_txt(subword_model):
+    """ROYAL's words and 'Zürich' (NFC), as word2vec text in the current folder."""
+    words = [*ROYAL.words, "Z\u00fcrich"]
+    Vectors(words, np.eye(len(words), 3, dtype=np.float32)).save("vectors.txt")
+
+
+def test_a_long_unknown_word_is_quoted_cut(vectors_txt, capsys):
+    """The note and the error echoed every one of its 100,000 characters."""
+    word = "k" * 100_000
+    shown = f"'{'k' * 60}...' (100,000 characters)"
+    code, _, err = run(capsys, "vector", word, "-v", "ft.bin")
+    assert code == 0 and err.startswith(f"w2v: note: {shown} is not in the vocabulary: built from ")
+    code, _, err = run(capsys, "similar", word, "-v", "vectors.txt")
+    assert (code, err) == (1, f"w2v: error: word not in vocabulary: {shown}\n")
+
+
+def test_a_query_in_another_unicode_normalisation_shows_the_code_points(vectors_txt, capsys):
+    """'Zu' + U+0308 (NFD) for the vocabulary's 'Zürich' (NFC): both printed 'Zürich'."""
+    code, out, err = run(capsys, "vector", "Zu\u0308rich", "-v", "vectors.txt")
+    assert (code, out) == (1, "")
+    assert err == (
+        "w2v: error: word not in vocabulary: 'Zu\\u0308rich' (did you mean: Z\\u00fcrich? "
+        "the same text in other Unicode code points, NFC or NFD)\n"
+    )

@@ -176,7 +176,7 @@ def test_a_token_whose_ngrams_repeat_is_named_when_training_diverges(cli, tmp_pa
     )
     assert result.returncode == 1 and not out.exists()
     assert re.fullmatch(
-        r"w2v: error: training diverged in epoch 1 \([^)]*\): the word 'a{40}…' \(10,000 bytes\) repeats its "
+        r"w2v: error: training diverged in epoch 1 \([^)]*\): the word 'a{60}\.\.\.' \(10,000 characters\) repeats its "
         r"character n-grams so often that each update moves its vector 9,994 times as far as a word's of "
         r"distinct n-grams: take the word out of the corpus\n",
         result.stderr.decode(),

@@ -5,7 +5,7 @@ whitespace would split it (``split_word``).
 """
 
 import re
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 
 from w2v.errors import code_points
 
@@ -45,15 +45,16 @@ def display_word(word: str) -> str:
     return CONTROL_CHARACTERS.sub(lambda control: f"\\x{ord(control.group()):02x}", shown)
 
 
-SHOWN_CHARACTERS = 40  # of a longer word, the characters a message shows
+QUOTED_CHARACTERS = 60  # of a word a message quotes: a longer one is cut, its length given
 
 
-def quoted_word(word: str) -> str:
-    """``word`` in quotes for a message (``display_word``); one longer than
-    ``SHOWN_CHARACTERS`` characters cut there, with "…" and its length in bytes."""
-    if len(word) <= SHOWN_CHARACTERS:
-        return f"'{display_word(word)}'"
-    return f"'{display_word(word[:SHOWN_CHARACTERS])}…' ({len(encode_word(word)):,} bytes)"
+def quoted_word(word: str, show: Callable[[str], str] = display_word) -> str:
+    """``word`` in quotes for a message, as ``show`` writes it (``display_word``: safe to
+    print), cut to its first ``QUOTED_CHARACTERS`` characters when longer, with its
+    length: ``'xxx...' (100,000 characters)``."""
+    if len(word) <= QUOTED_CHARACTERS:
+        return f"'{show(word)}'"
+    return f"'{show(word[:QUOTED_CHARACTERS])}...' ({len(word):,} characters)"
 
 
 def split_word(words: Sequence[str], ends: re.Pattern[str] = WORD_END, what: str = "whitespace") -> str | None:

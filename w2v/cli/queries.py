@@ -17,7 +17,7 @@ from w2v.vectorio.modelfile import TrainState
 from w2v.vectorio.word2vec import text_records
 from w2v.vectors.evaluate import DEFAULT_ANALOGIES, DEFAULT_SIMILARITY, evaluate_analogies, evaluate_similarity
 from w2v.vectors.wordvectors import UnknownWordError, Vectors
-from w2v.words import decode_word, display_word, encode_word
+from w2v.words import decode_word, display_word, encode_word, quoted_word
 
 
 def vectors_options(command):
@@ -144,7 +144,7 @@ def unseen_notes(vectors: Vectors, zero_vectors: bool = False) -> Callable[[Iter
 def unseen_note(word: str, ngrams: int, lengths: str) -> str:
     """What a subword model makes of ``word``, outside its vocabulary, with ``ngrams``
     character n-grams of ``lengths`` (``"3 to 6 characters"``)."""
-    shown = f"'{display_word(word)}' is not in the vocabulary"
+    shown = f"{quoted_word(word)} is not in the vocabulary"
     if not ngrams:
         return f"{shown} and has no character n-gram of {lengths}: its vector is zero, as fastText gives it"
     return f"{shown}: built from {plural(ngrams, 'character n-gram')}"

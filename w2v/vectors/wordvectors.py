@@ -26,6 +26,7 @@ converts to and from gensim's class (``to_gensim``, ``from_gensim``).
 
 import difflib
 import os
+import unicodedata
 import warnings
 from collections.abc import Sequence
 from dataclasses import dataclass, field
@@ -41,7 +42,7 @@ from w2v.vectorio.subwords import SubwordVectors
 from w2v.vectorio.word2vec import save_npy, save_projector, save_vectors
 from w2v.vectors.evaluate import Correlation, evaluate_analogies, evaluate_similarity
 from w2v.vectors.search import analogy_method, cosmul_of, nearest, nonfinite_rows, unit_rows
-from w2v.words import display_word, encodable, encode_word
+from w2v.words import display_word, encodable, encode_word, quoted_word
 
 GENSIM_PICKLES = (".kv", ".model")  # names gensim saves its pickles under
 
@@ -385,9 +386,11 @@ class Vectors:
         return np.stack([self.get_vector(key) for key in keys])
 
     def suggest(self, word: str, n: int = 3) -> list[str]:
-        """Close spellings of ``word`` among the most frequent words (case variants first)."""
+        """Close spellings of ``word`` among the most frequent words (first its other Unicode
+        normalisation, NFC or NFD, then case variants)."""
         index = self.key_to_index
-        found = [w for w in (word.lower(), word.capitalize(), word.upper()) if w != word and w in index]
+        forms = (unicodedata.normalize("NFC", word), unicodedata.normalize("NFD", word))  # the same text
+        found = [w for w in (*forms, word.lower(), word.capitalize(), word.upper()) if w != word and w in index]
         candidates = self.words[:SUGGEST_CANDIDATES]
         found += difflib.get_close_matches(word, candidates, n=n, cutoff=0.75)
         return list(dict.fromkeys(found))[:n]
@@ -582,10 +585,28 @@ class UnknownWordError(W2VError, KeyError):
     def __init__(self, word: str, suggestions: Sequence[str] = (), why: str = ""):
         self.word = word
         self.suggestions = list(suggestions)
-        message = f"word not in vocabulary: '{display_word(word)}'" + (f", {why}" if why else "")
+        alike = any(normalised(s) == normalised(word) for s in self.suggestions)  # they print alike
+        show = code_points if alike else display_word
+        message = f"word not in vocabulary: {quoted_word(word, show)}" + (f", {why}" if why else "")
         if self.suggestions:
-            message += " (did you mean: " + ", ".join(display_word(w) for w in self.suggestions) + "?)"
+            same_text = " the same text in other Unicode code points, NFC or NFD" if alike else ""
+            message += f" (did you mean: {', '.join(show(w) for w in self.suggestions)}?{same_text})"
         super().__init__(message)
 
     def __str__(self) -> str:
         return str(self.args[0])  # the message itself, not KeyError's repr of it
+
+
+def normalised(word: str) -> str:
+    """``word`` in Unicode's NFC form, as ``café`` written with ``e`` and a combining accent
+    (NFD) is written as one character."""
+    return unicodedata.normalize("NFC", word)
+
+
+def code_points(word: str) -> str:
+    """``display_word(word)`` with each character outside ASCII written as its code point,
+    ``\\u00e9`` (``\\U0001f600`` past U+FFFF): two words that print alike, differing
+    only in Unicode normalisation, then read apart."""
+    return "".join(
+        c if c.isascii() else f"\\u{ord(c):04x}" if ord(c) <= 0xFFFF else f"\\U{ord(c):08x}" for c in display_word(word)
+    )
