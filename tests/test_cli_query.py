@@ -395,6 +395,17 @@ def test_eval_scores_known_words_only(subword_model, capsys):
     assert json.loads(out)["similarity"][0]["missing"] == 1
 
 
+def test_vector_refuses_an_empty_word_or_one_holding_whitespace(subword_model, capsys):
+    """A subword model built them ('' from no n-gram, 'a<tab>b' from its own): their lines
+    began with a space (no word) or held a raw tab (two fields for one word)."""
+    code, out, err = run(capsys, "vector", "king", "", "a\tb", "-v", "ft.bin")
+    assert (code, out) == (1, text_records([b"king"], subword_model[["king"]]).decode())
+    assert err.splitlines() == [
+        "w2v: error: '' is not a word: it is empty; no 'word v1 ... vD' line can hold it",
+        "w2v: error: 'a\\x09b' is not a word: whitespace ends a word; no 'word v1 ... vD' line can hold it",
+    ]
+
+
 @pytest.fixture
 def vectors_txt(subword_model):
     """ROYAL's words and 'Zürich' (NFC), as word2vec text in the current folder."""

@@ -17,7 +17,7 @@ from w2v.vectorio.modelfile import TrainState
 from w2v.vectorio.word2vec import text_records
 from w2v.vectors.evaluate import DEFAULT_ANALOGIES, DEFAULT_SIMILARITY, evaluate_analogies, evaluate_similarity
 from w2v.vectors.wordvectors import UnknownWordError, Vectors
-from w2v.words import decode_word, display_word, encode_word, quoted_word
+from w2v.words import decode_word, display_word, encode_word, quoted_word, split_word
 
 
 def vectors_options(command):
@@ -298,14 +298,18 @@ def vector(words, vectors_path, fmt, limit):
     With no words, reads words from stdin (any number a line) and prints their
     vectors. A word outside the vocabulary of a subword model (a fastText .bin) is
     built from its character n-grams, with a note on stderr (fastText's zero vector
-    where it has none); another unknown word is reported on stderr, the other
-    words printed, and the exit status is 1.
+    where it has none); another unknown word, and an empty one or one holding
+    whitespace (which no line can hold), is reported on stderr, the other words
+    printed, and the exit status is 1.
     """
 
     vectors = load_for_query(vectors_path, fmt, limit)
     note = unseen_notes(vectors, zero_vectors=True)
 
     def record(query: list[str]) -> bytes:
+        if split_word(query):  # a line's first field would be none, or several
+            why = "it is empty" if not query[0] else "whitespace ends a word"
+            raise W2VError(f"{quoted_word(query[0])} is not a word: {why}; no 'word v1 ... vD' line can hold it")
         note(query)
         return text_records([encode_word(query[0])], vectors.get_vector(query[0])[None, :])
 
