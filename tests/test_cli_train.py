@@ -141,6 +141,12 @@ def test_save_and_read_vocab(cli, tiny_corpus, tmp_path):
     assert read_word2vec(tmp_path / "b.bin", True)[0] == [b"cat", b"dog"]
 
 
+def test_a_vocabulary_read_from_a_pipe(cli, tiny_corpus, tmp_path):
+    """--read-vocab /dev/stdin (a pipe, not a regular file) said 'not found'."""
+    train_ok(cli, tiny_corpus, "-o", tmp_path / "b.bin", "--read-vocab", "/dev/stdin", *FAST, input=b"cat 60\ndog 60\n")
+    assert read_word2vec(tmp_path / "b.bin", True)[0] == [b"cat", b"dog"]
+
+
 def test_invalid_utf8_words_reach_the_output_unchanged(cli, tmp_path):
     corpus = tmp_path / "c.txt"
     corpus.write_bytes(b"caf\xe9 ok \xff\xfe ok\n" * 10)

@@ -634,7 +634,7 @@ def check_train_options(ctx, corpus, output, save_vocab, read_vocab, long_run, e
     ):
         if path is not None:
             check_writable(path)
-    if read_vocab and not os.path.isfile(read_vocab):
+    if read_vocab and not os.path.exists(read_vocab):  # a pipe (/dev/stdin, <(sort vocab.txt)) is read too
         raise W2VError(f"vocabulary file not found: {read_vocab}")
 
 
