@@ -147,6 +147,27 @@ def test_a_vocabulary_read_from_a_pipe(cli, tiny_corpus, tmp_path):
     assert read_word2vec(tmp_path / "b.bin", True)[0] == [b"cat", b"dog"]
 
 
+@pytest.mark.parametrize(
+    ("args", "names"),
+    [
+        (["-", "--heldout", "-"], "CORPUS and --heldout"),
+        (["-", "--heldout", "/dev/stdin"], "CORPUS and --heldout"),
+        (["-", "--read-vocab", "/dev/stdin"], "CORPUS and --read-vocab"),
+    ],
+)
+def test_two_inputs_reading_standard_input_are_refused_before_training(cli, tiny_corpus, tmp_path, args, names):
+    """The corpus read all of it, and the held-out corpus (after training) or the
+    vocabulary found it empty."""
+    out = tmp_path / "v.bin"
+    done = cli("train", *args, "-o", out, *FAST, input=tiny_corpus.read_bytes())
+    assert (done.returncode, done.stderr.decode()) == (
+        1,
+        f"w2v: error: {names} both read standard input (-), which can be read only once: "
+        "save one of them to a file first\n",
+    )
+    assert not out.exists()
+
+
 def test_invalid_utf8_words_reach_the_output_unchanged(cli, tmp_path):
     corpus = tmp_path / "c.txt"
     corpus.write_bytes(b"caf\xe9 ok \xff\xfe ok\n" * 10)

@@ -8,6 +8,7 @@ is read once (``idstream.encode_corpus``) and trained from its id stream.
 import ctypes
 import dataclasses
 import gc
+import itertools
 import math
 import os
 import tempfile
@@ -23,7 +24,7 @@ from w2v.cluster.connect import connect
 from w2v.config import TRAIN_FIELDS, TrainConfig, check_setting_names
 from w2v.corpus.idstream import Encoded, IdStream, VocabChooser, check_trainable, encode_corpus, evenly_spaced
 from w2v.corpus.ngrams import NgramSettings
-from w2v.corpus.sources import expand_sources, source_list
+from w2v.corpus.sources import expand_sources, shared_stream, source_list
 from w2v.corpus.vocab import Vocab
 from w2v.engine.heldout_sample import Sampling
 from w2v.engine.runloop import Hooks
@@ -210,6 +211,7 @@ def train(
         checkpoint = resume  # keep checkpointing where the run was
     hooks = Hooks(progress, on_epoch_end, on_progress, checkpoint_seconds=checkpoint_seconds(checkpoint_every))
     check_heldout(heldout)
+    check_streams_read_once({"corpus": corpus, "heldout": heldout, "read_vocab": read_vocab})
     sampling = Sampling(heldout_pairs, heldout_normalised, seed=config.seed)
     outputs = RunFiles(checkpoint, resume, save_vocab, save_model, save_fasttext, heldout, sampling)
     check_same_place(resume, base, cluster)
@@ -308,9 +310,34 @@ def checkpoint_seconds(minutes: float | None) -> float | None:
 def check_heldout(heldout) -> None:
     """Fail before the corpus is read where the held-out corpus names files or folders
     that are not there (``sources.expand_sources``)."""
-    listed = [heldout] if isinstance(heldout, (str, os.PathLike)) else heldout
-    if isinstance(listed, (list, tuple)) and listed and all(isinstance(x, (str, os.PathLike)) for x in listed):
+    listed = named_sources(heldout)
+    if listed:
         expand_sources(listed, "held-out corpus")
+
+
+def named_sources(corpus) -> list[str]:
+    """The paths (and ``-``, URLs) that ``corpus`` names: a path, or a list of them;
+    empty for a corpus of sentences, which is not iterated here."""
+    listed = [corpus] if isinstance(corpus, (str, os.PathLike)) else corpus
+    if isinstance(listed, (list, tuple)) and all(isinstance(x, (str, os.PathLike)) for x in listed):
+        return [os.fspath(x) for x in listed]
+    return []
+
+
+INPUT_FLAGS = {"corpus": "CORPUS", "heldout": "--heldout", "read_vocab": "--read-vocab"}
+
+
+def check_streams_read_once(inputs: dict) -> None:
+    """ConfigError where two of a run's ``inputs`` (by name in ``INPUT_FLAGS``: a corpus,
+    or None) read one stream, standard input say (``sources.shared_stream``): it can be
+    read only once, and the second reader would find it empty, the held-out corpus
+    only once the training corpus is read."""
+    for (name, first), (other, second) in itertools.combinations(inputs.items(), 2):
+        shared = shared_stream(named_sources(first), named_sources(second))
+        if shared is not None:
+            what = "standard input (-)" if shared == "-" else shared
+            both = f"both read {what}, which can be read only once: save one of them to a file first"
+            raise ConfigError(f"{name} and {other} {both}", f"{INPUT_FLAGS[name]} and {INPUT_FLAGS[other]} {both}")
 
 
 @dataclass

@@ -143,6 +143,25 @@ def is_stream(source: "Source") -> bool:
     return not is_url(source) and os.path.exists(source) and not os.path.isfile(source) and not os.path.isdir(source)
 
 
+def stream_identity(source: str) -> tuple[int, int] | str:
+    """What tells the stream ``source`` (``is_stream``) apart, the same under each of its
+    names: the device and inode of its file (``-`` standard input's, which ``/dev/stdin``
+    names too); the name itself where that cannot be found (standard input closed)."""
+    try:
+        found = os.fstat(sys.stdin.fileno()) if source == "-" else os.stat(source)
+    except (OSError, ValueError, AttributeError):  # no descriptor behind sys.stdin (closed, replaced)
+        return source
+    return found.st_dev, found.st_ino
+
+
+def shared_stream(first: Iterable[str], second: Iterable[str]) -> str | None:
+    """A source of ``first`` reading a stream (``is_stream``: it can be read only once)
+    that a source of ``second`` reads too, by whatever name (``-``, ``/dev/stdin``);
+    None if there is none."""
+    streams = {stream_identity(source) for source in second if is_stream(source)}
+    return next((source for source in first if is_stream(source) and stream_identity(source) in streams), None)
+
+
 @runtime_checkable
 class OpenSource(Protocol):
     """A source that opens itself: a part of a file (``parts.Part``), read as a file of its own."""
