@@ -382,8 +382,23 @@ def test_check_text_passes_text(tmp_path, name, content):
 
 def test_check_text_leaves_streams_unread(fifo):
     path = fifo(TEXT)
-    assert check_text(str(path)) is None and check_text("-") is None
+    assert check_text(str(path)) is None
     assert sentences_of(path) == [line.split() for line in TEXT.splitlines()]  # all of it still there
+
+
+def test_binary_data_on_standard_input_gets_the_warning_a_file_gets(tmp_path, cli):
+    """Standard input was never checked (reading it consumes it): its first megabyte is
+    read ahead for the check, then trained on with the rest, as the same bytes in a file."""
+    content = np.random.default_rng(0).bytes(1 << 20) + TEXT  # past the megabyte read ahead
+    corpus = write(tmp_path, "junk.txt", content)
+    args = ["-o", tmp_path / "v.txt", "--dim", "8", "--epochs", "1", "--threads", "1", "-q"]
+    from_file = cli("train", corpus, *args)
+    vectors = (tmp_path / "v.txt").read_bytes()
+    from_stdin = cli("train", "-", *args, input=content)
+    reason = "its first megabyte looks like binary data (43% not valid UTF-8, 11% control bytes)"
+    assert (from_file.returncode, from_file.stderr.decode()) == (0, f"w2v: warning: {corpus}: {reason}\n")
+    assert (from_stdin.returncode, from_stdin.stderr.decode()) == (0, f"w2v: warning: -: {reason}\n")
+    assert (tmp_path / "v.txt").read_bytes() == vectors
 
 
 def test_without_outputs_compares_real_paths(tmp_path):

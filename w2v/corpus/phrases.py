@@ -24,7 +24,6 @@ import itertools
 import math
 import os
 import shutil
-import sys
 import tempfile
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from contextlib import contextmanager
@@ -43,6 +42,7 @@ from w2v.corpus.sources import (
     corpus_bytes,
     is_stream,
     line_words,
+    open_stdin,
     sentence_bytes,
     source_list,
 )
@@ -465,11 +465,7 @@ def spooled_streams(corpus: Corpus) -> Iterator[Corpus]:
 def spool(stream: str, copy: str) -> None:
     """Copy the bytes of ``stream`` (``-``: standard input) to the file ``copy``."""
     try:
-        with open(copy, "wb") as out:
-            if stream == "-":
-                shutil.copyfileobj(sys.stdin.buffer, out, BLOCK_BYTES)
-            else:
-                with open(stream, "rb") as source:
-                    shutil.copyfileobj(source, out, BLOCK_BYTES)
+        with open(copy, "wb") as out, open_stdin() if stream == "-" else open(stream, "rb") as source:
+            shutil.copyfileobj(source, out, BLOCK_BYTES)  # open_stdin: what a check read ahead too
     except OSError as err:
         raise CorpusError(f"cannot copy {stream} to {copy}: {err.strerror or err}") from None

@@ -14,13 +14,14 @@ Counted and encoded corpora mark the end of a sentence with ``SENTENCE_END`` (-1
 among their word ids (``counting``, ``idstream``).
 """
 
+import io
 import os
 import re
 import sys
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Protocol, runtime_checkable
+from typing import BinaryIO, Protocol, runtime_checkable
 
 from w2v.config import MAX_SENTENCE_TOKENS
 from w2v.errors import CorpusError, code_points
@@ -101,22 +102,26 @@ def check_text(source: str) -> str | None:
     say so (a compression format's magic bytes); UTF-16 (a byte-order mark, or more than a
     quarter NUL bytes); binary data (more than a fifth not valid UTF-8 and more than a
     twentieth control bytes: random bytes have 43% and 11%, while text in any 8-bit
-    encoding has no control bytes and a few are legitimate words). A stream (it would be
-    consumed), a URL, or a file that cannot be read (reading it will say why) is not checked."""
-    if is_url(source) or is_stream(source):
+    encoding has no control bytes and a few are legitimate words). Standard input is
+    read ahead for it (``peek_stdin``), unless it is a terminal (a megabyte would be
+    waited for); another stream (it would be consumed), a URL, or a file that cannot
+    be read (reading it will say why) is not checked."""
+    if is_url(source) or (is_stream(source) and source != "-"):
         return None
     try:
-        with open_source(source) as stream:
-            sample = stream.read(TEXT_SAMPLE_BYTES)
-    except (CorpusError, ValueError, *stream_errors()):  # type: ignore[misc]  # a tuple built at run time
-        return None
+        if source == "-":
+            sample = b"" if sys.stdin.isatty() else peek_stdin(TEXT_SAMPLE_BYTES)
+        else:
+            with open_source(source) as stream:
+                sample = stream.read(TEXT_SAMPLE_BYTES)
+    except (CorpusError, ValueError, AttributeError, *stream_errors()):  # type: ignore[misc]  # built at run time
+        return None  # AttributeError: no sys.stdin (started with it closed)
     size = len(sample)
     for magic, (name, extension) in COMPRESSION_MAGIC.items():
         if sample.startswith(magic):
-            return (
-                f"it starts with {name}'s magic bytes ({magic.hex(' ')}): compressed data, "
-                f"read as text unless its name ends in {extension}"
-            )
+            unless = "decompressed first" if source == "-" else f"its name ends in {extension}"
+            compressed = f"it starts with {name}'s magic bytes ({magic.hex(' ')}): compressed data"
+            return f"{compressed}, read as text unless {unless}"
     if sample.startswith(UTF16_MARKS):
         return "it starts with a UTF-16 byte-order mark: words are read as bytes; convert it to UTF-8 first"
     nuls = sample.count(0)
@@ -180,7 +185,7 @@ Source = str | OpenSource
 def open_source(source: Source):
     """Open one source for binary reading, decompressing by extension (.gz .bz2 .xz .zst ...)."""
     if source == "-":
-        return os.fdopen(os.dup(sys.stdin.buffer.fileno()), "rb")
+        return open_stdin()
     try:
         return source.open_bytes() if isinstance(source, OpenSource) else open_input(source)
     except OSError as err:
@@ -193,6 +198,69 @@ def starts_file(source: Source) -> bool:
     """Whether ``source`` is read from its file's first byte, where a byte-order mark
     may be: a whole source, or a part that starts at 0."""
     return not isinstance(source, OpenSource) or source.start == 0
+
+
+@dataclass
+class ReadAhead:
+    """Bytes of standard input read ahead (``peek_stdin``), which its next reader
+    (``open_stdin``) gets first; ``ended``: its end was reached meanwhile."""
+
+    head: bytes = b""
+    ended: bool = False
+
+
+STDIN_AHEAD = ReadAhead()
+
+
+def peek_stdin(size: int) -> bytes:
+    """The first ``size`` bytes of standard input (fewer at its end), read ahead and kept
+    for its reader (``open_stdin``): a pipe cannot be read twice."""
+    blocks, have = [STDIN_AHEAD.head], len(STDIN_AHEAD.head)
+    while have < size and not STDIN_AHEAD.ended:
+        block = os.read(sys.stdin.fileno(), size - have)
+        blocks.append(block)
+        have += len(block)
+        STDIN_AHEAD.ended = not block
+    STDIN_AHEAD.head = b"".join(blocks)
+    return STDIN_AHEAD.head[:size]
+
+
+class AheadReader(io.RawIOBase):
+    """Standard input from the descriptor ``fd`` (a duplicate: closing it leaves
+    ``sys.stdin`` open), the bytes ``peek_stdin`` read ahead first."""
+
+    def __init__(self, fd: int, ahead: ReadAhead):
+        self.fd, self.head, self.ended = fd, memoryview(ahead.head), ahead.ended
+
+    def readable(self) -> bool:
+        return True
+
+    def readinto(self, buffer) -> int:
+        if self.head:
+            count = min(len(buffer), len(self.head))
+            buffer[:count], self.head = self.head[:count], self.head[count:]
+            return count
+        if self.ended:
+            return 0
+        data = os.read(self.fd, len(buffer))
+        buffer[: len(data)] = data
+        return len(data)
+
+    def close(self) -> None:
+        if not self.closed:
+            os.close(self.fd)
+        super().close()
+
+
+def open_stdin() -> BinaryIO:
+    """Standard input to read as a corpus, from a duplicate of its descriptor; what
+    ``peek_stdin`` read ahead first, and handed over (the stream is read once)."""
+    fd = os.dup(sys.stdin.buffer.fileno())
+    if not (STDIN_AHEAD.head or STDIN_AHEAD.ended):
+        return os.fdopen(fd, "rb")
+    reader = io.BufferedReader(AheadReader(fd, STDIN_AHEAD), BLOCK_BYTES)
+    STDIN_AHEAD.head, STDIN_AHEAD.ended = b"", False
+    return reader  # type: ignore[return-value]  # a BufferedReader is a binary file
 
 
 def stream_errors() -> tuple[type[Exception], ...]:
