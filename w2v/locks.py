@@ -59,12 +59,12 @@ def lock_file(path: str, folder: str) -> int:
         except BaseException:
             os.close(fd)
             raise
-        if same_file(fd, path):
+        if names_open_file(path, fd):
             return fd
         os.close(fd)
 
 
-def same_file(fd: int, path: str) -> bool:
+def names_open_file(path: str, fd: int) -> bool:
     """Whether ``path`` names the file open as ``fd``."""
     try:
         found = os.stat(path, follow_symlinks=False)
