@@ -1148,7 +1148,7 @@ def test_a_full_softmax_over_many_words_says_what_an_epoch_costs(ws, capsys, mon
     for flags in ("--softmax", "--hs", "--sampled-softmax 5"):
         code, _, err = run(capsys, shlex.split(f"train corpus.txt -o out.bin --epochs 1 --dim 8 --min-count 1 {flags}"))
         assert code == 0
-        notes[flags] = [line for line in err.splitlines() if "full softmax" in line]
+        notes[flags] = [line for line in err.splitlines() if "note: a full softmax" in line]
     assert notes["--hs"] == notes["--sampled-softmax 5"] == [] and len(notes["--softmax"]) == 1
     assert re.fullmatch(
         r"w2v: note: a full softmax over [\d,]+ words updates every output vector at each prediction: "

@@ -9,6 +9,7 @@ import sys
 
 import numpy as np
 import pytest
+from conftest import without_progress
 from reference import read_word2vec
 
 FAST = ("--dim", "16", "--min-count", "1", "--epochs", "1", "--threads", "1", "-q")
@@ -64,7 +65,22 @@ def test_report_writes_the_runs_figures_as_json(cli, tiny_corpus, tmp_path):
     assert figures["output_updates"] == figures["train_words"] * 12
     assert len(figures["epoch_loss"]) == 1 and figures["epoch_heldout"] == [None]
     assert figures["train_seconds"] > 0 and figures["words_per_second"] > 0
+    settings = figures["settings"]  # what decides the vectors, resolved: alpha 0.05 is CBOW's default
+    assert (settings["model"], settings["losses"], settings["dim"], settings["sample"]) == ("cbow", ["softmax"], 16, 0)
+    assert (settings["alpha"], settings["epochs"], settings["threads"], settings["subwords"]) == (0.05, 1, 1, False)
     assert sorted(p.name for p in tmp_path.iterdir()) == ["run.json", "v.bin"]
+
+
+def test_a_run_starts_with_its_settings(cli, tiny_corpus, tmp_path):
+    """Unless -q, the settings that decide the vectors, resolved, in a line before training."""
+    out = tmp_path / "v.bin"
+    done = train_ok(cli, tiny_corpus, "-o", out, "--hs", "--sample", "1e-4", *FAST[:-1])
+    lines = without_progress(done.stderr.decode()).splitlines()
+    assert (
+        "w2v: training skipgram with hierarchical softmax: dim 16, window 5, sample 0.0001, alpha 0.025, "
+        "epochs 1, threads 1, min-count 1"
+    ) in lines
+    assert b"w2v: training skipgram" not in train_ok(cli, tiny_corpus, "-o", out, *FAST).stderr
 
 
 def test_determinism_single_thread(cli, tiny_corpus, tmp_path):

@@ -171,6 +171,7 @@ def recorded(monkeypatch, tmp_path):
             "read_vocab",
             "save_vocab",
             "progress",
+            "on_start",
             "notes",
             "heldout",
             "heldout_pairs",

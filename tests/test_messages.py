@@ -94,6 +94,7 @@ def test_train_prints_phrases_then_summary_then_classes(tiny_corpus, tmp_path, c
     code, _, err = run(capsys, *args)
     lines = [line for line in without_progress(err).splitlines() if line.startswith("w2v: ")]
     assert code == 0
+    assert lines.pop(1).startswith("w2v: training skipgram with negative sampling: dim 8, ")  # the run's settings
     assert lines[0].startswith("w2v: phrases found in 1 pass: ")
     assert " in vocabulary, " in lines[1] and lines[1].endswith(f"writing {tmp_path / 'v.bin'}")
     assert lines[2] == f"w2v: {lines[1].split()[1]} words in 1 class; wrote {tmp_path / 'classes.txt'}"

@@ -299,10 +299,11 @@ def test_compiling_is_announced_and_kept_out_of_the_training_time(tiny_corpus, t
     main(["train", str(tiny_corpus), "-o", str(tmp_path / "v.bin"), *FAST])
     err = capsys.readouterr().err.splitlines()
     assert [line.split(":")[1] for line in err[:2]] == [" reading"] * 2
-    assert err[2].startswith(
+    assert err[2].startswith("w2v: training skipgram with negative sampling: ")  # the run's settings
+    assert err[3].startswith(
         "w2v: compiling the training kernels: once for this version of w2v and Numba on this CPU (cached in "
     )  # before the bar
-    assert err[3].startswith("w2v: training: ")
+    assert err[4].startswith("w2v: training: ")
     assert " s compiling the kernels, " in err[-1]
     report = w2v.train(str(tiny_corpus), min_count=1, dim=8, epochs=1, threads=1).report
     assert report.compile_seconds > 0

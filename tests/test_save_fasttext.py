@@ -242,8 +242,9 @@ def test_a_word_fasttext_cannot_hold_is_named_before_training_and_the_rest_is_wr
     lines = [line for line in without_progress(err).splitlines() if "compiling" not in line]
     assert (code, out) == (1, "")
     assert lines[0] == f"w2v: warning: {REFUSED}; the run writes its other outputs, then fails"
-    assert lines[1].startswith("w2v: 7 words in vocabulary, 400 words trained")  # the summary, after training
-    assert lines[2:] == [f"w2v: error: {REFUSED}"]
+    assert lines[1].startswith("w2v: training skipgram with negative sampling: dim 8, ")  # the run's settings
+    assert lines[2].startswith("w2v: 7 words in vocabulary, 400 words trained")  # the summary, after training
+    assert lines[3:] == [f"w2v: error: {REFUSED}"]
     assert not (tmp_path / "m.bin").exists()
     assert NUL_WORD in Vectors.load("v.txt").words and NUL_WORD in Vectors.load("m.npz").words
     assert f"{NUL_WORD} 50\n" in (tmp_path / "vocab.txt").read_text()

@@ -224,6 +224,16 @@ def test_a_huge_finite_ns_exponent_trains(tiny_corpus, loss, exponent):
     assert np.isfinite(vectors.report.epoch_loss).all()
 
 
+def test_on_start_gets_the_settings_the_run_trains_with(tiny_corpus, tmp_path):
+    """``on_start(config)``, once before the first epoch: the run's settings resolved
+    (negative 5 and alpha 0.025 filled in), and a continued run's model's (dim 8)."""
+    started: list[TrainConfig] = []
+    model = tmp_path / "m.npz"
+    w2v.train(str(tiny_corpus), dim=8, min_count=1, epochs=1, threads=1, save_model=str(model), on_start=started.append)
+    w2v.train(str(tiny_corpus), init_model=str(model), epochs=1, threads=1, on_start=started.append)
+    assert [(config.dim, config.negative, config.alpha) for config in started] == [(8, 5, 0.025)] * 2
+
+
 def configured_stack_size() -> int:
     """threading's stack size for new threads (reading it with no argument resets it)."""
     size = threading.stack_size()

@@ -181,6 +181,41 @@ class TrainConfig:
         return next((loss.name for loss in WORD_LOSSES if getattr(self, loss.setting)), None)
 
     @property
+    def losses(self) -> list[str]:
+        """The names (``losses.LOSSES``) of the losses trained: ``hs`` first, then the
+        word output vectors' (``output_loss``)."""
+        return (["hs"] if self.hs else []) + ([self.output_loss] if self.output_loss else [])
+
+    def summary(self) -> str:
+        """The settings that decide the vectors, in one line, under ``w2v train``'s
+        option names (of a resolved config): ``skipgram with negative sampling: dim 100,
+        window 5, negative 5, sample 0.001, alpha 0.025, epochs 5, threads 2, min-count 5``,
+        and ``subwords (minn 3, maxn 6, bucket 2,000,000)`` for fastText's model."""
+        model = f"{self.model} (sum)" if self.model == "cbow" and not self.cbow_mean else self.model
+        losses = [LOSSES[name] for name in self.losses]
+        titles = [loss.title for loss in losses]
+        if self.tree != "huffman":
+            titles[0] += f" ({self.tree} tree)"
+        values: dict[str, float | None] = {"dim": self.dim, "window": self.window}
+        drawn = losses[-1]  # the word output vectors' loss, if any, comes last
+        if drawn.draws:
+            values[option(drawn)[2:]] = getattr(self, drawn.setting)
+        if self.self_norm:
+            values["self-norm"] = self.self_norm
+        values |= {"sample": self.sample, "alpha": self.alpha, "epochs": self.epochs, "threads": self.threads}
+        values |= {"min-count": self.min_count, "max-vocab": self.max_vocab}
+        shown = named_values({name: value for name, value in values.items() if value is not None})
+        if self.subwords:
+            ngrams = f"minn {self.minn}, maxn {self.maxn}, bucket {self.bucket:,}"
+            shown += f", subwords ({ngrams if self.maxn else 'maxn 0: no n-grams'})"
+        return f"{model} with {' and '.join(titles)}: {shown}"
+
+    def record(self) -> dict:
+        """The settings as JSON holds them (``--report``, ``w2v info --json``): every
+        field, and ``losses``, the names of the losses trained."""
+        return {**dataclasses.asdict(self), "losses": self.losses}
+
+    @property
     def samples(self) -> int:
         """Noise words or candidates the output loss draws per example (0 for none)."""
         loss = LOSSES.get(self.output_loss or "")
@@ -250,6 +285,14 @@ class TrainConfig:
         """Rows of the input matrix past the words': ``bucket`` with subwords that have
         n-grams, else none."""
         return self.bucket if self.subwords and self.maxn > 0 else 0
+
+
+def named_values(values: dict[str, float]) -> str:
+    """``dim 100, sample 0.001, bucket 2,000,000``: each setting's name and value, an
+    integer with thousands separated, a number as ``%g``."""
+    return ", ".join(
+        f"{name} {value:,}" if isinstance(value, int) else f"{name} {value:g}" for name, value in values.items()
+    )
 
 
 # By a field's type: how a message names it, and whether a value is of it.

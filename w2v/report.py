@@ -20,7 +20,8 @@ class RoundLog:
 
 @dataclass
 class TrainReport:
-    """What a training run did: per-epoch mean loss (nats per example), sizes, timing."""
+    """What a training run did: per-epoch mean loss (nats per example), sizes, timing,
+    and the settings it ran with."""
 
     vocab_size: int
     corpus_words: int  # tokens read from the corpus (one epoch, rare words included)
@@ -38,6 +39,7 @@ class TrainReport:
     workers_lost: int = 0  # on a cluster: replicas started again after their worker was lost
     output_updates: int = 0  # (example, output row) updates trained, 6 x dim flops each (not counted on a cluster)
     row_visits: int = 0  # rows read and written by the kernel (each output row once a chunk, each context row once)
+    settings: dict = field(default_factory=dict)  # the run's resolved settings (``TrainConfig.record``)
 
     @property
     def words_per_second(self) -> float:

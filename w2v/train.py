@@ -106,6 +106,7 @@ def train(
     progress: bool = False,
     on_epoch_end: Callable[[int, float], None] | None = None,
     on_progress: Callable[[int, int, float, float], None] | None = None,
+    on_start: Callable[[TrainConfig], None] | None = None,
     checkpoint: str | None = None,
     checkpoint_every: float | None = None,
     resume: str | None = None,
@@ -144,6 +145,11 @@ def train(
         total_words``): words trained over all epochs, corpus words times epochs, the
         learning rate and the current epoch's mean loss so far (nats, nan before any
         example).
+    on_start : callable, optional
+        ``on_start(config)`` once before the first epoch (in one process, once the
+        corpus is read and the weights allocated), with the run's resolved
+        ``TrainConfig`` (a resumed or continued run's included): ``config.summary()``
+        says it in a line.
     checkpoint : str, optional
         A folder where the whole training state is saved after each epoch, every
         ``checkpoint_every`` minutes and when interrupted, replacing the previous one
@@ -209,7 +215,9 @@ def train(
     config, base, choose = plan_run(settings, read_vocab, resume, init_model, update_vocab)
     if resume is not None and checkpoint is None and os.path.isdir(resume):
         checkpoint = resume  # keep checkpointing where the run was
-    hooks = Hooks(progress, on_epoch_end, on_progress, checkpoint_seconds=checkpoint_seconds(checkpoint_every))
+    hooks = Hooks(
+        progress, on_epoch_end, on_progress, on_start=on_start, checkpoint_seconds=checkpoint_seconds(checkpoint_every)
+    )
     check_heldout(heldout)
     check_streams_read_once({"corpus": corpus, "heldout": heldout, "read_vocab": read_vocab})
     sampling = Sampling(heldout_pairs, heldout_normalised, seed=config.seed)
@@ -273,12 +281,15 @@ def train_here(corpus, here: HerePlan, hooks: Hooks, outputs: "RunFiles") -> Vec
             outputs = held_outputs(outputs, encoded.vocab, hooks.show_progress)
             compiled = compiling.seconds
             run = Run.start(config, encoded, here.base, here.resume, here.notes)
+            if hooks.on_start is not None:
+                hooks.on_start(config)
             report, syn0 = run_training(run, hooks, outputs, workdir)
             report.train_seconds -= compiling.seconds - compiled
         finally:
             encoded.stream.close()
     report.prepare_seconds, report.seconds = prepare_seconds, time.perf_counter() - start
     report.compile_seconds = compiling.seconds
+    report.settings = config.record()
     return delivered(trained_vectors(encoded.vocab, syn0, config, report), outputs)
 
 
@@ -401,6 +412,8 @@ def train_on(address: str, corpus, config: TrainConfig, plan, hooks: Hooks, outp
             config, threads=cluster.threads, streams=config.streams if chosen else cluster.threads
         )
         plan.checkpoint = outputs.checkpoint
+        if hooks.on_start is not None:
+            hooks.on_start(config)
         result = train_on_cluster(cluster, sources, config, plan, hooks)
     state = result.state
     if outputs.save_vocab is not None:
@@ -409,7 +422,7 @@ def train_on(address: str, corpus, config: TrainConfig, plan, hooks: Hooks, outp
     report = TrainReport(
         vocab_size=len(state.vocab), corpus_words=state.corpus_words, train_words=sum(r.words for r in result.rounds),
         seconds=time.perf_counter() - start, train_seconds=sum(r.seconds for r in result.rounds),
-        epoch_loss=result.epoch_loss, rounds=result.rounds, workers_lost=result.replaced,
+        epoch_loss=result.epoch_loss, rounds=result.rounds, workers_lost=result.replaced, settings=config.record(),
     )  # fmt: skip
     report.prepare_seconds = report.seconds - report.train_seconds
     return Vectors([decode_word(w) for w in state.vocab.words], state.syn0, report, counts=state.vocab.counts)

@@ -15,6 +15,7 @@ from w2v.config import (
     DEFAULT_PRUNE_AT,
     MAX_EPOCHS,
     MAX_WINDOW,
+    TrainConfig,
     is_float_sized_integer,
     load_preset,
     preset_names,
@@ -422,7 +423,7 @@ def rerun_recipe(ctx: click.Context) -> dict:
     type=click.Path(dir_okay=False),
     default=None,
     help="Also write the run's figures as JSON: vocabulary, words, seconds (in all, reading, training), "
-    "each epoch's loss and held-out score, output-row updates.",
+    "each epoch's loss and held-out score, output-row updates, and the settings it ran with.",
 )
 @click.option(
     "--checkpoint",
@@ -482,7 +483,11 @@ def rerun_recipe(ctx: click.Context) -> dict:
     "--update-vocab", is_flag=True, default=False, help="--init-model: add CORPUS's new words (min-count applies)."
 )
 @click.option(
-    "-q", "--quiet", is_flag=True, default=False, help="No progress bar, no summary (--resume still names its outputs)."
+    "-q",
+    "--quiet",
+    is_flag=True,
+    default=False,
+    help="No progress bar, settings line or summary (--resume still names its outputs).",
 )
 def train(corpus, output, fmt, quiet, cbow_sum, save_vocab, read_vocab, **settings):
     """Train word vectors on CORPUS (files, folders, URLs, or - for stdin).
@@ -529,6 +534,7 @@ def train(corpus, output, fmt, quiet, cbow_sum, save_vocab, read_vocab, **settin
             read_vocab=read_vocab,
             save_vocab=save_vocab,
             progress=not quiet,
+            on_start=run_started(quiet),
             **heldout,
             notes=notes,
             cluster=cluster,
@@ -547,6 +553,15 @@ def train(corpus, output, fmt, quiet, cbow_sum, save_vocab, read_vocab, **settin
             click.echo(line, err=True)
     if left_out is not None:
         raise left_out
+
+
+def run_started(quiet: bool) -> Callable[[TrainConfig], None]:
+    """``w2v train``'s ``on_start``: the settings the run trains with, in a line (unless ``quiet``)."""
+
+    def started(config: TrainConfig) -> None:
+        note(f"training {config.summary()}", not quiet)
+
+    return started
 
 
 def echo_summary(vectors, output: str, write_seconds: float) -> None:

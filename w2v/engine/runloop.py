@@ -47,12 +47,14 @@ class Hooks:
     - ``on_progress(words_done, total_words, alpha, loss)`` about every 0.2 s (one
       process) or round (a cluster), and at the end;
     - ``checkpoint()`` saves the run as it stands: after each epoch, every
-      ``checkpoint_seconds`` if given, and when an interrupt stops the run.
+      ``checkpoint_seconds`` if given, and when an interrupt stops the run;
+    - ``on_start(config)`` once, with the run's resolved settings, as training starts.
     """
 
     show_progress: bool = False
     on_epoch_end: Callable[[int, float], None] | None = None
     on_progress: Callable[[int, int, float, float], None] | None = None
+    on_start: Callable[[TrainConfig], None] | None = None
     checkpoint: Callable[[], None] | None = None
     checkpoint_seconds: float | None = None
     heldout: Callable[[], tuple[float, float, float]] | None = None  # scores the weights: ``NOT_SCORED``'s figures

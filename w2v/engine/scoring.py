@@ -467,7 +467,7 @@ class ScoreResult:
 
 def model_losses(config) -> list[str]:
     """The losses a model of ``config`` can be scored with: ``hs`` first, then its word output vectors'."""
-    return (["hs"] if config.hs else []) + ([config.output_loss] if config.output_loss else [])
+    return config.losses
 
 
 def score_model(
