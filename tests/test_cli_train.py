@@ -83,6 +83,40 @@ def test_a_run_starts_with_its_settings(cli, tiny_corpus, tmp_path):
     assert b"w2v: training skipgram" not in train_ok(cli, tiny_corpus, "-o", out, *FAST).stderr
 
 
+def test_subwords_without_a_model_file_say_what_o_keeps(cli, tiny_corpus, tmp_path):
+    """-o gets the words' vectors, as without --subwords: the n-grams that build words
+    never seen are only in a model file, which a note after the settings line names."""
+    out, subwords = tmp_path / "v.bin", ("--subwords", "--bucket", "100", *FAST[:-1])
+
+    def notes(*args) -> list[str]:
+        err = without_progress(train_ok(cli, tiny_corpus, "-o", out, *subwords, *args).stderr.decode())
+        return [line for line in err.splitlines() if line.startswith("w2v: note: -o ")]
+
+    assert notes() == [
+        f"w2v: note: -o {out} gets the words' vectors alone, not the character n-grams that build words never "
+        "seen: add --save-fasttext FILE.bin (fastText's model, which fastText and gensim load) or --save-model "
+        "FILE.npz (w2v's, to query and train further)"
+    ]
+    for kept in (["--save-fasttext", tmp_path / "m.bin"], ["--save-model", tmp_path / "m.npz"], ["--maxn", "0"]):
+        assert notes(*kept) == []
+    assert train_ok(cli, tiny_corpus, "-o", out, *subwords, "-q").stderr == b""
+
+
+@pytest.mark.parametrize("name", ["v.kv", "v.MODEL"])
+def test_a_gensim_pickle_name_is_refused_before_training(cli, tiny_corpus, tmp_path, name):
+    """gensim saves its pickles as .kv and .model: the word2vec text such a name got is
+    a file gensim's load cannot read. --format text, said outright, writes it."""
+    out = tmp_path / name
+    done = cli("train", tiny_corpus, "-o", out, *FAST)
+    suffix = name.split(".")[1].lower()
+    assert_one_error_line(
+        done, out, f"{out}: a .{suffix} file is gensim's pickled KeyedVectors, which w2v does not write: give -o a .bin"
+    )
+    assert list(tmp_path.iterdir()) == []
+    train_ok(cli, tiny_corpus, "-o", out, "--format", "text", *FAST)
+    assert out.read_bytes().startswith(b"12 16\n")
+
+
 def test_determinism_single_thread(cli, tiny_corpus, tmp_path):
     outs = []
     for name, seed in (("a", 7), ("b", 7), ("c", 8)):

@@ -358,3 +358,17 @@ def test_convert_to_npy_needs_an_npy_name(trained, cli, tmp_path):
     assert done.stderr.decode().endswith(f"--to npy needs a name ending in .npy, not {tmp_path / 'out.txt'}\n")
     assert list(tmp_path.iterdir()) == []
     assert cli("convert", model, tmp_path / "out.npy", "--to", "npy").returncode == 0
+
+
+@pytest.mark.parametrize("name", ["out.kv", "out.model"])
+def test_convert_refuses_a_gensim_pickle_name(trained, cli, tmp_path, name):
+    """gensim's load reads a pickle from a .kv or .model file, not the word2vec text such a name got."""
+    _, model, _ = trained
+    dest = tmp_path / name
+    done = cli("convert", model, dest)
+    assert done.returncode == 1 and done.stderr.decode() == (
+        f"w2v: error: {dest}: a .{name.split('.')[1]} file is gensim's pickled KeyedVectors, which w2v does not "
+        "write: give DEST a .bin name: word2vec binary, which gensim reads with "
+        "KeyedVectors.load_word2vec_format(FILE, binary=True)\n"
+    )
+    assert list(tmp_path.iterdir()) == []

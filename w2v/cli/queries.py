@@ -8,7 +8,7 @@ import click
 import numpy as np
 
 from w2v.cli.app import CONTEXT, Reported, cli
-from w2v.cli.training import check_inputs_kept
+from w2v.cli.training import check_inputs_kept, refuse_pickle_output
 from w2v.corpus.vocab import text_words
 from w2v.errors import FormatError, W2VError, plural
 from w2v.files import binary_name, check_writable, without_bom
@@ -453,6 +453,7 @@ def convert(source, dest, from_fmt, to_fmt, limit, quiet):
         convert_to_fasttext(source, dest, from_fmt != "auto" or limit is not None, quiet)
         return
     if to_fmt == "auto":
+        refuse_pickle_output(dest, "DEST")
         to_fmt = "npy" if dest.endswith(".npy") else "binary" if binary_name(dest) else "text"
     if to_fmt == "npy" and not dest.endswith(".npy"):
         raise click.BadParameter(f"--to npy needs a name ending in .npy, not {dest}", param_hint="DEST")

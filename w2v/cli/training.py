@@ -30,7 +30,7 @@ from w2v.toolkit import word_classes
 from w2v.train import HELDOUT_NORMALISED, HELDOUT_PAIRS
 from w2v.train import train as train_vectors
 from w2v.vectorio.modelfile import checkpoint_path, model_file, read_meta
-from w2v.vectorio.word2vec import write_vectors
+from w2v.vectorio.word2vec import refuse_pickle_name, write_vectors
 from w2v.vectors.plots import HeldOut, picture_format, plot_loss
 from w2v.words import display_word
 
@@ -89,6 +89,16 @@ def is_text(value: Any) -> bool:
 def output_format(path: str, fmt: str) -> bool:
     """True for binary: ``--format binary``, or ``auto`` and a ``.bin`` (``.bin.gz`` ...) name."""
     return fmt == "binary" or (fmt == "auto" and binary_name(path))
+
+
+def refuse_pickle_output(path: str, option: str) -> None:
+    """W2VError for vectors written, their format left to the name, to ``x.kv`` or
+    ``x.model`` (``word2vec.refuse_pickle_name``), named by ``option`` (``-o``, ``DEST``)."""
+    refuse_pickle_name(
+        path,
+        f"give {option} a .bin name: word2vec binary, which gensim reads with "
+        "KeyedVectors.load_word2vec_format(FILE, binary=True)",
+    )
 
 
 def check_distinct_outputs(paths: dict[str, str | None]) -> None:
@@ -328,7 +338,8 @@ def rerun_recipe(ctx: click.Context) -> dict:
     is_flag=True,
     default=False,
     help="fastText's model: a word's input vector is the mean of its own row and its character n-grams' "
-    "rows, so that any word, even one never seen, has a vector.",
+    "rows, so that any word, even one never seen, has a vector: -o gets the words' vectors, "
+    "--save-fasttext or --save-model the n-grams too.",
 )
 @click.option("--minn", type=int, default=3, show_default=True, help="--subwords: the shortest n-gram, in characters.")
 @click.option("--maxn", type=int, default=6, show_default=True, help="--subwords: the longest n-gram (0: no n-grams).")
@@ -506,6 +517,8 @@ def train(corpus, output, fmt, quiet, cbow_sum, save_vocab, read_vocab, **settin
         long_run.update(init_model=None, update_vocab=False)
         read_vocab = save_vocab = None
     check_train_options(ctx, list(corpus), output, save_vocab, read_vocab, long_run, extras, cbow_sum, settings)
+    if fmt == "auto":
+        refuse_pickle_output(output, "-o")
     check_cluster_options(cluster, extras)
     if long_run["resume"]:
         name_resumed_outputs(long_run, output, extras)
@@ -534,7 +547,7 @@ def train(corpus, output, fmt, quiet, cbow_sum, save_vocab, read_vocab, **settin
             read_vocab=read_vocab,
             save_vocab=save_vocab,
             progress=not quiet,
-            on_start=run_started(quiet),
+            on_start=None if quiet else run_started(output, long_run),
             **heldout,
             notes=notes,
             cluster=cluster,
@@ -555,11 +568,20 @@ def train(corpus, output, fmt, quiet, cbow_sum, save_vocab, read_vocab, **settin
         raise left_out
 
 
-def run_started(quiet: bool) -> Callable[[TrainConfig], None]:
-    """``w2v train``'s ``on_start``: the settings the run trains with, in a line (unless ``quiet``)."""
+def run_started(output: str, long_run: dict) -> Callable[[TrainConfig], None]:
+    """``w2v train``'s ``on_start`` (without ``-q``): the settings the run trains with,
+    in a line, and a note where ``-o`` keeps less than the run trains: the character
+    n-grams of a subword model, which only a model file holds."""
+    kept = long_run["save_model"] or long_run["save_fasttext"]
 
     def started(config: TrainConfig) -> None:
-        note(f"training {config.summary()}", not quiet)
+        note(f"training {config.summary()}")
+        if config.ngram_rows and not kept:
+            note(
+                f"note: -o {output} gets the words' vectors alone, not the character n-grams that build "
+                "words never seen: add --save-fasttext FILE.bin (fastText's model, which fastText and gensim "
+                "load) or --save-model FILE.npz (w2v's, to query and train further)"
+            )
 
     return started
 

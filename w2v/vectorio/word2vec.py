@@ -45,6 +45,7 @@ _NEWLINES = re.compile(rb"\n*")
 LINE_BREAK = re.compile("[\n\r]")  # ends a word of an .npy export's vocabulary (one word a line)
 TSV_BREAK = re.compile("[\t\n\r]")  # ends a projector's metadata field
 _PRINTABLE = bytes(range(0x20, 0x7F)) + b"\t\r"
+GENSIM_PICKLES = (".kv", ".model")  # names gensim saves its pickles under (KeyedVectors.save, Word2Vec.save)
 
 
 # --- writing -----------------------------------------------------------------------------
@@ -124,6 +125,15 @@ def save_projector(prefix: str, words: Sequence[str], vectors: np.ndarray) -> tu
             block = np.asarray(vectors[start : start + WRITE_ROWS], dtype=np.float32).tolist()
             out.write(b"".join(row_format % tuple(row) for row in block))
     return paths
+
+
+def refuse_pickle_name(path: str, instead: str) -> None:
+    """W2VError for a ``.kv`` or ``.model`` name (``GENSIM_PICKLES``, any case), where
+    gensim's ``save`` writes a pickle: word2vec vectors there are a file gensim's
+    ``load`` cannot read, and w2v writes no pickles. ``instead`` says what to write."""
+    suffix = os.path.splitext(path)[1].lower()
+    if suffix in GENSIM_PICKLES:
+        raise W2VError(f"{path}: a {suffix} file is gensim's pickled KeyedVectors, which w2v does not write: {instead}")
 
 
 def check_words(path: str, words: Sequence[str], ends: re.Pattern[str] = WORD_END, what: str = "whitespace") -> None:

@@ -39,12 +39,10 @@ from w2v.files import write_atomic
 from w2v.report import TrainReport
 from w2v.vectorio.detect import load_any
 from w2v.vectorio.subwords import SubwordVectors
-from w2v.vectorio.word2vec import save_npy, save_projector, save_vectors
+from w2v.vectorio.word2vec import refuse_pickle_name, save_npy, save_projector, save_vectors
 from w2v.vectors.evaluate import Correlation, evaluate_analogies, evaluate_similarity
 from w2v.vectors.search import analogy_method, cosmul_of, nearest, nonfinite_rows, unit_rows
 from w2v.words import display_word, encodable, encode_word, quoted_word
-
-GENSIM_PICKLES = (".kv", ".model")  # names gensim saves its pickles under
 
 SUGGEST_CANDIDATES = 50_000  # spelling suggestions look among this many most frequent words
 Key = str | int | np.integer  # a word, or a row number
@@ -113,11 +111,10 @@ class Vectors:
         gzipped). Written beside ``path`` and renamed: never half-written. A ``.kv`` or
         ``.model`` name with the format left to it is refused (W2VError): gensim's
         ``save`` writes a pickle there, which w2v does not write."""
-        suffix = os.path.splitext(os.fspath(path))[1].lower()
-        if binary is None and suffix in GENSIM_PICKLES:
-            raise W2VError(
-                f"{os.fspath(path)}: a {suffix} file is gensim's pickled KeyedVectors, which w2v does not write: "
-                "save word2vec binary (.bin), text (.txt, .vec) or .npy (save_npy), or to_gensim().save(...)"
+        if binary is None:
+            refuse_pickle_name(
+                os.fspath(path),
+                "save word2vec binary (.bin), text (.txt, .vec) or .npy (save_npy), or to_gensim().save(...)",
             )
         save_vectors(path, self.words, self.vectors, binary)
 
