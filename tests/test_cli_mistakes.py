@@ -451,6 +451,20 @@ CASES = {
         ("score missing.npz corpus.txt --window 2147483647", 2, "2147483647 is not in the range 1<=x<=10000"),
         ("score missing.npz corpus.txt --max-pairs 0", 2, "--max-pairs"),
     ],
+    "info": [
+        ("info", 2, "FILE"),
+        ("info missing.bin", 1, "file not found: missing.bin"),
+        ("info somedir", 1, "somedir is a folder without a checkpoint (checkpoint.npz)"),
+        ("info notvectors.txt", 1, "notvectors.txt: bad header"),
+        ("info empty.txt", 1, "empty.txt"),
+        ("info out.bin", 1, "out.bin: bad header"),  # an old output: text, not vectors
+        ("info lone.npy", 1, "lone.vocab.txt"),
+        ("info fake.npy", 1, "fake.npy"),
+        ("info strings.npy", 1, "strings.npy"),
+        ("info maxn.bin", 1, "maxn.bin: damaged fastText model"),
+        ("info buckets-past.bin", 1, "buckets-past.bin: damaged fastText model"),
+        ("info vecs.bin --limit 3", 2, "--limit"),
+    ],
     "convert": [
         ("convert vecs.bin", 2, "DEST"),
         ("convert vecs.bin vecs.bin", 2, "DEST names the file SOURCE reads, which it would replace: vecs.bin"),

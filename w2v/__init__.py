@@ -15,6 +15,7 @@ a ``w2v.Vectors``, which answers gensim's ``KeyedVectors`` calls::
     vectors.save("vectors.bin")                     # word2vec.c binary (text for other names)
     vectors = w2v.Vectors.load("vectors.bin")       # also .txt, .vec, GloVe, .npy, model files
     kv = vectors.to_gensim()                        # a gensim KeyedVectors, where gensim is installed
+    w2v.describe_file("model.npz")                  # a file's format, words, dim; a model's settings
 
 The word2vec distribution's other tools (``w2v.toolkit``) return what they find::
 
@@ -53,6 +54,7 @@ if TYPE_CHECKING:
     from w2v.errors import W2VError
     from w2v.toolkit import count_vocab, phrases, score, word_classes
     from w2v.train import train
+    from w2v.vectorio.describe import describe_file
     from w2v.vectors.wordvectors import Vectors
     from w2v.version import __version__
 
@@ -62,6 +64,7 @@ __all__ = [
     "W2VError",
     "__version__",
     "count_vocab",
+    "describe_file",
     "learn_phrases",
     "phrases",
     "score",
@@ -74,6 +77,7 @@ HOMES = {  # each name of ``__all__``: the module that defines it
     "W2VError": "w2v.errors",
     "__version__": "w2v.version",
     "count_vocab": "w2v.toolkit",
+    "describe_file": "w2v.vectorio.describe",
     "learn_phrases": "w2v.corpus.phrases",
     "phrases": "w2v.toolkit",
     "score": "w2v.toolkit",

@@ -61,13 +61,19 @@ def load_any(
     if kind == "model" or (os.path.isdir(path) and os.path.isfile(os.path.join(path, CHECKPOINT_FILE))):
         return model_vectors(load_word_vectors(path, limit))
     if kind == "fasttext":
-        if path.endswith(COMPRESSED) or is_url(path):
-            raise FormatError(f"{path} is a fastText model: decompress it first (w2v maps the .bin file itself)")
+        check_mappable(path)
         words, vectors, subwords = load_fasttext(path, limit)
         return Loaded(words, vectors, subwords=subwords)
     if no_header or (kind == "headerless" and binary is None):
         return Loaded(*load_headerless(path, limit))
     return Loaded(*load_vectors(path, binary=binary, limit=limit))
+
+
+def check_mappable(path: str) -> None:
+    """FormatError for the fastText model ``path`` compressed or at a URL: w2v maps a
+    ``.bin`` file itself, where a query reads only the rows it needs."""
+    if path.endswith(COMPRESSED) or is_url(path):
+        raise FormatError(f"{path} is a fastText model: decompress it first (w2v maps the .bin file itself)")
 
 
 def model_vectors(stored: StoredVectors) -> Loaded:

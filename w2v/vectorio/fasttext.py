@@ -60,12 +60,18 @@ MAGIC = 793712314
 VERSIONS = (11, 12)
 VERSION = 12  # the version written
 ARGS = struct.Struct("<12id")  # dim ws epoch minCount neg wordNgrams loss model bucket minn maxn lrUpdateRate t
+ARG_NAMES = (  # ARGS' fields, by fastText's names
+    *("dim", "ws", "epoch", "minCount", "neg", "wordNgrams", "loss", "model", "bucket", "minn", "maxn"),
+    *("lrUpdateRate", "t"),
+)
 DICTIONARY = struct.Struct("<3i2q")  # size nwords nlabels ntokens pruneidx_size
 ENTRY_END = struct.Struct("<qb")  # after a word's bytes and its NUL: its count and type
 MATRIX = struct.Struct("<2q")  # rows columns
 SUPERVISED = 3  # fastText's model_name::sup
 MODELS = {"cbow": 1, "skipgram": 2}  # fastText's model_name
 LOSSES = {"hs": 1, "ns": 2, "softmax": 3}  # fastText's loss_name
+MODEL_NAMES = {code: name for name, code in MODELS.items()} | {SUPERVISED: "supervised"}
+LOSS_NAMES = {code: name for name, code in LOSSES.items()} | {4: "ova"}  # one-vs-all, of supervised models
 WORD_TYPE = 0  # fastText's entry_type::word
 NO_PRUNING = -1  # pruneidx_size of a model that was never pruned (quantized)
 MAX_NGRAM = 100  # the longest n-gram, in characters, that minn and maxn may name (see above)
@@ -76,13 +82,17 @@ FASTTEXT_WORD_END = re.compile("[ \t\n\r\x0b\x0c\x00]")  # what ends a word in f
 @dataclass
 class FastTextHeader:
     """What a ``.bin`` says of its word vectors: the words (bytes), the n-gram settings
-    and where the input matrix starts."""
+    and where the input matrix starts; and of its training: its arguments (``args``,
+    by fastText's names, ``model`` and ``loss`` named, an unknown one by its number)
+    and the tokens it read (``ntokens``)."""
 
     words: list[bytes]
     dim: int
     ngrams: NgramSettings
     rows: int
     matrix_at: int  # byte offset of the input matrix's values
+    args: dict[str, int | float | str]
+    ntokens: int
 
 
 def is_fasttext(head: bytes) -> bool:
@@ -142,15 +152,17 @@ def read_model(data, path: str) -> FastTextHeader:
     magic, version = struct.unpack_from("<2i", data, 0)
     if magic != MAGIC or version not in VERSIONS:
         raise FormatError(f"{path}: fastText model version {version} is not supported (only {VERSIONS})")
-    args = ARGS.unpack_from(data, 8)
-    dim, model_kind, bucket, minn, maxn = args[0], args[7], args[8], args[9], args[10]
-    if version == 11 and model_kind == SUPERVISED:
-        maxn = 0  # fastText's own rule for old supervised models
+    args: dict[str, int | float | str] = dict(zip(ARG_NAMES, ARGS.unpack_from(data, 8), strict=True))
+    dim, bucket, minn, maxn = (int(args[name]) for name in ("dim", "bucket", "minn", "maxn"))
+    if version == 11 and args["model"] == SUPERVISED:
+        maxn = args["maxn"] = 0  # fastText's own rule for old supervised models
     problem = settings_problem(dim, NgramSettings(minn, maxn, bucket))
     if problem:
         raise damaged(path, problem)
+    args["model"] = MODEL_NAMES.get(int(args["model"]), str(args["model"]))
+    args["loss"] = LOSS_NAMES.get(int(args["loss"]), str(args["loss"]))
     at = 8 + ARGS.size
-    size, nwords, _labels, _tokens, pruned = DICTIONARY.unpack_from(data, at)
+    size, nwords, _labels, ntokens, pruned = DICTIONARY.unpack_from(data, at)
     if not 0 <= nwords <= size:
         raise damaged(path, f"{nwords:,} words in a dictionary of {size:,} entries")
     at += DICTIONARY.size
@@ -175,7 +187,7 @@ def read_model(data, path: str) -> FastTextHeader:
         )
     if at + 4 * rows * columns > len(data):
         raise damaged(path, "it ends inside its input matrix")
-    return FastTextHeader(words, dim, NgramSettings(minn, maxn, bucket), rows, at)
+    return FastTextHeader(words, dim, NgramSettings(minn, maxn, bucket), rows, at, args, ntokens)
 
 
 def settings_problem(dim: int, ngrams: NgramSettings) -> str | None:

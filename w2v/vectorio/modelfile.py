@@ -249,6 +249,35 @@ def load_word_vectors(path: str, limit: int | None = None) -> StoredVectors:
     return StoredVectors(words, np.array(syn0[:n]), counts[:n], syn0[size:], NgramSettings.of(config))
 
 
+class ModelRecord(NamedTuple):
+    """What a model file or checkpoint says of its run, read without its weights: the
+    settings (``config``), the vocabulary's size (``words``), each epoch's mean loss
+    (``epoch_loss``, nats per example; nan for an epoch not trained yet) and the
+    metadata's other fields (``progress``: ``META_FIELDS``, checked)."""
+
+    config: TrainConfig
+    words: int
+    epoch_loss: list[float]
+    progress: dict
+
+
+def read_record(path: str) -> ModelRecord:
+    """The ``ModelRecord`` of a model file or checkpoint (a folder: its checkpoint
+    file); FormatError if it is not a w2v model file or is damaged."""
+    path = model_file(path)
+    with open_archive(path) as archive:
+        meta, config = checked_archive(archive, path)  # vocab_counts is then (V,)
+        (words,), _ = entry_header(archive, path, "vocab_counts")
+        loss, examples = (read_entry(archive, path, name) for name in EPOCH_ARRAYS)
+    try:
+        progress = _meta_fields(meta)
+    except (KeyError, TypeError, ValueError) as err:
+        raise FormatError(f"{path}: damaged model file ({err})") from None
+    with np.errstate(divide="ignore", invalid="ignore"):
+        mean_loss = np.where(examples > 0, loss / examples, math.nan)
+    return ModelRecord(config, words, mean_loss.tolist(), progress)
+
+
 def mapped_entry(archive: zipfile.ZipFile, path: str, name: str) -> np.ndarray:
     """Array ``name`` of ``archive`` (its header checked, ``entry_header``) memory-mapped
     read-only from the file: ``np.savez`` stores it uncompressed, after the zip entry's

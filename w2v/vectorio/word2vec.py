@@ -190,13 +190,19 @@ def detect_format(path: str | os.PathLike) -> str:
     path = os.fspath(path)
     if path.endswith(".npy"):
         return "npy"
+    return header_of(path)[0]
+
+
+def header_of(path: str) -> tuple[str, int, int]:
+    """The format (``"binary"`` or ``"text"``) of the word2vec file at ``path``, and
+    the records and values a record its ``COUNT DIM`` line promises."""
     with _opened(path) as fin:
         try:
-            _count, dim = read_header(fin, path)
+            count, dim = read_header(fin, path)
             sample = fin.read(2 + READ_WORD_BYTES + min(4 * dim, DETECT_BYTES))  # a newline, the word, a space
         except stream_errors() as err:
             raise FormatError(f"{path}: cannot read: {err}") from None
-    return "binary" if looks_binary(sample, dim) else "text"
+    return ("binary" if looks_binary(sample, dim) else "text"), count, dim
 
 
 class _opened:
@@ -419,8 +425,17 @@ def _text_value_error(path, parts, first) -> None:
 
 def _load_npy(path: str, limit: int | None) -> tuple[list[str], np.ndarray]:
     """The words and matrix of an ``.npy`` export (read through a memory map, so that
-    ``limit`` rows are all that is copied). FormatError for a damaged header or a
-    matrix that does not hold numbers."""
+    ``limit`` rows are all that is copied)."""
+    words, matrix = open_npy(path)
+    n = len(words) if limit is None else min(limit, len(words))
+    with np.errstate(over="ignore"):  # a float64 past float32's range reads as infinite, as in a text file
+        return words[:n], np.array(matrix[:n], dtype=np.float32)
+
+
+def open_npy(path: str) -> tuple[list[str], np.ndarray]:
+    """The words (V,) of an ``.npy`` export and its (V, D) matrix, memory-mapped.
+    FormatError for a damaged header, a matrix that does not hold numbers, or one of
+    another number of rows than its vocabulary file has words."""
     vocab = npy_vocab_path(path)
     try:
         matrix = np.load(path, mmap_mode="r", allow_pickle=False)
@@ -436,9 +451,7 @@ def _load_npy(path: str, limit: int | None) -> tuple[list[str], np.ndarray]:
         raise FormatError(f"{path}: the matrix holds {matrix.dtype} values, not real numbers")
     if matrix.ndim != 2 or matrix.shape[0] != len(words):
         raise FormatError(f"{path}: matrix of shape {matrix.shape} but {plural(len(words), 'word')} in {vocab}")
-    n = len(words) if limit is None else min(limit, len(words))
-    with np.errstate(over="ignore"):  # a float64 past float32's range reads as infinite, as in a text file
-        return words[:n], np.array(matrix[:n], dtype=np.float32)
+    return words, matrix
 
 
 # --- text without a header line: GloVe, fastText's print-word-vectors ---------------------
@@ -451,18 +464,24 @@ def load_headerless(path: str | os.PathLike, limit: int | None = None) -> tuple[
     ``limit``: only the first ``limit`` lines. Read twice: once to count the lines,
     so that the matrix is allocated once."""
     path = os.fspath(path)
+    lines, dim = headerless_shape(path, None if limit is None else max(limit, 1))
+    with _opened(path) as fin:
+        try:
+            return _read_headerless(fin, path, lines if limit is None else min(lines, limit), dim)
+        except stream_errors() as err:
+            raise FormatError(f"{path}: cannot read: {err}") from None
+
+
+def headerless_shape(path: str, most: int | None = None) -> tuple[int, int]:
+    """The lines (blank ones included; at most ``most``) and values a line (D, from the
+    first line) of a text file of ``word v1 ... vD`` lines without a header."""
     with _opened(path) as fin:
         try:
             first = fin.readline(READ_CHUNK)
             dim = len(first.split()) - 1
             if dim < 1:
                 raise FormatError(f"{path}: first line {first[:40]!r} is not a word and its values")
-            lines = _count_lines(fin, None if limit is None else max(limit - 1, 0)) + 1
-        except stream_errors() as err:
-            raise FormatError(f"{path}: cannot read: {err}") from None
-    with _opened(path) as fin:
-        try:
-            return _read_headerless(fin, path, lines if limit is None else min(lines, limit), dim)
+            return _count_lines(fin, None if most is None else most - 1) + 1, dim
         except stream_errors() as err:
             raise FormatError(f"{path}: cannot read: {err}") from None
 
