@@ -1,4 +1,5 @@
-"""Shared fixtures: paths to the shared data, small corpora, a CLI runner."""
+"""Shared fixtures: paths to the repository and the shared data, small corpora, the CLI runners
+(``cli``: a process, ``run_w2v``: in this process)."""
 
 import io
 import os
@@ -88,6 +89,31 @@ def run_cli(*args, env=None, input=None, cwd=None) -> subprocess.CompletedProces
 def cli():
     """The CLI runner: ``cli("train", corpus, "-o", out, ...)`` -> CompletedProcess."""
     return run_cli
+
+
+@pytest.fixture
+def run_w2v(capsys, monkeypatch):
+    """The in-process CLI runner: ``run_w2v("train", corpus, "-o", out, ...)`` runs
+    ``w2v ARGS`` (each made a str) through ``main`` in this process and returns
+    (exit code, stdout, stderr), the output it printed since the last call;
+    ``stdin``: its standard input (str or bytes), ``cwd``: the folder it runs in
+    (for the rest of the test)."""
+    from w2v.cli import main
+
+    def run(*args, stdin: str | bytes | None = None, cwd: Path | None = None) -> tuple[int, str, str]:
+        if stdin is not None:
+            monkeypatch.setattr(sys, "stdin", Stdin(stdin))
+        if cwd is not None:
+            monkeypatch.chdir(cwd)
+        try:
+            main([str(arg) for arg in args])
+            code = 0
+        except SystemExit as exit_:
+            code = exit_.code
+        out, err = capsys.readouterr()
+        return code, out, err
+
+    return run
 
 
 def written_through_fifo(folder: Path, write) -> bytes:

@@ -13,14 +13,14 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from conftest import REPO
 
-ROOT = Path(__file__).resolve().parents[1]
 SLICE_BYTES = 300_000
 
 
 def slice_of_sample(folder: Path) -> Path:
     """The first 300 KB of the sample corpus, cut at a word boundary, in ``folder``."""
-    with gzip.open(ROOT / "data/sample.txt.gz", "rb") as stream:
+    with gzip.open(REPO / "data/sample.txt.gz", "rb") as stream:
         head = stream.read(SLICE_BYTES)
     path = folder / "slice.txt"
     path.write_bytes(head[: head.rfind(b" ")])
@@ -39,7 +39,7 @@ def w2v_bench(tmp_path_factory) -> Path:
     writing into bench-results/ by default."""
     folder = tmp_path_factory.mktemp("bench")
     corpus = slice_of_sample(folder)
-    command = [sys.executable, str(ROOT / "scripts/bench.py"), "--systems", "w2v", "--combos", "sg-ns",
+    command = [sys.executable, str(REPO / "scripts/bench.py"), "--systems", "w2v", "--combos", "sg-ns",
                "--epochs", "1", "--corpus", str(corpus), "--workdir", str(folder / "work")]  # fmt: skip
     done = subprocess.run(command, capture_output=True, text=True, timeout=300, cwd=folder)
     assert done.returncode == 0, done.stderr
@@ -73,7 +73,7 @@ def test_bench_w2v_smoke(w2v_bench: Path) -> None:
 
 
 def report_only(path: str, *options: str, cwd: Path) -> subprocess.CompletedProcess:
-    command = [sys.executable, str(ROOT / "scripts/bench.py"), "--report-only", path, *options]
+    command = [sys.executable, str(REPO / "scripts/bench.py"), "--report-only", path, *options]
     return subprocess.run(command, capture_output=True, text=True, timeout=120, cwd=cwd)
 
 
@@ -136,10 +136,10 @@ def test_bench_subword_combos_smoke(corpus: Path, tmp_path: Path) -> None:
 
     peers = {"fasttext": "fastText", "gensim-ft": "gensim FastText (corpus_file)"}
     present = {s: name for s, name in peers.items() if importlib.util.find_spec(s.split("-")[0])}
-    command = [sys.executable, str(ROOT / "scripts/bench.py"), "--systems", "w2v,word2vec,fasttext,gensim-ft",
+    command = [sys.executable, str(REPO / "scripts/bench.py"), "--systems", "w2v,word2vec,fasttext,gensim-ft",
                "--combos", "sg-sub,cbow-sub", "--epochs", "1", "--dim", "16", "--bucket", "10000",
                "--corpus", str(corpus), "--workdir", str(tmp_path / "work"), "--name", "subwords"]  # fmt: skip
-    env = {**os.environ, "PYTHONPATH": os.pathsep.join(filter(None, [str(ROOT), os.environ.get("PYTHONPATH")]))}
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join(filter(None, [str(REPO), os.environ.get("PYTHONPATH")]))}
     done = subprocess.run(command, capture_output=True, text=True, timeout=300, cwd=tmp_path, env=env)
     assert done.returncode == 0, done.stderr
     out = tmp_path / "bench-results"
@@ -172,7 +172,7 @@ def test_subword_targets_use_means_of_quality_and_fasttexts_memory(monkeypatch) 
     """The subword combos' targets: words/s ratios per pair against fastText (at least 4x) and
     gensim's FastText (2x), analogy and rho as means over the seeds against fastText's, peak
     memory at most fastText's + 10%; and each system's command carries fastText's settings."""
-    monkeypatch.syspath_prepend(str(ROOT / "scripts"))
+    monkeypatch.syspath_prepend(str(REPO / "scripts"))
     from bench.commands import train_command
     from bench.records import Context, Run, Settings
     from bench.systems import SUBWORD_SYSTEMS
@@ -210,7 +210,7 @@ def test_pword2vec_trains_skipgram_ns_alone_against_its_own_targets(monkeypatch,
     """pWord2Vec runs skip-gram NS alone, with word2vec.c's settings, its window as one batch
     and no seed; it is skipped with one note where its binary is not found; its targets are
     2.5x its words/s and its quality (means over the rounds) less 1 point and 0.01."""
-    monkeypatch.syspath_prepend(str(ROOT / "scripts"))
+    monkeypatch.syspath_prepend(str(REPO / "scripts"))
     from bench.commands import train_command
     from bench.records import Context, Run, Settings
     from bench.systems import COMBOS, can_run, find_systems
@@ -251,7 +251,7 @@ def test_roofline_fractions_set_each_run_against_its_rounds_roofs(monkeypatch) -
     """A w2v run's useful GFLOP/s are 6 dim flops per output-row update over its training
     seconds and its whole command's, set against sgemm's; its rows a second against the
     memory roof's row updates a second; the table takes medians over rounds."""
-    monkeypatch.syspath_prepend(str(ROOT / "scripts"))
+    monkeypatch.syspath_prepend(str(REPO / "scripts"))
     from bench.records import Results, Run, Settings
     from bench.roofs import fractions, roofline_table
 
@@ -274,7 +274,7 @@ def test_roofline_fractions_set_each_run_against_its_rounds_roofs(monkeypatch) -
 
 def test_roofline_draws_rows_as_noise_words() -> None:
     """The memory roof's rows follow P(r) ∝ (r + 1)^-0.75 over the matrix's rows."""
-    sys.path.insert(0, str(ROOT / "scripts"))
+    sys.path.insert(0, str(REPO / "scripts"))
     import roofline
 
     drawn = roofline.noise_rows(1000, 200_000, seed=1)
@@ -287,7 +287,7 @@ def test_roofline_draws_rows_as_noise_words() -> None:
 
 
 def run_ab(*args: str, cwd: Path) -> subprocess.CompletedProcess:
-    command = [sys.executable, str(ROOT / "scripts/ab_kernels.py"), *args]
+    command = [sys.executable, str(REPO / "scripts/ab_kernels.py"), *args]
     return subprocess.run(command, capture_output=True, text=True, timeout=300, cwd=cwd)
 
 
@@ -295,12 +295,12 @@ def test_ab_kernels_times_two_checkouts_on_alternated_runs(tmp_path: Path) -> No
     """This checkout against itself on the sample corpus: a table of every combination
     at every size, the variant's speed over the base per round, and every run in --json."""
     record_file = tmp_path / "ab.json"
-    done = run_ab(str(ROOT), "--corpus", str(ROOT / "data/sample.txt.gz"), "--threads", "1", "--dims", "16,8",
+    done = run_ab(str(REPO), "--corpus", str(REPO / "data/sample.txt.gz"), "--threads", "1", "--dims", "16,8",
                   "--combos", "sg-ns,cbow-hs", "--rounds", "2", "--json", str(record_file), cwd=tmp_path)  # fmt: skip
     assert done.returncode == 0, done.stderr
     lines = done.stdout.splitlines()
     assert lines[0] == "2 rounds of 1 epoch(s) on sample.txt.gz, 1 thread(s), window 5, sample 0.0001"
-    assert lines[1:3] == [f"base {ROOT}", f"variant {ROOT}"]
+    assert lines[1:3] == [f"base {REPO}", f"variant {REPO}"]
     rows = [line.split(" | ")[0].lstrip("| ") for line in lines if line.startswith("| ") and "dim" in line]
     assert rows == ["skip-gram NS, dim 16", "skip-gram NS, dim 8", "CBOW HS, dim 16", "CBOW HS, dim 8"]
     assert lines[-1].startswith("median over the 4 case(s): ")
@@ -312,19 +312,19 @@ def test_ab_kernels_times_two_checkouts_on_alternated_runs(tmp_path: Path) -> No
 
 def test_ab_kernels_times_two_settings_of_one_checkout(tmp_path: Path) -> None:
     """--base-args and --variant-args: each side's own options, named on its line."""
-    done = run_ab(str(ROOT), "--corpus", str(ROOT / "data/sample.txt.gz"), "--threads", "1", "--dims", "16",
+    done = run_ab(str(REPO), "--corpus", str(REPO / "data/sample.txt.gz"), "--threads", "1", "--dims", "16",
                   "--combos", "sg-ns", "--rounds", "2", "--base-args=--negative 2", "--variant-args=--nce 2",
                   cwd=tmp_path)  # fmt: skip
     assert done.returncode == 0, done.stderr
     lines = done.stdout.splitlines()
-    assert lines[1] == f"base {ROOT} --negative 2"
-    assert lines[2] == f"variant {ROOT} --nce 2"
+    assert lines[1] == f"base {REPO} --negative 2"
+    assert lines[2] == f"variant {REPO} --nce 2"
     assert any(line.startswith("| skip-gram NS, dim 16 | ") for line in lines)
 
 
 def test_ab_kernels_refuses_an_unknown_combination_or_size(tmp_path: Path) -> None:
     for option in (["--combos", "sg-xx"], ["--dims", "100,x"], ["--dims", "0"]):
-        done = run_ab(str(ROOT), "--corpus", str(ROOT / "data/sample.txt.gz"), *option, cwd=tmp_path)
+        done = run_ab(str(REPO), "--corpus", str(REPO / "data/sample.txt.gz"), *option, cwd=tmp_path)
         assert done.returncode == 2, done.stderr
         assert "expected a comma-separated list" in done.stderr or "must be at least 1" in done.stderr
 
@@ -333,18 +333,18 @@ def test_ab_kernels_runs_each_checkouts_own_code(tmp_path: Path, monkeypatch) ->
     """Each side imports the w2v of its checkout, whatever the working directory
     (Python puts it first on the path: run from this checkout, both sides would
     import this checkout's code and compare it with itself)."""
-    monkeypatch.syspath_prepend(str(ROOT / "scripts"))
-    monkeypatch.chdir(ROOT)
+    monkeypatch.syspath_prepend(str(REPO / "scripts"))
+    monkeypatch.chdir(REPO)
     import ab_kernels
 
     copy = tmp_path / "copy"
-    shutil.copytree(ROOT / "w2v", copy / "w2v", ignore=shutil.ignore_patterns("__pycache__"))
+    shutil.copytree(REPO / "w2v", copy / "w2v", ignore=shutil.ignore_patterns("__pycache__"))
     assert ab_kernels.imported_from(copy) == (copy / "w2v").resolve()
-    assert ab_kernels.imported_from(ROOT) == (ROOT / "w2v").resolve()
+    assert ab_kernels.imported_from(REPO) == (REPO / "w2v").resolve()
 
 
 def test_ab_kernels_refuses_a_folder_without_w2v(tmp_path: Path) -> None:
-    done = run_ab(str(tmp_path), "--corpus", str(ROOT / "data/sample.txt.gz"), cwd=tmp_path)
+    done = run_ab(str(tmp_path), "--corpus", str(REPO / "data/sample.txt.gz"), cwd=tmp_path)
     assert done.returncode == 2
     assert "not a checkout of w2v" in done.stderr
 
@@ -352,7 +352,7 @@ def test_ab_kernels_refuses_a_folder_without_w2v(tmp_path: Path) -> None:
 def test_the_gensim_copy_never_writes_through_a_planted_link(tmp_path: Path, monkeypatch) -> None:
     """The benchmark's line-cut corpus copy for gensim goes through a temporary file no one can
     plant a link at (it was NAME.tmp<pid>)."""
-    monkeypatch.syspath_prepend(str(ROOT / "scripts"))
+    monkeypatch.syspath_prepend(str(REPO / "scripts"))
     from bench.corpus import GENSIM_LINE_TOKENS, gensim_copy
 
     corpus = tmp_path / "c.txt"
@@ -368,7 +368,7 @@ def test_the_gensim_copy_never_writes_through_a_planted_link(tmp_path: Path, mon
 
 def test_ab_quality_pairs_its_sides_by_seed(monkeypatch) -> None:
     """Means ± sd per side; the difference row is over the seeds both sides have."""
-    monkeypatch.syspath_prepend(str(ROOT / "scripts"))
+    monkeypatch.syspath_prepend(str(REPO / "scripts"))
     import ab_quality
 
     def record(analogy: float, ws: float, bits: float) -> dict:
@@ -390,7 +390,7 @@ def test_ab_quality_pairs_its_sides_by_seed(monkeypatch) -> None:
 def test_kernel_profile_attributes_samples_to_innermost_loops(monkeypatch) -> None:
     import collections
 
-    monkeypatch.syspath_prepend(str(ROOT / "scripts"))
+    monkeypatch.syspath_prepend(str(REPO / "scripts"))
     import profile_kernel
 
     instructions = [  # an outer loop 0x0-0x20 around an inner one 0x8-0x18

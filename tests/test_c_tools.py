@@ -24,16 +24,15 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-from conftest import Stdin
+from conftest import REPO
 
-from w2v.cli import main
 from w2v.cli.c_tools import accuracy_report, word2vec_run
 from w2v.config import TrainConfig
 from w2v.errors import ConfigError
 from w2v.vectors.evaluate import parse_analogies, score_analogies
 from w2v.vectors.wordvectors import Vectors
 
-SAMPLE = Path(__file__).resolve().parents[1] / "data" / "sample.txt.gz"
+SAMPLE = REPO / "data" / "sample.txt.gz"
 TOKENS = 60_000
 DEMO_WORD = (
     "word2vec -train text8 -output vectors.bin -cbow 1 -size 200 -window 8 -negative 25 -hs 0 -sample 1e-4 "
@@ -58,26 +57,6 @@ ROYAL = Vectors(
     ["man", "woman", "king", "queen", "prince", "apple"],
     np.array([[1, 0, 0], [0, 1, 0], [1, 0, 1], [0, 1, 1], [1, 0.2, 1], [0, 0, -1]], dtype=np.float32),
 )
-
-
-@pytest.fixture
-def w2v(monkeypatch, capsys):
-    """Run ``w2v ARGV`` in-process, in ``cwd`` if given, ``stdin`` its standard input;
-    returns (exit code, stdout, stderr)."""
-
-    def run(*argv, stdin: str = "", cwd: Path | None = None) -> tuple[int, str, str]:
-        if cwd is not None:
-            monkeypatch.chdir(cwd)
-        monkeypatch.setattr(sys, "stdin", Stdin(stdin))
-        try:
-            main([str(a) for a in argv])
-            code = 0
-        except SystemExit as exit:
-            code = exit.code
-        out, err = capsys.readouterr()
-        return code, out, err
-
-    return run
 
 
 def find_c(name: str) -> str | None:
@@ -155,10 +134,10 @@ def test_demo_word_writes_binary_vectors(demo_word):
     assert set(vectors.words) == {w for w, n in counts.items() if n >= 5}
 
 
-def test_demo_word_distance(demo_word, w2v):
+def test_demo_word_distance(demo_word, run_w2v):
     """``./distance vectors.bin``: distance.c's prompt, position lines and 40 rows."""
     vectors = Vectors.load(demo_word / "vectors.bin")
-    code, out, err = w2v("distance", "vectors.bin", stdin="anarchism\nEXIT\n", cwd=demo_word)
+    code, out, err = run_w2v("distance", "vectors.bin", stdin="anarchism\nEXIT\n", cwd=demo_word)
     assert (code, err) == (0, "")
     prompt = "Enter word or sentence (EXIT to break): "
     head = f"{prompt}\nWord: anarchism  Position in vocabulary: {vectors.index('anarchism')}\n"
@@ -168,11 +147,11 @@ def test_demo_word_distance(demo_word, w2v):
     assert [w for w, _ in table(out)] == [w for w, _ in expected]
 
 
-def test_c_distance_reads_w2v_vectors(demo_word, w2v):
+def test_c_distance_reads_w2v_vectors(demo_word, run_w2v):
     """word2vec.c's own distance reads w2v's binary file and finds the same neighbours
     (scores equal to the printed 6 decimals, but for float rounding)."""
     c_out = run_c("word2vec-distance", "vectors.bin", stdin="anarchism\nEXIT\n", cwd=demo_word)
-    _, ours, _ = w2v("distance", "vectors.bin", stdin="anarchism\nEXIT\n", cwd=demo_word)
+    _, ours, _ = run_w2v("distance", "vectors.bin", stdin="anarchism\nEXIT\n", cwd=demo_word)
     c_rows, our_rows = dict(table(c_out)), dict(table(ours))
     assert len(c_rows) == 40 and table(c_out)[0][0] == table(ours)[0][0]
     common = set(c_rows) & set(our_rows)
@@ -195,14 +174,14 @@ def analogy_questions(words: list[str], sections: int, per_section: int, seed: i
     return "\n".join(lines) + "\n"
 
 
-def test_demo_word_accuracy(demo_word, w2v):
+def test_demo_word_accuracy(demo_word, run_w2v):
     """``./compute-accuracy vectors.bin 30000 < questions-words.txt``: compute-accuracy.c's
     report; where word2vec.c is installed, its program prints the same sections, the
     same questions seen and (but for near-ties) the same counts."""
     words = Vectors.load(demo_word / "vectors.bin").words[20:120]
     (demo_word / "questions-words.txt").write_text(analogy_questions(words, 7, 6, seed=3))
     stdin = (demo_word / "questions-words.txt").read_text()
-    code, out, err = w2v("compute-accuracy", "vectors.bin", "30000", stdin=stdin, cwd=demo_word)
+    code, out, err = run_w2v("compute-accuracy", "vectors.bin", "30000", stdin=stdin, cwd=demo_word)
     assert (code, err) == (0, "")
     lines = out.splitlines()
     assert lines[0::3][:7] == [f"section-{s}:" for s in range(7)]
@@ -228,13 +207,13 @@ def assert_same_report(c_out: str, ours: str) -> None:
 # --- demo-classes.sh ----------------------------------------------------------------------------------
 
 
-def test_demo_classes(demo, w2v):
+def test_demo_classes(demo, run_w2v):
     """demo-classes.sh's line, unchanged: -classes 500 writes 'word class' lines in
     vocabulary order instead of vectors, which ``sort -k 2 -n`` groups by class."""
-    code, _, _ = w2v(*shlex.split(DEMO_CLASSES), cwd=demo)
+    code, _, _ = run_w2v(*shlex.split(DEMO_CLASSES), cwd=demo)
     assert code == 0
     lines = [line.split(" ") for line in (demo / "classes.txt").read_text().splitlines()]
-    code, _, _ = w2v("word2vec", "-train", "text8", "-save-vocab", "vocab.txt", cwd=demo)
+    code, _, _ = run_w2v("word2vec", "-train", "text8", "-save-vocab", "vocab.txt", cwd=demo)
     assert code == 0
     assert [word for word, _ in lines] == list(vocab_file(demo / "vocab.txt"))
     classes = [int(label) for _, label in lines]
@@ -259,7 +238,7 @@ def demo_phrases(demo) -> Path:
     return demo
 
 
-def test_demo_phrases(demo_phrases, w2v):
+def test_demo_phrases(demo_phrases, run_w2v):
     """Two passes join phrases of up to four words; the vectors file holds them."""
     phrased = (demo_phrases / "news.2012.en.shuffled-norm0-phrase1").read_text().split()
     joined = [w for w in phrased if "_" in w]
@@ -267,7 +246,7 @@ def test_demo_phrases(demo_phrases, w2v):
     assert len(phrased) + sum(w.count("_") for w in phrased) == TOKENS
     vectors = Vectors.load(demo_phrases / "vectors-phrase.bin")
     assert vectors.dim == 200 and any("_" in w for w in vectors.words)
-    code, out, _ = w2v("distance", "vectors-phrase.bin", stdin="the\nEXIT\n", cwd=demo_phrases)
+    code, out, _ = run_w2v("distance", "vectors-phrase.bin", stdin="the\nEXIT\n", cwd=demo_phrases)
     assert code == 0 and len(table(out)) == 40
 
 
@@ -285,14 +264,14 @@ def test_word2phrase_joins_as_word2phrase_c(demo_phrases):
         assert (demo_phrases / ours).read_text().split() == (demo_phrases / theirs).read_text().split()
 
 
-def test_demo_phrase_accuracy(demo_phrases, w2v):
+def test_demo_phrase_accuracy(demo_phrases, run_w2v):
     """``./compute-accuracy vectors-phrase.bin < questions-phrases.txt``: no threshold,
     all the words; the phrases are words like any other."""
     vectors = Vectors.load(demo_phrases / "vectors-phrase.bin")
     phrases = [w for w in vectors.words if "_" in w]
     assert len(phrases) >= 8
     questions = analogy_questions(phrases, 2, 4, seed=5)
-    code, out, err = w2v("compute-accuracy", "vectors-phrase.bin", stdin=questions, cwd=demo_phrases)
+    code, out, err = run_w2v("compute-accuracy", "vectors-phrase.bin", stdin=questions, cwd=demo_phrases)
     assert (code, err) == (0, "")
     assert out.splitlines()[0] == "section-0:" and out.splitlines()[-1] == "Questions seen / total: 8 9   88.89 % "
     if find_c("word2vec-compute-accuracy"):
@@ -304,13 +283,13 @@ def test_demo_phrase_accuracy(demo_phrases, w2v):
 # --- the vocabulary ----------------------------------------------------------------------------------
 
 
-def test_no_output_counts_the_vocabulary_only(demo, w2v):
+def test_no_output_counts_the_vocabulary_only(demo, run_w2v):
     """Without -output nothing is trained; -save-vocab writes word2vec.c's 'word count'
     file, most frequent first, without word2vec.c's </s> entry."""
     folder = demo / "vocab-only"
     folder.mkdir()
     (folder / "text8").write_bytes((demo / "text8").read_bytes())
-    code, _, err = w2v("word2vec", "-train", "text8", "-save-vocab", "v.txt", "-min-count", "3", cwd=folder)
+    code, _, err = run_w2v("word2vec", "-train", "text8", "-save-vocab", "v.txt", "-min-count", "3", cwd=folder)
     assert code == 0 and err.startswith("w2v: ") and "no -output, nothing trained" in err
     assert sorted(p.name for p in folder.iterdir()) == ["text8", "v.txt"]
     counts = vocab_file(folder / "v.txt")
@@ -320,11 +299,11 @@ def test_no_output_counts_the_vocabulary_only(demo, w2v):
     assert counts["the"] == words.count("the")
 
 
-def test_vocabulary_as_word2vec_c(demo, w2v):
+def test_vocabulary_as_word2vec_c(demo, run_w2v):
     """word2vec.c's -save-vocab on the same corpus: the same words and counts, but its
     </s> (a newline read as a word)."""
     run_c("word2vec", "-train", "text8", "-save-vocab", "c-vocab.txt", "-min-count", "2", cwd=demo)
-    code, _, _ = w2v("word2vec", "-train", "text8", "-save-vocab", "w-vocab.txt", "-min-count", "2", cwd=demo)
+    code, _, _ = run_w2v("word2vec", "-train", "text8", "-save-vocab", "w-vocab.txt", "-min-count", "2", cwd=demo)
     assert code == 0
     theirs, ours = vocab_file(demo / "c-vocab.txt"), vocab_file(demo / "w-vocab.txt")
     assert "</s>" in theirs and "</s>" not in ours
@@ -332,11 +311,11 @@ def test_vocabulary_as_word2vec_c(demo, w2v):
     assert theirs == ours
 
 
-def test_read_vocab_skips_c_end_of_sentence(demo, w2v):
+def test_read_vocab_skips_c_end_of_sentence(demo, run_w2v):
     """-read-vocab takes word2vec.c's file (its </s> entry skipped); -binary 0 writes
     text even for a .bin name."""
     (demo / "given-vocab.txt").write_text("</s> 7\nthe 9\nof 8\nand 6\nrare 1\n")
-    code, _, err = w2v(
+    code, _, err = run_w2v(
         *shlex.split("word2vec -train text8 -read-vocab given-vocab.txt -output small.bin -size 16 -iter 1 -debug 0"),
         cwd=demo,
     )
@@ -394,10 +373,10 @@ def test_word2vec_defaults():
         ("-train t -output v -classes -2", "-classes must be 0 (vectors) or a number of classes, not -2"),
     ],
 )
-def test_word2vec_command_line_mistakes(args, message, tmp_path, w2v):
+def test_word2vec_command_line_mistakes(args, message, tmp_path, run_w2v):
     """One usage error (exit 2), nothing written; word2vec.c would ignore an unknown flag."""
     (tmp_path / "t").write_text("a b c\n")
-    code, out, err = w2v("word2vec", *shlex.split(args), cwd=tmp_path)
+    code, out, err = run_w2v("word2vec", *shlex.split(args), cwd=tmp_path)
     assert (code, out) == (2, "")
     assert err.startswith(f"w2v: error: {message}") and err.count("\n") == 1
     assert [p.name for p in tmp_path.iterdir()] == ["t"]
@@ -416,7 +395,7 @@ def test_word2vec_command_line_mistakes(args, message, tmp_path, w2v):
         ("-train sub/../c.txt -save-vocab ./c.txt", "-save-vocab names the file -train reads"),
     ],
 )
-def test_word2vec_never_replaces_its_input(args, message, tmp_path, w2v):
+def test_word2vec_never_replaces_its_input(args, message, tmp_path, run_w2v):
     """An output that is the corpus or the vocabulary read (by any name: a hard link,
     another path) is one usage error; the input is left as it was, nothing written."""
     corpus = tmp_path / "c.txt"
@@ -425,16 +404,16 @@ def test_word2vec_never_replaces_its_input(args, message, tmp_path, w2v):
     (tmp_path / "sub").mkdir()
     os.link(corpus, tmp_path / "linked.txt")
     before = {path.name: path.read_bytes() for path in tmp_path.iterdir() if path.is_file()}
-    code, out, err = w2v("word2vec", *shlex.split(args), "-size", "5", "-iter", "1", cwd=tmp_path)
+    code, out, err = run_w2v("word2vec", *shlex.split(args), "-size", "5", "-iter", "1", cwd=tmp_path)
     assert (code, out) == (2, "")
     assert err.startswith(f"w2v: error: {message}, which it would replace") and err.count("\n") == 1
     assert {path.name: path.read_bytes() for path in tmp_path.iterdir() if path.is_file()} == before
 
 
-def test_word2vec_help(w2v):
+def test_word2vec_help(run_w2v):
     """No arguments (as word2vec.c) or -h: the flags and their defaults."""
     for args in ((), ("-h",), ("--help",)):
-        code, out, _ = w2v(
+        code, out, _ = run_w2v(
             "word2vec",
             *args,
         )
@@ -442,20 +421,20 @@ def test_word2vec_help(w2v):
         assert "an unknown flag is an error where word2vec.c ignores it" in " ".join(out.split())
 
 
-def test_train_points_to_word2vec(tmp_path, w2v):
+def test_train_points_to_word2vec(tmp_path, run_w2v):
     """``w2v train -train x`` and ``--cbow 1`` say where word2vec.c's flags are taken."""
-    code, _, err = w2v("train", "-train", "x", "-output", "y", cwd=tmp_path)
+    code, _, err = run_w2v("train", "-train", "x", "-output", "y", cwd=tmp_path)
     assert code == 2 and "(-train is a word2vec.c flag: 'w2v word2vec -train FILE" in err and err.count("\n") == 1
-    code, _, err = w2v("train", "x", "--cbow", "1", cwd=tmp_path)
+    code, _, err = run_w2v("train", "x", "--cbow", "1", cwd=tmp_path)
     assert code == 2 and "(--cbow is a word2vec.c flag" in err
 
 
-def test_word2phrase_mistakes(tmp_path, w2v):
-    code, _, err = w2v("word2phrase", "-train", "t", cwd=tmp_path)
+def test_word2phrase_mistakes(tmp_path, run_w2v):
+    code, _, err = run_w2v("word2phrase", "-train", "t", cwd=tmp_path)
     assert code == 2 and err == "w2v: error: give -output FILE\n"
-    code, _, err = w2v("word2phrase", "-train", "t", "-output", "o", "-size", "3", cwd=tmp_path)
+    code, _, err = run_w2v("word2phrase", "-train", "t", "-output", "o", "-size", "3", cwd=tmp_path)
     assert code == 2 and err.startswith("w2v: error: unknown option -size: word2phrase would ignore it")
-    code, _, err = w2v("word2phrase", "-train", "nope", "-output", "o", cwd=tmp_path)
+    code, _, err = run_w2v("word2phrase", "-train", "nope", "-output", "o", cwd=tmp_path)
     assert code == 1 and err.startswith("w2v: error: ") and not (tmp_path / "o").exists()
 
 
@@ -468,11 +447,11 @@ def royal(tmp_path) -> Path:
     return tmp_path
 
 
-def test_distance_transcript(royal, w2v):
+def test_distance_transcript(royal, run_w2v):
     """distance.c's transcript: several words are summed; an unknown word stops the line;
     blank lines ask again; EXIT ends."""
     stdin = "king\nking woman\n\nking foo man\nEXIT\nqueen\n"
-    code, out, err = w2v("distance", "royal.bin", stdin=stdin, cwd=royal)
+    code, out, err = run_w2v("distance", "royal.bin", stdin=stdin, cwd=royal)
     assert (code, err) == (0, "")
     prompt = "Enter word or sentence (EXIT to break): "
     header = "\n" + " " * 46 + "Word       Cosine distance\n" + "-" * 72 + "\n"
@@ -492,10 +471,10 @@ def test_distance_transcript(royal, w2v):
     assert "    prince\t\t0.990147\n" in out
 
 
-def test_word_analogy_transcript(royal, w2v):
+def test_word_analogy_transcript(royal, run_w2v):
     """word-analogy.c's order: 'man king woman' is king - man + woman (queen)."""
     stdin = "man king woman\nman king\nman kingz woman\n"
-    code, out, err = w2v("word-analogy", "royal.bin", stdin=stdin, cwd=royal)
+    code, out, err = run_w2v("word-analogy", "royal.bin", stdin=stdin, cwd=royal)
     assert (code, err) == (0, "")
     prompt = "Enter three words (EXIT to break): "
     header = "\n" + " " * 46 + "Word              Distance\n" + "-" * 72 + "\n"
@@ -515,14 +494,14 @@ def test_word_analogy_transcript(royal, w2v):
     )
 
 
-def test_compute_accuracy_report(royal, w2v):
+def test_compute_accuracy_report(royal, run_w2v):
     """compute-accuracy.c's rules and format: words upper-cased; the best word but A, B
     and C answers; the threshold cuts the vocabulary; a section with no question
     answered divides by 1; semantic means the first five sections; 0 / 0 prints -nan."""
     questions = (
         ": family\nMAN KING woman queen\nman woman king queen\nman king woman apple\n: other\napple man king queen\n"
     )
-    code, out, err = w2v("compute-accuracy", "royal.bin", stdin=questions, cwd=royal)
+    code, out, err = run_w2v("compute-accuracy", "royal.bin", stdin=questions, cwd=royal)
     assert (code, err) == (0, "")
     assert out == (
         "family:\n"
@@ -533,7 +512,7 @@ def test_compute_accuracy_report(royal, w2v):
         "Total accuracy: 50.00 %   Semantic accuracy: 50.00 %   Syntactic accuracy: -nan % \n"
         "Questions seen / total: 4 4   100.00 % \n"
     )
-    code, out, _ = w2v("compute-accuracy", "royal.bin", "4", stdin=questions, cwd=royal)
+    code, out, _ = run_w2v("compute-accuracy", "royal.bin", "4", stdin=questions, cwd=royal)
     lines = out.splitlines()  # prince and apple are out: a question with apple is not seen
     assert code == 0 and lines[1] == "ACCURACY TOP1: 100.00 %  (2 / 2)" and lines[4] == "ACCURACY TOP1: 0.00 %  (0 / 1)"
     assert lines[-1] == "Questions seen / total: 2 4   50.00 % "

@@ -28,7 +28,6 @@ from conftest import REPO, Stdin, ctrl_c_by_default, without_progress
 from reference import fasttext_bin
 
 import w2v
-from w2v.cli import main
 from w2v.cli import training as cli_training
 from w2v.corpus.phrases import PhraseTable
 from w2v.errors import CorpusError
@@ -149,18 +148,8 @@ def snapshot(folder: Path) -> dict[str, bytes | None]:
     return {str(p.relative_to(folder)): None if p.is_dir() else p.read_bytes() for p in sorted(folder.rglob("*"))}
 
 
-def run(capsys, argv: list[str]) -> tuple[int, str, str]:
-    try:
-        main(argv)
-        code = 0
-    except SystemExit as exit:
-        code = exit.code
-    out, err = capsys.readouterr()
-    return code, out, err
-
-
 @pytest.mark.parametrize("command", ["vocab", "phrases", "classes"])
-def test_ctrl_c_is_one_line(ws, capsys, monkeypatch, command):
+def test_ctrl_c_is_one_line(ws, monkeypatch, command, run_w2v):
     """Not click's empty line before it: every command stops as train does."""
     import w2v.corpus.counting
     import w2v.corpus.phrases
@@ -177,7 +166,7 @@ def test_ctrl_c_is_one_line(ws, capsys, monkeypatch, command):
         monkeypatch.setattr(module, name, interrupted)
     argv = {"vocab": ["vocab", "corpus.txt", "-o", "v.txt"], "phrases": ["phrases", "corpus.txt", "-o", "p.txt"],
             "classes": ["classes", "-v", "vecs.txt", "-k", "2", "-o", "c.txt"]}[command]  # fmt: skip
-    assert run(capsys, argv)[::2] == (130, "w2v: error: interrupted\n")
+    assert run_w2v(*argv)[::2] == (130, "w2v: error: interrupted\n")
 
 
 # A program that presses Ctrl-C (SIGINT to itself) as the import of module ``sys.argv[1]``
@@ -672,9 +661,9 @@ PARAMS = [
 
 
 @pytest.mark.parametrize(("line", "code", "culprit"), PARAMS)
-def test_mistake_gives_one_error_line_and_writes_nothing(ws, capsys, line, code, culprit):
+def test_mistake_gives_one_error_line_and_writes_nothing(ws, line, code, culprit, run_w2v):
     before = snapshot(ws)
-    assert_one_error_line(*run(capsys, shlex.split(line)), code, culprit)
+    assert_one_error_line(*run_w2v(*shlex.split(line)), code, culprit)
     assert snapshot(ws) == before  # old outputs untouched, nothing new (no temporary file either)
 
 
@@ -684,24 +673,24 @@ def test_every_command_has_mistake_cases():
     assert set(cli.commands) <= set(CASES)
 
 
-def test_plain_w2v_prints_the_help_with_exit_2(ws, capsys):
-    code, out, err = run(capsys, [])
+def test_plain_w2v_prints_the_help_with_exit_2(ws, run_w2v):
+    code, out, err = run_w2v()
     assert code == 2 and out == ""
     assert err.startswith("Usage: w2v") and "w2v: error" not in err and "train" in err
 
 
-def test_an_output_that_is_the_resumed_checkpoint_is_refused(ws, capsys):
+def test_an_output_that_is_the_resumed_checkpoint_is_refused(ws, run_w2v):
     """``--resume FOLDER -o FOLDER/checkpoint.npz``: the checkpoint that the run saves after each epoch."""
-    assert run(capsys, shlex.split(f"{TRAIN} --checkpoint ck"))[0] == 0
+    assert run_w2v(*shlex.split(f"{TRAIN} --checkpoint ck"))[0] == 0
     before = snapshot(ws)
-    code, out, err = run(capsys, ["train", "--resume", "ck", "-o", "ck/checkpoint.npz", "-q"])
+    code, out, err = run_w2v("train", "--resume", "ck", "-o", "ck/checkpoint.npz", "-q")
     assert (code, out, err) == (2, "", "w2v: error: -o and --resume name the same file: ck/checkpoint.npz\n")
     assert snapshot(ws) == before
 
 
-def test_failed_training_leaves_save_vocab_untouched(ws, capsys):
+def test_failed_training_leaves_save_vocab_untouched(ws, run_w2v):
     before = snapshot(ws)
-    code, out, err = run(capsys, shlex.split(f"{TRAIN} --save-vocab vocab.txt --alpha 1e38"))
+    code, out, err = run_w2v(*shlex.split(f"{TRAIN} --save-vocab vocab.txt --alpha 1e38"))
     assert_one_error_line(code, out, err, 1, "--alpha")
     assert snapshot(ws) == before
 
@@ -842,10 +831,10 @@ def test_a_closed_standard_stream_that_is_not_used_is_no_error(ws, fd):
     assert (ws / "out.txt").read_text().startswith("6 10\nman ")
 
 
-def test_a_model_files_word_holding_whitespace_is_refused(ws, capsys):
+def test_a_model_files_word_holding_whitespace_is_refused(ws, run_w2v):
     """w2v never writes such a word (a corpus' words end at whitespace): a model file that
     holds one is damaged, and every file written from it would read back other words."""
-    assert run(capsys, shlex.split(f"{TRAIN} --save-model model.npz"))[0] == 0
+    assert run_w2v(*shlex.split(f"{TRAIN} --save-model model.npz"))[0] == 0
     with np.load(ws / "model.npz") as archive:
         arrays = dict(archive)
     raw = arrays["vocab_words"].tobytes()
@@ -856,7 +845,7 @@ def test_a_model_files_word_holding_whitespace_is_refused(ws, capsys):
     for line in ("similar cat -v model.npz", "convert model.npz out.txt", "convert model.npz emb --to projector",
                  f"{TRAIN} --init-model model.npz"):  # fmt: skip
         culprit = f"model.npz: damaged model file (word {number}, 'd\\x09g', holds whitespace, which ends a word)\n"
-        assert_one_error_line(*run(capsys, shlex.split(line)), 1, culprit)
+        assert_one_error_line(*run_w2v(*shlex.split(line)), 1, culprit)
     assert snapshot(ws) == before
 
 
@@ -870,18 +859,18 @@ QUERIES = {  # a query on nonfinite.txt: what it prints of the vectors left
 
 
 @pytest.mark.parametrize(("line", "printed"), QUERIES.values(), ids=QUERIES)
-def test_nonfinite_vectors_are_left_out_of_queries_with_one_warning(ws, capsys, line, printed):
+def test_nonfinite_vectors_are_left_out_of_queries_with_one_warning(ws, line, printed, run_w2v):
     """NaN and infinite values (1e39 reads as infinite in float32) answered every query
     with nan, with numpy's RuntimeWarnings on stderr."""
-    code, out, err = run(capsys, shlex.split(line))
+    code, out, err = run_w2v(*shlex.split(line))
     assert code == 0 and err == f"w2v: warning: {NONFINITE}; left out of the queries\n"
     assert printed in out and "nan" not in out
     if line.startswith("classes"):
         assert [row.split()[0] for row in (ws / "classes.txt").read_text().splitlines()] == ["man", "king", "apple"]
 
 
-def test_a_model_files_nan_vector_is_left_out_of_queries_and_not_converted(ws, capsys):
-    assert run(capsys, shlex.split(f"{TRAIN} --save-model model.npz"))[0] == 0
+def test_a_model_files_nan_vector_is_left_out_of_queries_and_not_converted(ws, run_w2v):
+    assert run_w2v(*shlex.split(f"{TRAIN} --save-model model.npz"))[0] == 0
     with np.load(ws / "model.npz") as archive:
         arrays = dict(archive)
     raw, offsets = arrays["vocab_words"].tobytes(), arrays["vocab_offsets"].tolist()
@@ -889,19 +878,19 @@ def test_a_model_files_nan_vector_is_left_out_of_queries_and_not_converted(ws, c
     arrays["syn0"][row, 3] = np.nan
     np.savez(ws / "model.npz", **arrays)
     note = f"model.npz: 1 vector holds NaN or infinite values (the first: 'dog', word {row + 1})"
-    code, out, err = run(capsys, ["similar", "cat", "-v", "model.npz"])
+    code, out, err = run_w2v("similar", "cat", "-v", "model.npz")
     assert code == 0 and err == f"w2v: warning: {note}; left out of the queries\n"
     assert "dog" not in out and "nan" not in out and len(out.splitlines()) == 10
     before = snapshot(ws)
-    converted = run(capsys, ["convert", "model.npz", "out.txt"])
+    converted = run_w2v("convert", "model.npz", "out.txt")
     assert_one_error_line(*converted, 1, f"{note}: remove or fix them to convert the file\n")
     assert snapshot(ws) == before
 
 
-def test_a_resumed_runs_outputs_are_named_with_control_characters_escaped(ws, capsys):
+def test_a_resumed_runs_outputs_are_named_with_control_characters_escaped(ws, run_w2v):
     """A checkpoint names the outputs its run writes; one made elsewhere can hold any bytes
     there, and the line naming them must not drive the terminal."""
-    assert run(capsys, shlex.split(f"{TRAIN} --checkpoint ck"))[0] == 0
+    assert run_w2v(*shlex.split(f"{TRAIN} --checkpoint ck"))[0] == 0
     path = ws / "ck" / "checkpoint.npz"
     with np.load(path) as archive:
         arrays = dict(archive)
@@ -909,7 +898,7 @@ def test_a_resumed_runs_outputs_are_named_with_control_characters_escaped(ws, ca
     meta["notes"]["command"]["output"] = str(ws / "out\x1b]0;pwned\x07.bin")
     arrays["meta"] = np.frombuffer(json.dumps(meta).encode(), dtype=np.uint8)
     np.savez(path, **arrays)
-    code, _, err = run(capsys, ["train", "--resume", "ck", "-q"])
+    code, _, err = run_w2v("train", "--resume", "ck", "-q")
     assert code == 0 and err.startswith("w2v: resuming ck; writing -o ") and "out\\x1b]0;pwned\\x07.bin" in err
     assert "\x1b" not in err and "\x07" not in err
 
@@ -929,7 +918,7 @@ def missing_transport(scheme: str) -> ImportError:
 
 @pytest.mark.parametrize("command", URL_COMMANDS)
 @pytest.mark.parametrize(("url", "extra"), URLS.items())
-def test_a_url_whose_transport_is_not_installed(ws, capsys, monkeypatch, url, extra, command):
+def test_a_url_whose_transport_is_not_installed(ws, monkeypatch, url, extra, command, run_w2v):
     """One line naming the extra to install, not smart_open's five (no URL is fetched)."""
     smart_open = pytest.importorskip("smart_open")
 
@@ -939,11 +928,11 @@ def test_a_url_whose_transport_is_not_installed(ws, capsys, monkeypatch, url, ex
     monkeypatch.setattr(smart_open, "open", without_transport)
     before = snapshot(ws)
     line = f"reading {url.split(':')[0]}:// URLs needs smart_open's {extra} support: pip install 'w2v[{extra}]'"
-    assert_one_error_line(*run(capsys, shlex.split(command.format(url=url))), 1, line)
+    assert_one_error_line(*run_w2v(*shlex.split(command.format(url=url))), 1, line)
     assert snapshot(ws) == before
 
 
-def test_smart_open_raises_import_error_for_a_missing_transport(ws, capsys, monkeypatch):
+def test_smart_open_raises_import_error_for_a_missing_transport(ws, monkeypatch, run_w2v):
     """The assumption above, on the installed smart_open: a transport registered as missing
     its packages (as smart_open registers one whose imports fail) raises ImportError."""
     transport = pytest.importorskip("smart_open.transport")
@@ -952,7 +941,7 @@ def test_smart_open_raises_import_error_for_a_missing_transport(ws, capsys, monk
     monkeypatch.delitem(transport._REGISTRY, "s3")
     monkeypatch.setitem(transport._ERRORS, "s3", "s3")
     line = "reading s3:// URLs needs smart_open's s3 support: pip install 'w2v[s3]'"
-    assert_one_error_line(*run(capsys, ["similar", "king", "-v", "s3://bucket/v.bin"]), 1, line)
+    assert_one_error_line(*run_w2v("similar", "king", "-v", "s3://bucket/v.bin"), 1, line)
 
 
 # ---- permissions: root ignores them, so these are skipped as root -----------------------
@@ -974,7 +963,7 @@ UNWRITABLE = [
 @NO_PERMISSIONS
 @pytest.mark.parametrize("where", ["read-only folder", "read-only file"])
 @pytest.mark.parametrize("template", UNWRITABLE)
-def test_unwritable_output(ws, capsys, template, where):
+def test_unwritable_output(ws, template, where, run_w2v):
     locked = ws / "locked"
     locked.mkdir()
     out = locked / "result"
@@ -990,7 +979,7 @@ def test_unwritable_output(ws, capsys, template, where):
     try:
         before = snapshot(ws)
         line = template.format(out=os.path.relpath(locked / "result", ws))
-        assert_one_error_line(*run(capsys, shlex.split(line)), 1, "locked/result")
+        assert_one_error_line(*run_w2v(*shlex.split(line)), 1, "locked/result")
         assert snapshot(ws) == before
     finally:
         locked.chmod(0o755)
@@ -998,13 +987,13 @@ def test_unwritable_output(ws, capsys, template, where):
 
 @NO_PERMISSIONS
 @pytest.mark.parametrize("folder", ["locked", "locked/ck"])
-def test_unwritable_checkpoint_folder(ws, capsys, folder):
+def test_unwritable_checkpoint_folder(ws, folder, run_w2v):
     locked = ws / "locked"
     locked.mkdir()
     locked.chmod(0o555)
     try:
         before = snapshot(ws)
-        assert_one_error_line(*run(capsys, shlex.split(f"{TRAIN} --checkpoint {folder}")), 1, folder)
+        assert_one_error_line(*run_w2v(*shlex.split(f"{TRAIN} --checkpoint {folder}")), 1, folder)
         assert snapshot(ws) == before
     finally:
         locked.chmod(0o755)
@@ -1026,13 +1015,13 @@ def test_unwritable_checkpoint_folder(ws, capsys, folder):
         ("phrases corpus.txt -o phrased.txt --apply-phrases secret", 2),
     ],
 )
-def test_unreadable_input(ws, capsys, line, code):
+def test_unreadable_input(ws, line, code, run_w2v):
     secret = ws / "secret"
     secret.write_bytes((ws / "vecs.txt").read_bytes())
     before = snapshot(ws)
     secret.chmod(0)
     try:
-        result = run(capsys, shlex.split(line))
+        result = run_w2v(*shlex.split(line))
     finally:
         secret.chmod(0o644)
     assert_one_error_line(*result, code, "secret")
@@ -1068,13 +1057,13 @@ HABITS = [
 
 
 @pytest.mark.parametrize(("line", "message"), HABITS)
-def test_another_tools_habit_gets_w2vs_spelling(ws, capsys, line, message):
+def test_another_tools_habit_gets_w2vs_spelling(ws, line, message, run_w2v):
     """gensim's flag names, a value after a flag that takes none, a single-dash long
     name, two vectors files: one line naming what w2v takes, exit 2, whether or not a
     file named like the stray value exists (``1`` here)."""
     (ws / "1").write_text("a b c\n")
     before = snapshot(ws)
-    code, out, err = run(capsys, shlex.split(line))
+    code, out, err = run_w2v(*shlex.split(line))
     assert (code, out, err) == (2, "", f"w2v: error: {message}\n")
     assert snapshot(ws) == before
 
@@ -1083,30 +1072,28 @@ def test_another_tools_habit_gets_w2vs_spelling(ws, capsys, line, message):
     "line",
     ["distance vecs.bin", "distance -v vecs.bin", "word-analogy -v vecs.bin", "word-analogy vecs.bin"],
 )
-def test_the_c_tools_take_the_vectors_file_either_way(ws, capsys, monkeypatch, line):
+def test_the_c_tools_take_the_vectors_file_either_way(ws, monkeypatch, line, run_w2v):
     monkeypatch.setattr(sys, "stdin", Stdin("man\nEXIT\n"))
-    code, out, err = run(capsys, shlex.split(line))
+    code, out, err = run_w2v(*shlex.split(line))
     assert (code, err) == (0, "") and out.startswith("Enter ")
 
 
-def test_compute_accuracy_and_eval_take_the_vectors_file_either_way(ws, capsys, monkeypatch):
+def test_compute_accuracy_and_eval_take_the_vectors_file_either_way(ws, monkeypatch, run_w2v):
     outputs = []
     for line in ("compute-accuracy vecs.bin 3", "compute-accuracy -v vecs.bin 3", "compute-accuracy -v vecs.bin"):
         monkeypatch.setattr(sys, "stdin", Stdin(": royals\nman woman king queen\n"))
-        code, out, err = run(capsys, shlex.split(line))
+        code, out, err = run_w2v(*shlex.split(line))
         assert (code, err) == (0, "")
         outputs.append(out)
     assert outputs[0] == outputs[1] and "Questions seen / total: 0 1" in outputs[0]
     assert "Questions seen / total: 1 1" in outputs[2]  # no THRESHOLD: every word read
-    evals = [
-        run(capsys, ["eval", *args, "--analogies", "questions.txt"]) for args in (["vecs.bin"], ["-v", "vecs.bin"])
-    ]
+    evals = [run_w2v("eval", *args, "--analogies", "questions.txt") for args in (["vecs.bin"], ["-v", "vecs.bin"])]
     assert evals[0] == evals[1] and evals[0][0] == 0 and "analogy accuracy" in evals[0][1]
 
 
-def test_compute_accuracy_says_what_it_waits_for_on_a_terminal(ws, capsys, monkeypatch):
+def test_compute_accuracy_says_what_it_waits_for_on_a_terminal(ws, monkeypatch, run_w2v):
     monkeypatch.setattr(sys, "stdin", Stdin(": royals\nman woman king queen\n", terminal=True))
-    code, _, err = run(capsys, ["compute-accuracy", "vecs.bin"])
+    code, _, err = run_w2v("compute-accuracy", "vecs.bin")
     assert code == 0
     assert (
         err
@@ -1130,15 +1117,15 @@ VECTORS_NOT_MODEL = (
         ("train corpus.txt --resume nockpt", 2, "Invalid value for --resume: no checkpoint in nockpt"),
     ],
 )
-def test_a_file_given_where_a_model_is_needed_is_named(ws, capsys, line, code, message):
+def test_a_file_given_where_a_model_is_needed_is_named(ws, line, code, message, run_w2v):
     (ws / "glove.txt").write_text("man 0.1 0.2 0.3\nwoman 0.3 0.2 0.1\n")
     before = snapshot(ws)
-    assert run(capsys, shlex.split(line)) == (code, "", f"w2v: error: {message}\n")
+    assert run_w2v(*shlex.split(line)) == (code, "", f"w2v: error: {message}\n")
     assert snapshot(ws) == before
 
 
-def test_a_missing_heldout_file_is_named_before_the_corpus_is_read(ws, capsys):
-    code, out, err = run(capsys, shlex.split(f"{TRAIN} --heldout missing.txt"))
+def test_a_missing_heldout_file_is_named_before_the_corpus_is_read(ws, run_w2v):
+    code, out, err = run_w2v(*shlex.split(f"{TRAIN} --heldout missing.txt"))
     assert (code, out, err) == (1, "", "w2v: error: held-out corpus not found: missing.txt\n")
 
     def unread():
@@ -1149,18 +1136,18 @@ def test_a_missing_heldout_file_is_named_before_the_corpus_is_read(ws, capsys):
         w2v.train(unread(), heldout="nofiles", dim=8, min_count=1)
 
 
-def test_an_empty_heldout_file_is_named_as_held_out(ws, capsys):
-    code, out, err = run(capsys, shlex.split(f"{TRAIN} --heldout empty.txt"))
+def test_an_empty_heldout_file_is_named_as_held_out(ws, run_w2v):
+    code, out, err = run_w2v(*shlex.split(f"{TRAIN} --heldout empty.txt"))
     assert (code, out, err) == (1, "", "w2v: error: held-out corpus: the corpus is empty: it holds no words\n")
 
 
-def test_a_full_softmax_over_many_words_says_what_an_epoch_costs(ws, capsys, monkeypatch):
+def test_a_full_softmax_over_many_words_says_what_an_epoch_costs(ws, monkeypatch, run_w2v):
     """Above ``SOFTMAX_NOTED_ABOVE`` words (5,000; lowered here below the tiny corpus's
     vocabulary) one note gives the estimated time an epoch and the fast losses."""
     monkeypatch.setattr(w2v_train, "SOFTMAX_NOTED_ABOVE", 5)
     notes = {}
     for flags in ("--softmax", "--hs", "--sampled-softmax 5"):
-        code, _, err = run(capsys, shlex.split(f"train corpus.txt -o out.bin --epochs 1 --dim 8 --min-count 1 {flags}"))
+        code, _, err = run_w2v(*shlex.split(f"train corpus.txt -o out.bin --epochs 1 --dim 8 --min-count 1 {flags}"))
         assert code == 0
         notes[flags] = [line for line in err.splitlines() if "note: a full softmax" in line]
     assert notes["--hs"] == notes["--sampled-softmax 5"] == [] and len(notes["--softmax"]) == 1
@@ -1171,11 +1158,11 @@ def test_a_full_softmax_over_many_words_says_what_an_epoch_costs(ws, capsys, mon
     )
 
 
-def test_a_corpus_read_from_a_terminal_says_so(ws, capsys, monkeypatch):
+def test_a_corpus_read_from_a_terminal_says_so(ws, monkeypatch, run_w2v):
     monkeypatch.setattr(cli_training, "is_terminal", lambda stream: stream is sys.stdin)
     with open(ws / "corpus.txt") as typed:
         monkeypatch.setattr(sys, "stdin", typed)
-        code, _, err = run(capsys, shlex.split("train - -o out.bin --epochs 1 --dim 8 --min-count 1 --threads 1 -q"))
+        code, _, err = run_w2v(*shlex.split("train - -o out.bin --epochs 1 --dim 8 --min-count 1 --threads 1 -q"))
     assert code == 0
     assert err == "w2v: reading the corpus from standard input (a newline ends a sentence; Ctrl-D ends the corpus)\n"
 
@@ -1188,13 +1175,13 @@ def test_a_corpus_read_from_a_terminal_says_so(ws, capsys, monkeypatch):
         ("--init-model model.npz --update-vocab --min-count 2", "model.npz"),  # the corpus' words too rare to add
     ],
 )
-def test_a_corpus_with_no_word_of_the_vocabulary_is_one_line(ws, capsys, flags, source):
+def test_a_corpus_with_no_word_of_the_vocabulary_is_one_line(ws, flags, source, run_w2v):
     """Its id stream is empty: nothing to train, where the learning rate's schedule divided by its words."""
     (ws / "counts.txt").write_text("foo 10\nbar 5\n")
     w2v.train([["foo", "bar"]], dim=8, min_count=1, epochs=1, threads=1, save_model=str(ws / "model.npz"))
     (ws / "unknown.txt").write_text("zzqx yyqx\n")
     before = snapshot(ws)
-    code, out, err = run(capsys, shlex.split(f"train unknown.txt -o out.bin {FAST} {flags}"))
+    code, out, err = run_w2v(*shlex.split(f"train unknown.txt -o out.bin {FAST} {flags}"))
     message = f"none of the corpus' 2 words is in the vocabulary of {source}: nothing to train"
     assert (code, out, err) == (1, "", f"w2v: error: {message}\n")
     assert snapshot(ws) == before
@@ -1209,12 +1196,12 @@ def test_a_corpus_with_no_word_of_the_vocabulary_is_one_line(ws, capsys, flags, 
     ],
     ids=["one word counted", "the others too rare", "max-vocab 1"],
 )
-def test_a_vocabulary_of_one_word_is_one_line(ws, capsys, text, flags, kept):
+def test_a_vocabulary_of_one_word_is_one_line(ws, text, flags, kept, run_w2v):
     """Not an exit 0 with 'final loss nan' (its pairs subsampled away) or vectors learnt
     against nothing: with one word, there are no noise words and no tree nodes."""
     (ws / "one.txt").write_text(text)
     before = snapshot(ws)
-    code, out, err = run(capsys, shlex.split(f"train one.txt -o out.bin {FAST} {flags}"))
+    code, out, err = run_w2v(*shlex.split(f"train one.txt -o out.bin {FAST} {flags}"))
     message = f"nothing to train: the vocabulary holds one word, {kept}: a vector is learnt against other words'"
     assert (code, out, err) == (1, "", f"w2v: error: {message}\n")
     assert snapshot(ws) == before
@@ -1225,11 +1212,11 @@ def test_a_vocabulary_of_one_word_is_one_line(ws, capsys, text, flags, kept):
     [("man\nwoman\nman\n", ""), ("king\nqueen\nking rook\nqueen\n", "--min-count 2")],  # rook: too rare
     ids=["one-word lines", "one word of the vocabulary a line"],
 )
-def test_a_corpus_where_no_word_has_a_context_is_one_line(ws, capsys, text, flags):
+def test_a_corpus_where_no_word_has_a_context_is_one_line(ws, text, flags, run_w2v):
     """Not an exit 0 with 'final loss nan' and vectors never trained."""
     (ws / "lonely.txt").write_text(text)
     before = snapshot(ws)
-    code, out, err = run(capsys, shlex.split(f"train lonely.txt -o out.bin {FAST} {flags}"))
+    code, out, err = run_w2v(*shlex.split(f"train lonely.txt -o out.bin {FAST} {flags}"))
     message = "nothing to train: no sentence (line) of the corpus holds two words of the vocabulary, so no word"
     assert (code, out, err) == (1, "", f"w2v: error: {message} has a context\n")
     assert snapshot(ws) == before

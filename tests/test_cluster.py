@@ -16,7 +16,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-from conftest import ctrl_c_by_default
+from conftest import REPO, ctrl_c_by_default
 
 import w2v
 from w2v.cluster import training as cluster_training
@@ -27,7 +27,6 @@ from w2v.vectorio.modelfile import TrainState, checkpoint_path
 distributed = pytest.importorskip("distributed")
 psutil = pytest.importorskip("psutil")  # a dependency of distributed
 
-REPO = Path(__file__).resolve().parents[1]
 TOPICS = 4
 TOPIC_WORDS = 10
 

@@ -13,6 +13,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from conftest import REPO
 
 from w2v.cli import main
 from w2v.errors import W2VError
@@ -112,7 +113,7 @@ def test_the_umask_is_the_process_umask(tmp_path, umask):
         [sys.executable, "-c", code, str(tmp_path / "new.txt")],
         check=True,
         preexec_fn=lambda: os.umask(umask),
-        cwd=Path(__file__).resolve().parents[1],
+        cwd=REPO,
     )
     assert mode_of(tmp_path / "new.txt") == 0o666 & ~umask
 

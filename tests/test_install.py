@@ -15,8 +15,8 @@ import zipfile
 from pathlib import Path
 
 import pytest
+from conftest import REPO
 
-REPO = Path(__file__).resolve().parents[1]
 SHIPPED = ["w2v/configs/cbow-ns.toml", "w2v/data/questions-words.txt", "w2v/data/wordsim353.tsv"]
 
 

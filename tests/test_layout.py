@@ -9,8 +9,9 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
+from conftest import REPO
 
-PACKAGE = Path(__file__).resolve().parents[1] / "w2v"
+PACKAGE = REPO / "w2v"
 # The wings from the bottom up: a module imports only from its own layer or one below.
 LAYERS = [
     {

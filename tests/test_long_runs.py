@@ -19,7 +19,6 @@ import pytest
 from numpy.lib import format as npformat
 
 import w2v.vectorio.modelfile
-from w2v.cli import main
 from w2v.corpus.vocab import Vocab
 from w2v.engine import kernels
 from w2v.engine.weights import Model, carry_weights
@@ -483,16 +482,6 @@ def test_model_file_with_values_no_run_has_is_refused(saved_model, tmp_path, cha
         TrainState.load(str(path))
 
 
-def run_main(capsys, argv: list[str]) -> tuple[int, str]:
-    """Run the command line ``argv`` in this process: its exit code and stderr."""
-    try:
-        main(argv)
-        code = 0
-    except SystemExit as exit:
-        code = exit.code
-    return code, capsys.readouterr().err
-
-
 PAST_A_PIECE = "no context reaches past a sentence piece of 10,000 tokens"
 
 
@@ -503,10 +492,10 @@ PAST_A_PIECE = "no context reaches past a sentence piece of 10,000 tokens"
         ({"window": 10_001}, f"window must be at most 10,000, not 10,001: {PAST_A_PIECE}"),  # 2**31 - 1: a hang
     ],
 )
-def test_cli_refuses_a_model_files_impossible_settings(saved_model, corpus, tmp_path, capsys, settings, message):
+def test_cli_refuses_a_model_files_impossible_settings(saved_model, corpus, tmp_path, settings, message, run_w2v):
     path = rewritten(saved_model[1], tmp_path / "model.npz", change_meta=lambda meta: meta["config"].update(settings))
     for argv in (["score", str(path), str(corpus)], ["train", str(corpus), "--init-model", str(path), "-q"]):
-        code, err = run_main(capsys, argv)
+        code, _, err = run_w2v(*argv)
         assert (code, err) == (1, f"w2v: error: {path}: damaged model file ({message})\n")
 
 
@@ -523,13 +512,13 @@ def test_cli_refuses_a_model_files_impossible_settings(saved_model, corpus, tmp_
     ],
     ids=["command a string", "command a list", "notes a string", "threads a list", "a NUL", "corpus a string", "None"],
 )
-def test_cli_resume_refuses_a_damaged_recorded_command(saved_model, corpus, tmp_path, capsys, notes, message):
+def test_cli_resume_refuses_a_damaged_recorded_command(saved_model, corpus, tmp_path, notes, message, run_w2v):
     """--resume takes the options the checkpoint's command recorded: a value of another
     type would reach the command (TypeError, AttributeError; a NUL in a path: ValueError)."""
     folder = tmp_path / "ck"
     folder.mkdir()
     rewritten(saved_model[1], checkpoint_path(folder), change_meta=lambda meta: meta.update(notes=notes))
-    code, err = run_main(capsys, ["train", str(corpus), "--resume", str(folder), "-o", str(tmp_path / "v.bin"), "-q"])
+    code, _, err = run_w2v("train", str(corpus), "--resume", str(folder), "-o", str(tmp_path / "v.bin"), "-q")
     damaged = f"{checkpoint_path(folder)}: damaged model file ({message})"
     assert (code, err) == (2, f"w2v: error: Invalid value for --resume: {damaged}\n")
     assert sorted(p.name for p in tmp_path.iterdir()) == ["ck"]

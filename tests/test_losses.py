@@ -2,10 +2,10 @@
 so that adding a row without the rest fails here (the architecture page's "add a loss")."""
 
 import dataclasses
-from pathlib import Path
 
 import pytest
 from click.testing import CliRunner
+from conftest import REPO
 from reference import LOSS_EXAMPLES, losses_on, settings_of
 from test_kernels import CASES, make_params
 
@@ -17,7 +17,7 @@ from w2v.losses import LOSSES, NO_WORD_LOSS, SCORED, TREE, WORD_LOSSES, option
 from w2v.vectorio.as_fasttext import fasttext_loss
 from w2v.vectorio.fasttext import LOSSES as FASTTEXT_LOSSES
 
-DOCS = Path(__file__).resolve().parents[1] / "docs"
+DOCS = REPO / "docs"
 
 
 def config_of(loss) -> TrainConfig:

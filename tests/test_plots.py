@@ -8,7 +8,6 @@ import numpy as np
 import pytest
 from conftest import without_progress
 
-from w2v.cli import main
 from w2v.errors import W2VError
 from w2v.vectors.plots import check_method, overlap_area, pca_2d, project
 from w2v.vectors.wordvectors import Vectors
@@ -22,17 +21,6 @@ def clustered(rng, centres: int = 3, per_centre: int = 4, dim: int = 20) -> np.n
     """(centres * per_centre, dim) float32 rows around a few random centres."""
     middle = rng.standard_normal((centres, dim)) * 3
     return (np.repeat(middle, per_centre, axis=0) + rng.standard_normal((centres * per_centre, dim))).astype(np.float32)
-
-
-def run(capsys, *argv):
-    """``w2v ARGV`` in-process: (exit code, stdout, stderr)."""
-    try:
-        main([str(a) for a in argv])
-        code = 0
-    except SystemExit as exit_:
-        code = exit_.code
-    out, err = capsys.readouterr()
-    return code, out, err
 
 
 def png_size(path) -> tuple[int, int]:
@@ -97,12 +85,12 @@ def test_project_pca_names_the_axes():
     assert projection.axes[0].startswith("PC1 (") and projection.axes[1].endswith("%)")
 
 
-def test_tsne_without_scikit_learn_is_one_line(monkeypatch, vectors_file, tmp_path, capsys):
+def test_tsne_without_scikit_learn_is_one_line(monkeypatch, vectors_file, tmp_path, run_w2v):
     pytest.importorskip("matplotlib")
     monkeypatch.setitem(sys.modules, "sklearn", None)
     with pytest.raises(W2VError, match=r"^--method tsne needs scikit-learn: pip install scikit-learn$"):
         check_method("tsne")
-    code, _, err = run(capsys, "plot", "-v", vectors_file, "one", "two", "--method", "tsne", "-o", tmp_path / "m.png")
+    code, _, err = run_w2v("plot", "-v", vectors_file, "one", "two", "--method", "tsne", "-o", tmp_path / "m.png")
     assert (code, err) == (1, "w2v: error: --method tsne needs scikit-learn: pip install scikit-learn\n")
     assert not (tmp_path / "m.png").exists()
 
@@ -122,12 +110,12 @@ def test_tsne_where_installed():
 # --- pictures ------------------------------------------------------------------------------
 
 
-def test_plot_writes_a_png_map(vectors_file, tmp_path, capsys):
+def test_plot_writes_a_png_map(vectors_file, tmp_path, run_w2v):
     pytest.importorskip("matplotlib")
     words_file = tmp_path / "words.txt"
     words_file.write_text("queen 12\n\nparis\nnowhere 3\n")  # first fields; blank lines skipped
     out = tmp_path / "map.png"
-    code, _, err = run(capsys, "plot", "-v", vectors_file, *WORDS[:4], "king", "--words-file", words_file, "-o", out)
+    code, _, err = run_w2v("plot", "-v", vectors_file, *WORDS[:4], "king", "--words-file", words_file, "-o", out)
     assert code == 0
     assert err == (
         "w2v: 1 word not in the vocabulary, left out: nowhere\n"
@@ -137,22 +125,22 @@ def test_plot_writes_a_png_map(vectors_file, tmp_path, capsys):
     assert sorted(p.name for p in tmp_path.iterdir()) == ["map.png", "v.bin", "words.txt"]  # no temporary left
 
 
-def test_plot_other_formats_and_mistakes(vectors_file, tmp_path, capsys):
+def test_plot_other_formats_and_mistakes(vectors_file, tmp_path, run_w2v):
     pytest.importorskip("matplotlib")
-    code, _, _ = run(capsys, "plot", "-v", vectors_file, *WORDS, "-o", tmp_path / "map.svg", "-q")
+    code, _, _ = run_w2v("plot", "-v", vectors_file, *WORDS, "-o", tmp_path / "map.svg", "-q")
     assert code == 0 and (tmp_path / "map.svg").read_text().lstrip().startswith("<?xml")
-    code, _, err = run(capsys, "plot", "-v", vectors_file, "one", "two", "-o", tmp_path / "map.xyz")
+    code, _, err = run_w2v("plot", "-v", vectors_file, "one", "two", "-o", tmp_path / "map.xyz")
     assert (code, err) == (1, f"w2v: error: cannot tell the picture format of {tmp_path / 'map.xyz'}: "
                               "give a name ending in .png, .svg or .pdf\n")  # fmt: skip
-    code, _, err = run(capsys, "plot", "-v", vectors_file, "one", "nowhere", "-o", tmp_path / "m.png")
+    code, _, err = run_w2v("plot", "-v", vectors_file, "one", "nowhere", "-o", tmp_path / "m.png")
     assert (code, err) == (1, "w2v: error: a map needs at least 2 words in the vocabulary, not 1 (nowhere not in it)\n")
-    code, _, err = run(capsys, "plot", "-v", vectors_file)
+    code, _, err = run_w2v("plot", "-v", vectors_file)
     assert code == 2 and err == "w2v: error: give the WORDS to plot, or --words-file FILE\n"
     assert sorted(p.name for p in tmp_path.iterdir()) == ["map.svg", "v.bin"]
 
 
-def test_plot_without_matplotlib_is_one_line(no_matplotlib, vectors_file, tmp_path, capsys):
-    code, out, err = run(capsys, "plot", "-v", vectors_file, "one", "two", "-o", tmp_path / "map.png")
+def test_plot_without_matplotlib_is_one_line(no_matplotlib, vectors_file, tmp_path, run_w2v):
+    code, out, err = run_w2v("plot", "-v", vectors_file, "one", "two", "-o", tmp_path / "map.png")
     assert (code, out, err) == (1, "", MISSING_MATPLOTLIB)
     assert not (tmp_path / "map.png").exists()
 
@@ -176,25 +164,25 @@ def test_labels_avoid_each_other():
         ("left", "bottom"), ("left", "top"), ("right", "bottom"), ("left", "bottom")]  # fmt: skip
 
 
-def test_loss_plot_from_train(tiny_corpus, tmp_path, capsys):
+def test_loss_plot_from_train(tiny_corpus, tmp_path, run_w2v):
     pytest.importorskip("matplotlib")
     out, picture = tmp_path / "v.bin", tmp_path / "loss.png"
     args = ["train", tiny_corpus, "-o", out, "--min-count", "1", "--dim", "8", "--epochs", "3", "--threads", "1"]
-    code, _, err = run(capsys, *args, "--plot", picture, "-q")
+    code, _, err = run_w2v(*args, "--plot", picture, "-q")
     assert (code, err) == (0, "")
     assert png_size(picture) == (1050, 675)  # 7 x 4.5 inches at 150 dpi
-    code, _, err = run(capsys, *args, "--plot", picture, "--heldout", tiny_corpus, "--heldout-pairs", "500")
+    code, _, err = run_w2v(*args, "--plot", picture, "--heldout", tiny_corpus, "--heldout-pairs", "500")
     lines = [line for line in without_progress(err).splitlines() if not line.startswith(("w2v: epoch", "w2v: note"))]
     assert code == 0 and " in vocabulary, " in lines[0]
     assert lines[1] == f"w2v: loss of 3 epochs drawn; wrote {picture}"
     assert png_size(picture) == (1050, 1050)  # a second panel: the held-out bits per word
-    code, _, err = run(capsys, *args, "--plot", out)
+    code, _, err = run_w2v(*args, "--plot", out)
     assert code == 2 and err.endswith(f"-o and --plot name the same file: {out}\n")
 
 
-def test_loss_plot_without_matplotlib_is_refused_before_training(no_matplotlib, tiny_corpus, tmp_path, capsys):
+def test_loss_plot_without_matplotlib_is_refused_before_training(no_matplotlib, tiny_corpus, tmp_path, run_w2v):
     out = tmp_path / "v.bin"
-    code, _, err = run(capsys, "train", tiny_corpus, "-o", out, "--min-count", "1", "--plot", tmp_path / "loss.png")
+    code, _, err = run_w2v("train", tiny_corpus, "-o", out, "--min-count", "1", "--plot", tmp_path / "loss.png")
     assert (code, err) == (1, MISSING_MATPLOTLIB)
     assert list(tmp_path.iterdir()) == []  # nothing trained, nothing written
 

@@ -53,14 +53,8 @@ def test_a_path_is_read_as_a_file(corpus, tmp_path, capsys):
     assert capsys.readouterr().err == ""
 
 
-def run(capsys, *argv):
-    with pytest.raises(SystemExit) as exit_:
-        main(list(argv))
-    return exit_.value.code, capsys.readouterr().err
-
-
-def test_unknown_preset_name_lists_the_shipped_ones(corpus, capsys):
-    code, err = run(capsys, "train", str(corpus), "--config", "cbow")
+def test_unknown_preset_name_lists_the_shipped_ones(corpus, run_w2v):
+    code, _, err = run_w2v("train", str(corpus), "--config", "cbow")
     assert code == 2
     assert err.endswith(
         "Invalid value for --config: no preset named 'cbow': "
@@ -68,9 +62,9 @@ def test_unknown_preset_name_lists_the_shipped_ones(corpus, capsys):
     )
 
 
-def test_the_old_configs_path_points_to_the_name(corpus, tmp_path, capsys, monkeypatch):
+def test_the_old_configs_path_points_to_the_name(corpus, tmp_path, monkeypatch, run_w2v):
     monkeypatch.chdir(tmp_path)
-    code, err = run(capsys, "train", str(corpus), "--config", "configs/cbow-ns.toml")
+    code, _, err = run_w2v("train", str(corpus), "--config", "configs/cbow-ns.toml")
     assert code == 2
     assert err.endswith(
         "cannot read preset configs/cbow-ns.toml: No such file or directory "
@@ -87,11 +81,11 @@ def test_the_old_configs_path_points_to_the_name(corpus, tmp_path, capsys, monke
         ("epochs = 2\n[train]\niter = 3\n", "epochs twice (epochs and train.iter)"),
     ],
 )
-def test_a_setting_given_twice_in_a_preset_is_refused(corpus, tmp_path, capsys, text, twice):
+def test_a_setting_given_twice_in_a_preset_is_refused(corpus, tmp_path, text, twice, run_w2v):
     """Either of the two values silently won (the [train] table's, or the later key)."""
     preset = tmp_path / "twice.toml"
     preset.write_text(text)
-    code, err = run(capsys, *train_args(corpus, tmp_path / "v.txt", str(preset)))
+    code, _, err = run_w2v(*train_args(corpus, tmp_path / "v.txt", str(preset)))
     assert (code, err) == (2, f"w2v: error: Invalid value for --config: preset {preset} sets {twice}: keep one\n")
     assert not (tmp_path / "v.txt").exists()
 

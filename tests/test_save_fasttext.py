@@ -11,7 +11,6 @@ import pytest
 from conftest import without_progress
 
 import w2v
-from w2v.cli.app import main
 from w2v.config import TrainConfig
 from w2v.errors import UnwritableOutput
 from w2v.vectorio.as_fasttext import fasttext_model, fasttext_settings
@@ -32,27 +31,16 @@ def trained(tmp_path_factory, tiny_corpus):
     return model, written
 
 
-def run(capsys, line: str) -> tuple[int, str, str]:
-    """``w2v LINE`` in this process: its exit code, stdout and stderr."""
-    try:
-        main(shlex.split(line))
-        code = 0
-    except SystemExit as exit:
-        code = exit.code
-    out, err = capsys.readouterr()
-    return code, out, err
-
-
 def assert_close_to(found: np.ndarray, expected: np.ndarray, word: str) -> None:
     """``found`` within 1e-5 of ``expected``'s norm, value by value."""
     gap = float(np.abs(found - expected).max())
     assert gap <= 1e-5 * max(float(np.linalg.norm(expected)), 1e-12), f"{word}: off by {gap}"
 
 
-def test_convert_writes_what_the_run_wrote(trained, tmp_path, capsys):
+def test_convert_writes_what_the_run_wrote(trained, tmp_path, run_w2v):
     model, written = trained
     converted = tmp_path / "c.bin"
-    code, out, err = run(capsys, f"convert {model} {converted} --to fasttext")
+    code, out, err = run_w2v("convert", model, converted, "--to", "fasttext")
     assert (code, out) == (0, "")
     assert err.startswith("w2v: wrote ") and "2,000 n-gram rows of 16 values" in err and "loss ns" in err
     assert converted.read_bytes() == written.read_bytes()
@@ -190,10 +178,10 @@ def test_hierarchical_softmax_gives_fasttext_w2vs_probabilities(tiny_corpus, tmp
     np.testing.assert_allclose(totals, 1.0)  # a distribution over the words
 
 
-def test_train_writes_fasttext_beside_word2vec_binary(tiny_corpus, tmp_path, capsys, monkeypatch):
+def test_train_writes_fasttext_beside_word2vec_binary(tiny_corpus, tmp_path, monkeypatch, run_w2v):
     monkeypatch.chdir(tmp_path)
     line = f"train {tiny_corpus} --dim 8 --min-count 1 --epochs 1 --threads 1 -q -o v.bin --save-fasttext m.bin"
-    assert run(capsys, line) == (0, "", "")
+    assert run_w2v(*shlex.split(line)) == (0, "", "")
     vectors = Vectors.load("v.bin")
     assert (tmp_path / "v.bin").read_bytes().startswith(b"%d 8\n" % len(vectors))
     assert Vectors.load("m.bin").words == vectors.words
@@ -213,13 +201,13 @@ def test_train_writes_fasttext_beside_word2vec_binary(tiny_corpus, tmp_path, cap
     ],
 )  # fmt: skip
 def test_mistakes_are_one_line_and_write_nothing(
-    trained, tiny_corpus, tmp_path, capsys, monkeypatch, line, code, message
+    trained, tiny_corpus, tmp_path, monkeypatch, line, code, message, run_w2v
 ):
     monkeypatch.chdir(tmp_path)
     (tmp_path / "m.npz").write_bytes(trained[0].read_bytes())
     Vectors(["a", "b"], np.eye(2, dtype=np.float32)).save("v.bin", binary=True)
     before = {path.name: path.read_bytes() for path in tmp_path.iterdir()}
-    found = run(capsys, line.replace("CORPUS", str(tiny_corpus)))
+    found = run_w2v(*shlex.split(line.replace("CORPUS", str(tiny_corpus))))
     assert found[:2] == (code, "") and found[2].startswith("w2v: error: ") and found[2].count("\n") == 1
     if message is not None:
         assert found[2] == f"w2v: error: {message}\n"
@@ -231,14 +219,15 @@ NUL_CORPUS = f"the cat sat on the mat {NUL_WORD} dog\n" * 50
 REFUSED = "cannot write m.bin as a fastText model: word 6, 'a\\x00b', holds whitespace or a NUL, which ends a word"
 
 
-def test_a_word_fasttext_cannot_hold_is_named_before_training_and_the_rest_is_written(tmp_path, capsys, monkeypatch):
+def test_a_word_fasttext_cannot_hold_is_named_before_training_and_the_rest_is_written(tmp_path, monkeypatch, run_w2v):
     """``--save-fasttext`` of a vocabulary holding a NUL: a warning once the vocabulary
     is known, before training; then the run writes every other output (the vectors
     hold the word) and ends with the one error line, exit 1, and no ``.bin``."""
     monkeypatch.chdir(tmp_path)
     (tmp_path / "corpus.txt").write_text(NUL_CORPUS)
     options = "--dim 8 --min-count 1 --epochs 1 --threads 1 --subwords --bucket 1000 --save-vocab vocab.txt"
-    code, out, err = run(capsys, f"train corpus.txt {options} -o v.txt --save-model m.npz --save-fasttext m.bin")
+    line = f"train corpus.txt {options} -o v.txt --save-model m.npz --save-fasttext m.bin"
+    code, out, err = run_w2v(*shlex.split(line))
     lines = [line for line in without_progress(err).splitlines() if "compiling" not in line]
     assert (code, out) == (1, "")
     assert lines[0] == f"w2v: warning: {REFUSED}; the run writes its other outputs, then fails"

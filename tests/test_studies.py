@@ -11,15 +11,15 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from conftest import REPO
 
-ROOT = Path(__file__).resolve().parents[1]
 STUDIES = ("streams", "estimators", "equal_time", "simulate_cluster", "cluster_bench", "path_sharing", "cbow_parity")
 
 
 def study(name: str, script: str | None = None):
     """The module of ``studies/NAME/SCRIPT.py`` (SCRIPT: NAME unless given), loaded by its path."""
     script = script or name
-    spec = importlib.util.spec_from_file_location(f"study_{script}", ROOT / "studies" / name / f"{script}.py")
+    spec = importlib.util.spec_from_file_location(f"study_{script}", REPO / "studies" / name / f"{script}.py")
     assert spec is not None and spec.loader is not None
     module = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(module)
@@ -29,7 +29,7 @@ def study(name: str, script: str | None = None):
 @pytest.fixture
 def corpus(tmp_path: Path) -> Path:
     """The first 400 KB of the sample corpus, as one plain file."""
-    with gzip.open(ROOT / "data/sample.txt.gz", "rb") as stream:
+    with gzip.open(REPO / "data/sample.txt.gz", "rb") as stream:
         text = stream.read(400_000)
     path = tmp_path / "sample.txt"
     path.write_bytes(text[: text.rfind(b" ")])
@@ -39,8 +39,8 @@ def corpus(tmp_path: Path) -> Path:
 @pytest.mark.parametrize("name", STUDIES)
 def test_each_study_starts(name: str) -> None:
     """``python studies/NAME/NAME.py --help`` answers with its usage, from any folder."""
-    done = subprocess.run([sys.executable, str(ROOT / "studies" / name / f"{name}.py"), "--help"],
-                          capture_output=True, text=True, timeout=120, cwd=ROOT / "studies")  # fmt: skip
+    done = subprocess.run([sys.executable, str(REPO / "studies" / name / f"{name}.py"), "--help"],
+                          capture_output=True, text=True, timeout=120, cwd=REPO / "studies")  # fmt: skip
     assert done.returncode == 0, done.stderr
     assert done.stdout.startswith(f"usage: {name}.py ")
 
@@ -173,13 +173,13 @@ def test_the_books_corpus_is_english_books_by_author_without_licences(tmp_path: 
     write_book(source / "Austen", "z-copy.txt", "Title: Emma\nLanguage: English", "Emma again" + long_text)
     write_book(source / "Austen", "f.txt", "Title: Fr\nLanguage: French", "Le livre" + long_text)
     out = tmp_path / "books.txt"
-    done = subprocess.run([sys.executable, str(ROOT / "studies/cbow_parity/books.py"), str(source), str(out)],
+    done = subprocess.run([sys.executable, str(REPO / "studies/cbow_parity/books.py"), str(source), str(out)],
                           capture_output=True, text=True, timeout=60)  # fmt: skip
     assert done.returncode == 0, done.stderr
     text = out.read_text()
     assert text.startswith("emma by jane word word") and " zed s two nd book word " in text
     assert "licence" not in text and "livre" not in text and "again" not in text and "\n" not in text
-    missing = subprocess.run([sys.executable, str(ROOT / "studies/cbow_parity/books.py"), str(tmp_path / "no"),
+    missing = subprocess.run([sys.executable, str(REPO / "studies/cbow_parity/books.py"), str(tmp_path / "no"),
                               str(tmp_path / "x.txt")], capture_output=True, text=True, timeout=60)  # fmt: skip
     assert missing.returncode != 0 and len(missing.stderr.strip().splitlines()) == 1
     assert not (tmp_path / "x.txt").exists()
@@ -200,7 +200,7 @@ def test_the_low16_draw_study_measures_both_draws(corpus: Path) -> None:
         kept = module.subsample(ids, keep, low16, 20)
         assert abs(kept.shape[0] - expected) < 0.02 * expected
         assert set(kept.tolist()) <= set(ids.tolist())
-    script = ROOT / "studies/cbow_parity/low16_draw.py"
+    script = REPO / "studies/cbow_parity/low16_draw.py"
     command = [sys.executable, str(script), str(corpus), "--passes", "1"]
     done = subprocess.run(command, capture_output=True, text=True, timeout=120)
     assert done.returncode == 0, done.stderr
@@ -248,7 +248,7 @@ def test_path_sharing_counts_the_node_rows_paths_share() -> None:
 
 
 def run_equal_time(*args: str, cwd: Path) -> subprocess.CompletedProcess:
-    command = [sys.executable, str(ROOT / "studies/equal_time/equal_time.py"), *args]
+    command = [sys.executable, str(REPO / "studies/equal_time/equal_time.py"), *args]
     return subprocess.run(command, capture_output=True, text=True, timeout=300, cwd=cwd)
 
 

@@ -8,16 +8,13 @@ import gzip
 import itertools
 import json
 import lzma
-import sys
 from pathlib import Path
 
 import numpy as np
 import pytest
-from conftest import Stdin
 from reference import read_word2vec
 from test_cli_train import FAST, train_ok
 
-from w2v.cli import main
 from w2v.cli.tools import read_word_list
 from w2v.config import load_preset
 from w2v.corpus.parts import Part
@@ -39,18 +36,6 @@ COMPRESSORS = {
 }
 
 
-def run(capsys, *argv, stdin: str | bytes | None = None, monkeypatch=None) -> tuple[int, str, str]:
-    if stdin is not None:
-        monkeypatch.setattr(sys, "stdin", Stdin(stdin))
-    try:
-        main([str(arg) for arg in argv])
-        code = 0
-    except SystemExit as exit:
-        code = exit.code
-    out, err = capsys.readouterr()
-    return code, out, err
-
-
 @pytest.fixture
 def eval_vectors(tmp_path) -> Path:
     from test_evaluate import MATRIX, WORDS
@@ -59,18 +44,18 @@ def eval_vectors(tmp_path) -> Path:
     return tmp_path / "v.txt"
 
 
-def eval_lines(capsys, vectors: Path, analogies: Path, pairs: Path) -> list[str]:
+def eval_lines(run_w2v, vectors: Path, analogies: Path, pairs: Path) -> list[str]:
     """``w2v eval``'s lines for the two sets, each without the set's path."""
-    code, out, err = run(capsys, "eval", "-v", vectors, "--analogies", analogies, "--similarity", pairs)
+    code, out, err = run_w2v("eval", "-v", vectors, "--analogies", analogies, "--similarity", pairs)
     assert (code, err) == (0, "")
     return [line.replace(str(analogies), "A").replace(str(pairs), "P") for line in out.splitlines()]
 
 
 @pytest.mark.parametrize("extension", list(COMPRESSORS))
-def test_eval_reads_compressed_sets(eval_vectors, tmp_path, capsys, extension):
+def test_eval_reads_compressed_sets(eval_vectors, tmp_path, run_w2v, extension):
     """``--analogies q.txt.gz``: decompressed as a corpus is, not read as text (which
     found no question in the gzip bytes, or 1,748 invalid lines and junk sections)."""
-    expected = eval_lines(capsys, eval_vectors, FIXTURES / "analogies.txt", FIXTURES / "pairs.tsv")
+    expected = eval_lines(run_w2v, eval_vectors, FIXTURES / "analogies.txt", FIXTURES / "pairs.tsv")
     assert expected[0].endswith("analogy accuracy 83.33% (5/6); 7 questions, 1 skipped (a word outside the "
                                 "17 most frequent), 1 invalid line")  # fmt: skip
     packed = []
@@ -78,18 +63,18 @@ def test_eval_reads_compressed_sets(eval_vectors, tmp_path, capsys, extension):
         path = tmp_path / (name + extension)
         path.write_bytes(COMPRESSORS[extension]((FIXTURES / name).read_bytes()))
         packed.append(path)
-    assert eval_lines(capsys, eval_vectors, *packed) == expected
+    assert eval_lines(run_w2v, eval_vectors, *packed) == expected
 
 
-def test_a_byte_order_mark_starts_no_line_of_an_evaluation_set(eval_vectors, tmp_path, capsys):
+def test_a_byte_order_mark_starts_no_line_of_an_evaluation_set(eval_vectors, tmp_path, run_w2v):
     """Before: the first line read '\\ufeff: gender', two words, an invalid line, and the
     header row of a pair file became a pair to skip."""
-    expected = eval_lines(capsys, eval_vectors, FIXTURES / "analogies.txt", FIXTURES / "pairs.tsv")
+    expected = eval_lines(run_w2v, eval_vectors, FIXTURES / "analogies.txt", FIXTURES / "pairs.tsv")
     marked = []
     for name in ("analogies.txt", "pairs.tsv"):
         (tmp_path / name).write_bytes(BOM + (FIXTURES / name).read_bytes())
         marked.append(tmp_path / name)
-    assert eval_lines(capsys, eval_vectors, *marked) == expected
+    assert eval_lines(run_w2v, eval_vectors, *marked) == expected
 
 
 @pytest.fixture
@@ -101,29 +86,27 @@ def spaced_vectors(tmp_path) -> Path:
     return tmp_path / "v.txt"
 
 
-def test_query_words_on_stdin_are_split_at_ascii_whitespace_only(spaced_vectors, capsys, monkeypatch):
+def test_query_words_on_stdin_are_split_at_ascii_whitespace_only(spaced_vectors, run_w2v):
     """Before: 'a\\u00a0b' on stdin asked for 'a' and 'b', and 'x\\u3000y y' answered
     for 'x' first; a word holding U+2028 or U+0085 could not be asked for at all."""
     stdin = "\n".join(UNICODE_SPACED) + "\nx\u3000y\ty\n"
-    code, out, err = run(capsys, "vector", "-v", spaced_vectors, stdin=stdin, monkeypatch=monkeypatch)
+    code, out, err = run_w2v("vector", "-v", spaced_vectors, stdin=stdin)
     assert (code, err) == (0, "")
     assert [line.rsplit(" ", 2)[0] for line in out.split("\n")[:-1]] == [*UNICODE_SPACED, "x\u3000y", "y"]
-    code, out, err = run(
-        capsys, "similarity", "-v", spaced_vectors, stdin="a\u00a0b x\u3000y\n", monkeypatch=monkeypatch
-    )
+    code, out, err = run_w2v("similarity", "-v", spaced_vectors, stdin="a\u00a0b x\u3000y\n")
     assert (code, err) == (0, "") and out.startswith("a\u00a0b\tx\u3000y\t")
-    code, out, err = run(capsys, "distance", spaced_vectors, stdin="p\u2028q\nEXIT\n", monkeypatch=monkeypatch)
+    code, out, err = run_w2v("distance", spaced_vectors, stdin="p\u2028q\nEXIT\n")
     assert (code, err) == (0, "") and "Word: p\u2028q  Position in vocabulary: 2\n" in out
 
 
-def test_evaluation_sets_split_words_at_ascii_whitespace_only(spaced_vectors, tmp_path, capsys):
+def test_evaluation_sets_split_words_at_ascii_whitespace_only(spaced_vectors, tmp_path, run_w2v):
     """Before: each line below was one invalid line (str.split found 8 words or 2 lines)."""
     analogies = tmp_path / "q.txt"
     analogies.write_text(": spaced\n" + " ".join(UNICODE_SPACED[:4]) + "\n" + " ".join(UNICODE_SPACED[1:]) + "\n")
     pairs = tmp_path / "p.txt"
     pairs.write_text("".join(f"{a} {b} {i}\n" for i, (a, b) in enumerate(itertools.pairwise(UNICODE_SPACED))))
     argv = ["eval", "-v", spaced_vectors, "--analogies", analogies, "--similarity", pairs, "--json"]
-    code, out, err = run(capsys, *argv)
+    code, out, err = run_w2v(*argv)
     assert (code, err) == (0, "")
     result = json.loads(out)
     [questions], [scored] = result["analogies"], result["similarity"]
@@ -131,13 +114,13 @@ def test_evaluation_sets_split_words_at_ascii_whitespace_only(spaced_vectors, tm
     assert (scored["pairs"], scored["missing"], scored["invalid"]) == (4, 0, 0)
 
 
-def test_a_byte_order_mark_on_stdin_starts_no_query(spaced_vectors, capsys, monkeypatch):
-    code, out, err = run(capsys, "vector", "-v", spaced_vectors, stdin=BOM + b"a b\n", monkeypatch=monkeypatch)
+def test_a_byte_order_mark_on_stdin_starts_no_query(spaced_vectors, run_w2v):
+    code, out, err = run_w2v("vector", "-v", spaced_vectors, stdin=BOM + b"a b\n")
     assert (code, err) == (0, "") and out.startswith("a ") and "\nb " in out
 
 
 @pytest.mark.parametrize("kind", ["word2vec text", "headerless", "npy"])
-def test_a_byte_order_mark_starts_no_vectors_file(tmp_path, capsys, kind):
+def test_a_byte_order_mark_starts_no_vectors_file(tmp_path, kind, run_w2v):
     """Before: 'bad header' for a word2vec file; the first word '\\ufeffking' of a
     headerless file, so 'king' was not in the vocabulary (did you mean: \\ufeffking?)."""
     vectors = Vectors(["king", "queen", "man"], np.eye(3, dtype=np.float32) / 2 + 1)  # not integers: GloVe's
@@ -151,7 +134,7 @@ def test_a_byte_order_mark_starts_no_vectors_file(tmp_path, capsys, kind):
         if kind == "headerless":
             path.write_bytes(path.read_bytes().split(b"\n", 1)[1])
     marked.write_bytes(BOM + marked.read_bytes())
-    code, out, err = run(capsys, "vector", "-v", path, "king")
+    code, out, err = run_w2v("vector", "-v", path, "king")
     assert (code, out, err) == (0, "king 1.5 1 1\n", "")
     assert Vectors.load(path).words == ["king", "queen", "man"]
 

@@ -12,12 +12,11 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from conftest import REPO
 
-from w2v.cli import main
 from w2v.files import url_timeout
 from w2v.vectors.wordvectors import Vectors
 
-REPO = Path(__file__).resolve().parents[1]
 SAMPLE = REPO / "data" / "sample.txt.gz"
 FAST = ["--threads", "1", "--seed", "1", "--epochs", "1", "--dim", "16"]
 
@@ -130,17 +129,6 @@ def raw_server(reply: bytes, stall: bool = False) -> Iterator[RawServer]:
         server.close()
 
 
-def run_main(capsys, argv: list) -> tuple[int, str, str]:
-    """``w2v ARGV`` in this process: its exit code, stdout and stderr."""
-    try:
-        main([str(arg) for arg in argv])
-        code = 0
-    except SystemExit as exit:
-        code = exit.code
-    out, err = capsys.readouterr()
-    return code, out, err
-
-
 TEXT = b"the quick brown fox jumps over the lazy dog\n" * 200  # 8,800 bytes
 CUT_SHORT = ["short Content-Length", "chunked reply cut"]
 BROKEN = r"Connection broken: IncompleteRead\(\d+ bytes read(, \d+ more expected)?\)\n"  # urllib3's words
@@ -156,22 +144,22 @@ def cut_short(kind: str, sent: bytes, promised: int) -> bytes:
 
 @pytest.mark.parametrize("kind", CUT_SHORT)
 @pytest.mark.parametrize("command", [["train", *FAST], ["vocab"], ["phrases"]])
-def test_a_corpus_cut_short_is_one_line(capsys, tmp_path, kind, command):
+def test_a_corpus_cut_short_is_one_line(tmp_path, kind, command, run_w2v):
     with raw_server(cut_short(kind, TEXT[:5000], 100_000)) as server:
         url = server.url("corpus.txt")
-        code, out, err = run_main(capsys, [command[0], url, "-o", tmp_path / "out", "-q", *command[1:]])
+        code, out, err = run_w2v(command[0], url, "-o", tmp_path / "out", "-q", *command[1:])
     assert (code, out) == (1, "") and re.fullmatch(f"w2v: error: cannot read corpus {re.escape(url)}: {BROKEN}", err)
     assert list(tmp_path.iterdir()) == []
 
 
 @pytest.mark.parametrize("kind", CUT_SHORT)
-def test_vectors_cut_short_are_one_line(capsys, tmp_path, kind):
+def test_vectors_cut_short_are_one_line(tmp_path, kind, run_w2v):
     words = [f"w{i}" for i in range(40)]
     Vectors(words, np.ones((40, 16), dtype=np.float32)).save(tmp_path / "v.bin", binary=True)
     body = (tmp_path / "v.bin").read_bytes()  # sent whole, where twice as much is promised
     with raw_server(cut_short(kind, body, 2 * len(body))) as server:
         url = server.url("v.bin")
-        code, out, err = run_main(capsys, ["similar", "w1", "-v", url])
+        code, out, err = run_w2v("similar", "w1", "-v", url)
     assert (code, out) == (1, "") and re.fullmatch(f"w2v: error: {re.escape(url)}: cannot read: {BROKEN}", err)
 
 
@@ -198,12 +186,12 @@ STALLED = b"HTTP/1.1 200 OK\r\nContent-Length: 100000\r\n\r\nthe quick "  # then
     ],
     ids=["corpus", "corpus without headers", "vectors"],
 )
-def test_a_server_that_stalls_is_one_line_after_the_timeout(capsys, monkeypatch, tmp_path, reply, argv, message):
+def test_a_server_that_stalls_is_one_line_after_the_timeout(monkeypatch, tmp_path, reply, argv, message, run_w2v):
     """``$W2V_URL_TIMEOUT`` (60 s by default) set short: the wait ends, with one line."""
     monkeypatch.setenv("W2V_URL_TIMEOUT", "0.2")
     with raw_server(reply, stall=True) as server:
         url = server.url("stalled.txt")
-        code, out, err = run_main(capsys, [arg.format(url=url, out=tmp_path / "out") for arg in argv])
+        code, out, err = run_w2v(*[arg.format(url=url, out=tmp_path / "out") for arg in argv])
     expected = message.format(url=url) + "the server sent nothing for 0.2 s ($W2V_URL_TIMEOUT sets how long to wait)"
     assert (code, out, err) == (1, "", f"w2v: error: {expected}\n")
     assert list(tmp_path.iterdir()) == []
@@ -219,9 +207,9 @@ def test_the_url_timeout_is_60_seconds_unless_set(monkeypatch, value, seconds):
 
 
 @pytest.mark.parametrize("value", ["soon", "0", "-1", "nan", "inf", "86401"])
-def test_a_timeout_that_is_no_number_of_seconds_is_one_line(capsys, monkeypatch, tmp_path, value):
+def test_a_timeout_that_is_no_number_of_seconds_is_one_line(monkeypatch, tmp_path, value, run_w2v):
     monkeypatch.setenv("W2V_URL_TIMEOUT", value)
     url = "http://127.0.0.1:9/corpus.txt"  # never reached
-    code, out, err = run_main(capsys, ["vocab", url, "-o", tmp_path / "out", "-q"])
+    code, out, err = run_w2v("vocab", url, "-o", tmp_path / "out", "-q")
     why = f"W2V_URL_TIMEOUT={value!r}: give the seconds a URL's server may stay silent, above 0 and at most 86,400"
     assert (code, out, err) == (1, "", f"w2v: error: cannot open corpus {url}: {why}\n")
