@@ -46,6 +46,7 @@ def w2v_bench(tmp_path_factory) -> Path:
     return folder
 
 
+@pytest.mark.slow
 def test_bench_w2v_smoke(w2v_bench: Path) -> None:
     """The script runs w2v and writes, into bench-results/ under the folder it runs in by
     default (never docs/), a Markdown report, the JSON of its runs beside it and, where
@@ -77,6 +78,7 @@ def report_only(path: str, *options: str, cwd: Path) -> subprocess.CompletedProc
     return subprocess.run(command, capture_output=True, text=True, timeout=120, cwd=cwd)
 
 
+@pytest.mark.slow
 def test_report_only_makes_the_runs_report_again_from_its_json(w2v_bench: Path, tmp_path: Path) -> None:
     """--report-only NAME.json runs nothing and writes, beside the JSON (here a copy of a
     run's), the report the run wrote, the same to the byte, and the plot where matplotlib is
@@ -93,6 +95,7 @@ def test_report_only_makes_the_runs_report_again_from_its_json(w2v_bench: Path, 
     assert (again / "benchmarks.json").read_bytes() == raw
 
 
+@pytest.mark.slow
 def test_report_only_refuses_what_is_not_a_runs_json(tmp_path: Path) -> None:
     """A file that is not a run's NAME.json, or one more option, gets one line on stderr and
     a non-zero exit status, and nothing is written."""
@@ -128,6 +131,7 @@ def table_rows(report: str, heading: str) -> dict[str, list[str]]:
     return rows
 
 
+@pytest.mark.slow
 def test_bench_subword_combos_smoke(corpus: Path, tmp_path: Path) -> None:
     """sg-sub and cbow-sub run by w2v, fastText and gensim's FastText (a peer not installed is
     skipped with a note): a row per system with numbers, the syntactic column, the ratios to
@@ -291,6 +295,7 @@ def run_ab(*args: str, cwd: Path) -> subprocess.CompletedProcess:
     return subprocess.run(command, capture_output=True, text=True, timeout=300, cwd=cwd)
 
 
+@pytest.mark.slow
 def test_ab_kernels_times_two_checkouts_on_alternated_runs(tmp_path: Path) -> None:
     """This checkout against itself on the sample corpus: a table of every combination
     at every size, the variant's speed over the base per round, and every run in --json."""
@@ -310,6 +315,7 @@ def test_ab_kernels_times_two_checkouts_on_alternated_runs(tmp_path: Path) -> No
     assert min(min(min(pair) for pair in runs) for runs in record["rates"].values()) > 0
 
 
+@pytest.mark.slow
 def test_ab_kernels_times_two_settings_of_one_checkout(tmp_path: Path) -> None:
     """--base-args and --variant-args: each side's own options, named on its line."""
     done = run_ab(str(REPO), "--corpus", str(REPO / "data/sample.txt.gz"), "--threads", "1", "--dims", "16",
@@ -322,6 +328,7 @@ def test_ab_kernels_times_two_settings_of_one_checkout(tmp_path: Path) -> None:
     assert any(line.startswith("| skip-gram NS, dim 16 | ") for line in lines)
 
 
+@pytest.mark.slow
 def test_ab_kernels_refuses_an_unknown_combination_or_size(tmp_path: Path) -> None:
     for option in (["--combos", "sg-xx"], ["--dims", "100,x"], ["--dims", "0"]):
         done = run_ab(str(REPO), "--corpus", str(REPO / "data/sample.txt.gz"), *option, cwd=tmp_path)
@@ -343,6 +350,7 @@ def test_ab_kernels_runs_each_checkouts_own_code(tmp_path: Path, monkeypatch) ->
     assert ab_kernels.imported_from(REPO) == (REPO / "w2v").resolve()
 
 
+@pytest.mark.slow
 def test_ab_kernels_refuses_a_folder_without_w2v(tmp_path: Path) -> None:
     done = run_ab(str(tmp_path), "--corpus", str(REPO / "data/sample.txt.gz"), cwd=tmp_path)
     assert done.returncode == 2

@@ -42,6 +42,7 @@ def test_a_training_run_scores_with_one_blas_thread(monkeypatch, tmp_path):
     assert {library: after[library] for library in before} == before
 
 
+@pytest.mark.slow
 def test_import_w2v_leaves_a_programs_blas_threads_as_they_are():
     """The library bounds BLAS only while a run scores (``limited``): ``import w2v``
     sets none of the variables a BLAS library reads as it loads, so that a program's

@@ -121,6 +121,7 @@ def demo_word(demo) -> Path:
     return demo
 
 
+@pytest.mark.slow
 def test_demo_word_writes_binary_vectors(demo_word):
     """-binary 1 -size 200: word2vec.c's binary file of 200 values a word, for the
     vocabulary at the default -min-count 5 (what -save-vocab lists)."""
@@ -134,6 +135,7 @@ def test_demo_word_writes_binary_vectors(demo_word):
     assert set(vectors.words) == {w for w, n in counts.items() if n >= 5}
 
 
+@pytest.mark.slow
 def test_demo_word_distance(demo_word, run_w2v):
     """``./distance vectors.bin``: distance.c's prompt, position lines and 40 rows."""
     vectors = Vectors.load(demo_word / "vectors.bin")
@@ -147,6 +149,7 @@ def test_demo_word_distance(demo_word, run_w2v):
     assert [w for w, _ in table(out)] == [w for w, _ in expected]
 
 
+@pytest.mark.slow
 def test_c_distance_reads_w2v_vectors(demo_word, run_w2v):
     """word2vec.c's own distance reads w2v's binary file and finds the same neighbours
     (scores equal to the printed 6 decimals, but for float rounding)."""
@@ -174,6 +177,7 @@ def analogy_questions(words: list[str], sections: int, per_section: int, seed: i
     return "\n".join(lines) + "\n"
 
 
+@pytest.mark.slow
 def test_demo_word_accuracy(demo_word, run_w2v):
     """``./compute-accuracy vectors.bin 30000 < questions-words.txt``: compute-accuracy.c's
     report; where word2vec.c is installed, its program prints the same sections, the
@@ -238,6 +242,7 @@ def demo_phrases(demo) -> Path:
     return demo
 
 
+@pytest.mark.slow
 def test_demo_phrases(demo_phrases, run_w2v):
     """Two passes join phrases of up to four words; the vectors file holds them."""
     phrased = (demo_phrases / "news.2012.en.shuffled-norm0-phrase1").read_text().split()
@@ -250,6 +255,7 @@ def test_demo_phrases(demo_phrases, run_w2v):
     assert code == 0 and len(table(out)) == 40
 
 
+@pytest.mark.slow
 def test_word2phrase_joins_as_word2phrase_c(demo_phrases):
     """word2vec.c's word2phrase, run twice on the same corpus, gives the same words."""
     first = demo_phrases / "c-phrase0"
@@ -264,6 +270,7 @@ def test_word2phrase_joins_as_word2phrase_c(demo_phrases):
         assert (demo_phrases / ours).read_text().split() == (demo_phrases / theirs).read_text().split()
 
 
+@pytest.mark.slow
 def test_demo_phrase_accuracy(demo_phrases, run_w2v):
     """``./compute-accuracy vectors-phrase.bin < questions-phrases.txt``: no threshold,
     all the words; the phrases are words like any other."""
@@ -299,6 +306,7 @@ def test_no_output_counts_the_vocabulary_only(demo, run_w2v):
     assert counts["the"] == words.count("the")
 
 
+@pytest.mark.slow
 def test_vocabulary_as_word2vec_c(demo, run_w2v):
     """word2vec.c's -save-vocab on the same corpus: the same words and counts, but its
     </s> (a newline read as a word)."""

@@ -92,6 +92,7 @@ def test_classes_cli_exact_output(tmp_path):
     assert vocab_order.read_text() == "dog 0\ncat 0\none 1\nred 2\ntwo 1\nmouse 0\nblue 2\nthree 1\ngreen 2\n"
 
 
+@pytest.mark.slow
 def test_classes_cli_errors(cli, tmp_path):
     vectors = tmp_path / "v.txt"
     Vectors(WORDS, clustered_vectors()).save(vectors)

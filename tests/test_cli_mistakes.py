@@ -197,6 +197,7 @@ def console_script() -> str:
 RUNNERS = {"w2v": console_script(), "python -m w2v": "import runpy; runpy.run_module('w2v', run_name='__main__')\n"}
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize(
     "module, runner",
     [
@@ -695,6 +696,7 @@ def test_failed_training_leaves_save_vocab_untouched(ws, run_w2v):
     assert snapshot(ws) == before
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize(
     ("line", "code", "culprit"),
     [
@@ -729,6 +731,7 @@ def run_with_file_size_limit(
     )
 
 
+@pytest.mark.slow
 def test_a_full_tmpdir_while_encoding_is_one_line(ws):
     """The encoded corpus is written to $TMPDIR (3,280 bytes of ids here): when that fails,
     one line says where and why, and the temporary folder is removed."""
@@ -741,6 +744,7 @@ def test_a_full_tmpdir_while_encoding_is_one_line(ws):
     assert snapshot(ws) == before
 
 
+@pytest.mark.slow
 def test_a_full_disk_names_the_file_that_failed(ws):
     """``convert vecs.bin full/x.npy`` on a full disk names x.npy and the reason (the 368-byte
     matrix fails at 200 bytes; its 40-byte vocabulary would not)."""
@@ -760,6 +764,7 @@ STDOUT_COMMANDS = [  # each writes more than 40 bytes to standard output
 ]
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("unbuffered", [True, False], ids=["PYTHONUNBUFFERED", "buffered"])
 @pytest.mark.parametrize("line", STDOUT_COMMANDS)
 def test_standard_output_cut_short_is_one_line(ws, line, unbuffered):
@@ -776,6 +781,7 @@ def test_standard_output_cut_short_is_one_line(ws, line, unbuffered):
     )
 
 
+@pytest.mark.slow
 @pytest.mark.skipif(not HAS_DEV_FULL, reason="no /dev/full")
 def test_training_to_a_full_standard_output_is_one_line(ws):
     """``w2v train corpus.txt -o - > /dev/full`` was an OSError traceback."""
@@ -803,6 +809,7 @@ def run_without_stream(folder: Path, argv: list[str], fd: int) -> subprocess.Com
     )
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize(
     ("line", "fd", "message"),
     [
@@ -824,6 +831,7 @@ def test_a_closed_standard_stream_is_one_line(ws, line, fd, message):
     assert snapshot(ws) == before
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("fd", [0, 1], ids=["<&-", ">&-"])
 def test_a_closed_standard_stream_that_is_not_used_is_no_error(ws, fd):
     done = run_without_stream(ws, ["convert", "vecs.bin", "out.txt"], fd)

@@ -257,6 +257,7 @@ def run_buffered(argv: list[str], cwd: Path, **popen) -> subprocess.Popen:
     return subprocess.Popen([sys.executable, "-m", "w2v", *argv], cwd=cwd, env=env, stderr=subprocess.PIPE, **popen)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("command", CLOSED_PIPE_COMMANDS)
 def test_a_closed_pipe_ends_every_command_quietly(tmp_path, tiny_corpus, command):
     """Output into a pipe nobody reads any more (its reader gone before the first write, so
@@ -272,6 +273,7 @@ def test_a_closed_pipe_ends_every_command_quietly(tmp_path, tiny_corpus, command
     assert (w2v.returncode, err.decode()) == (141, "")
 
 
+@pytest.mark.slow
 def test_a_pipe_closed_after_the_first_line(tmp_path):
     """``w2v similar ... | head -1``: the reader takes one line and goes; the rest (far more
     than a pipe holds) fails to be written, quietly."""

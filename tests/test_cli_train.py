@@ -12,6 +12,8 @@ import pytest
 from conftest import without_progress
 from reference import read_word2vec
 
+pytestmark = pytest.mark.slow  # every test here runs ``python -m w2v``
+
 FAST = ("--dim", "16", "--min-count", "1", "--epochs", "1", "--threads", "1", "-q")
 SAME_HASH = {"PYTHONHASHSEED": "0"}
 

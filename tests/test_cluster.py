@@ -24,6 +24,8 @@ from w2v.cluster.training import ClusterRun
 from w2v.errors import ClusterLost, ConfigError, CorpusError, W2VError
 from w2v.vectorio.modelfile import TrainState, checkpoint_path
 
+pytestmark = pytest.mark.slow  # every test here starts a Dask cluster: processes, or threads that train
+
 distributed = pytest.importorskip("distributed")
 psutil = pytest.importorskip("psutil")  # a dependency of distributed
 

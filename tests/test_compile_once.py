@@ -15,6 +15,8 @@ from compiles import COUNT_COMPILES
 
 import w2v
 
+pytestmark = pytest.mark.slow  # the test runs ``python -m w2v`` with an empty cache
+
 CHILD = (
     COUNT_COMPILES
     + """

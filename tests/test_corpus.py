@@ -111,6 +111,7 @@ def test_python_sentences_cut_words_at_max_word_bytes():
     ]
 
 
+@pytest.mark.slow
 def test_vocab_train_and_phrases_agree_on_words_longer_than_max_word_bytes(tmp_path, cli):
     """``w2v vocab``, ``w2v train`` and ``w2v phrases`` read a corpus holding runs of MAX_WORD_BYTES
     - 1, MAX_WORD_BYTES, + 1 and 2.5 times it as len(text.split()) tokens, the longer ones cut to
@@ -230,6 +231,7 @@ def test_compressed_sources(tmp_path, suffix, compress):
     assert len(sentences_of(plain)) == 150
 
 
+@pytest.mark.slow
 def test_local_compressed_files_are_read_without_smart_open(tmp_path):
     """smart_open (0.15-0.2 s and 26 MB to import) is for URLs; the standard library reads local files."""
     packed = write(tmp_path, "c.txt.gz", gzip.compress(CONTENT))
@@ -257,6 +259,7 @@ def test_folder_reads_files_in_sorted_order(tmp_path):
     assert sentences == [[b"a1", b"a2"], [b"b1", b"b2"], [b"c1"]]
 
 
+@pytest.mark.slow
 def test_stdin_reads_the_same_tokens(tmp_path):
     path = write(tmp_path, "c.txt", CONTENT)
     script = (
@@ -314,6 +317,7 @@ def run_on_pipe(data: bytes, *args) -> subprocess.CompletedProcess:
         os.close(read_end)
 
 
+@pytest.mark.slow
 def test_process_substitution_is_read_as_a_stream(tmp_path, cli):
     """``w2v vocab <(zcat corpus.gz)`` counts what the file gives; ``w2v train <(...)`` trains."""
     done = run_on_pipe(CONTENT, "vocab", "{fd}", "-o", tmp_path / "pipe.txt", "--min-count", "1")
@@ -326,6 +330,7 @@ def test_process_substitution_is_read_as_a_stream(tmp_path, cli):
     assert (tmp_path / "v.txt").read_bytes().startswith(b"11 100\n")  # the words of CONTENT
 
 
+@pytest.mark.slow
 def test_phrases_spool_a_stream_and_train_phrases_refuses_one(tmp_path, cli):
     """``w2v phrases`` reads its corpus twice: a pipe is copied first; ``train --phrases`` and
     ``learn_phrases`` refuse one in one line."""
@@ -386,6 +391,7 @@ def test_check_text_leaves_streams_unread(fifo):
     assert sentences_of(path) == [line.split() for line in TEXT.splitlines()]  # all of it still there
 
 
+@pytest.mark.slow
 def test_binary_data_on_standard_input_gets_the_warning_a_file_gets(tmp_path, cli):
     """Standard input was never checked (reading it consumes it): its first megabyte is
     read ahead for the check, then trained on with the rest, as the same bytes in a file."""
@@ -412,6 +418,7 @@ def test_without_outputs_compares_real_paths(tmp_path):
     assert skipped == [str(tmp_path / "ckpt" / "state.npz"), str(tmp_path / "link.bin"), str(tmp_path / "out.bin")]
 
 
+@pytest.mark.slow
 def test_commands_never_read_their_own_outputs_and_warn_about_binary_files(tmp_path, cli):
     """``w2v train folder/ -o folder/vectors.bin`` run twice: the second run leaves out what it
     writes (the vectors, the vocabulary, the checkpoint's files) with a note, and counts the same

@@ -159,6 +159,7 @@ def expected_target_step(p: np.ndarray, q: np.ndarray, samples: int, keep_hits: 
     return float(np.mean((targets == top) - mass))
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("samples", [5, 25, 100, 1000])
 def test_sampled_softmax_is_consistent_at_the_true_logits(samples):
     """At the true logits the expected step vanishes for every K when the draws that
@@ -244,6 +245,7 @@ def chain_score(folder, **loss):
     return score, neighbour_entropy(transitions, held_words)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("loss", [dict(softmax=True), dict(hs=True), dict(nce=25)])
 def test_a_markov_chain_is_learnt_down_to_its_entropy(loss, tmp_path):
     """Skip-gram, window 1, on text from a 20-state chain: held-out bits per word near
@@ -255,6 +257,7 @@ def test_a_markov_chain_is_learnt_down_to_its_entropy(loss, tmp_path):
         assert abs(score.mean_log_z) < 0.5  # self-normalised
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("loss", [dict(negative=5), dict(sampled_softmax=100)])
 def test_sampled_losses_score_as_the_full_softmax_on_a_chain(loss, tmp_path):
     """On the chain the full softmax scores 2.3456 held-out bits per word (the
@@ -285,6 +288,7 @@ def z1_divergence(state: TrainState, transitions: np.ndarray, states: list[int])
     return float((pi[seen] * terms.sum(axis=1)).sum())
 
 
+@pytest.mark.slow
 def test_nce_approaches_the_true_distribution_as_k_grows(tmp_path):
     """NCE is consistent for every K; with finite data its estimate is closer to the
     truth the more noise words it sees. Skip-gram, window 1, on 3,000 words of the

@@ -105,6 +105,7 @@ def test_a_new_file_gets_the_umask_permissions(tmp_path):
     assert mode_of(tmp_path / "new.txt") == 0o666 & ~current_umask()
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("umask", [0o077, 0o027, 0o002])
 def test_the_umask_is_the_process_umask(tmp_path, umask):
     """The umask is read once, at import: a process started with another one uses it."""

@@ -206,6 +206,7 @@ def test_corpus_of_any_bytes(scratch, data, block_bytes, max_tokens, max_word):
     assert got == expected_sentences(data, max_word, max_tokens)
 
 
+@pytest.mark.slow
 @FUZZ
 @given(text=CORPUS_BYTES, suffix=st.sampled_from(sorted(CODECS)), draw=st.data())
 def test_compressed_corpus_damaged_or_not(scratch, text, suffix, draw):
@@ -232,6 +233,7 @@ def test_compressed_corpus_damaged_or_not(scratch, text, suffix, draw):
         event("read")
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("kind", ["run", "run.gz", "words"])
 def test_a_50mb_line_streams_in_bounded_memory(tmp_path, kind):
     """One 50 MB run without whitespace (one token, cut to MAX_WORD_BYTES), or 50 MB of words
@@ -371,6 +373,7 @@ def check_load(path, binary: bool | None, limit: int | None) -> Vectors | None:
     return got
 
 
+@pytest.mark.slow
 @FUZZ
 @given(v=vectors(), binary=st.booleans(), gz=st.booleans())
 def test_saved_vectors_load_back(scratch, v, binary, gz):
@@ -388,6 +391,7 @@ def test_saved_vectors_load_back(scratch, v, binary, gz):
 VECTOR_DAMAGE = ["truncate", "flip", "nul", "utf8", "insert", "delete", "repeat", "no final newline", "header"]
 
 
+@pytest.mark.slow
 @FUZZ
 @given(v=vectors(), saved_binary=st.booleans(), draw=st.data())
 def test_damaged_vectors_file(scratch, v, saved_binary, draw):
@@ -438,6 +442,7 @@ def npy_bytes(header: bytes, body: bytes) -> bytes:
     return b"\x93NUMPY\x01\x00" + struct.pack("<H", len(header)) + header + body
 
 
+@pytest.mark.slow
 @FUZZ
 @given(draw=st.data())
 def test_arbitrary_npy_exports(scratch, draw):
@@ -500,6 +505,7 @@ def test_huge_header_counts_are_quick_errors(tmp_path, header, name):
     assert growth < 40, f"peak memory rose {growth} MiB for a file of {len(blob)} bytes"
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("binary", [True, False])
 @pytest.mark.parametrize("ending", [b"", b"\n"])
 def test_a_50mb_line_in_a_vectors_file(tmp_path, monkeypatch, binary, ending):

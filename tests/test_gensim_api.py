@@ -149,6 +149,7 @@ def analogy_file(tmp_path, per_section: int | None = None):
     return path
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize(
     "settings", [{}, {"restrict_vocab": 2000}, {"case_insensitive": False}, {"dummy4unknown": True}]
 )

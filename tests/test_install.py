@@ -17,6 +17,8 @@ from pathlib import Path
 import pytest
 from conftest import REPO
 
+pytestmark = pytest.mark.slow  # the test builds a wheel and installs it in a new environment
+
 SHIPPED = ["w2v/configs/cbow-ns.toml", "w2v/data/questions-words.txt", "w2v/data/wordsim353.tsv"]
 
 

@@ -73,6 +73,7 @@ def make_probe(folder: Path) -> Path:
     return package
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("cache_dir", [False, True], ids=["beside the sources", "NUMBA_CACHE_DIR"])
 def test_a_changed_helper_compiles_the_kernel_that_inlines_it_again(tmp_path, cache_dir):
     package = make_probe(tmp_path)
@@ -115,6 +116,7 @@ def test_relative_imports_resolve_against_the_package(tmp_path):
     }
 
 
+@pytest.mark.slow
 def test_with_no_writable_cache_folder_every_run_compiles(tmp_path):
     """Numba finds no folder to cache in (the package's ``__pycache__`` is a file, and so
     are NUMBA_CACHE_DIR's and the user's cache folders' parents): the kernel is
@@ -145,6 +147,7 @@ DAMAGE = {
 }
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("suffix", [".nbi", ".nbc"])
 @pytest.mark.parametrize("damage", list(DAMAGE))
 def test_a_damaged_cache_file_is_compiled_again(tmp_path, damage, suffix):
@@ -169,6 +172,7 @@ def test_damaged_files_are_named_in_one_line(capsys):
     assert capsys.readouterr().err == ("w2v: 1 damaged file(s) of Numba's cache found and compiled again, in /cache\n")
 
 
+@pytest.mark.slow
 def test_numbas_own_cache_files_are_a_plain_miss(tmp_path):
     """Files that Numba's own cache wrote (an earlier w2v's) are not taken for damage:
     the function compiles again without a word."""

@@ -148,6 +148,7 @@ def test_kernel_matches_reference_with_repeated_and_distinct_noise_words(name, s
     check_against_reference(CASES[name], tokens, window=3, counts=counts)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("window", [5, 12, 20])
 @pytest.mark.parametrize("negative", [5, 39, 40, 64, 200])
 @pytest.mark.parametrize("kind", [kernels.NS, kernels.NCE, kernels.SAMPLED_SOFTMAX])

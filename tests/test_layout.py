@@ -133,6 +133,7 @@ def test_only_numba_modules_are_imported_lazily():
     assert lazy == set()
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("module", ["w2v", "w2v.cli"])
 def test_importing_w2v_loads_no_numba_dask_or_matplotlib(module):
     heavy = ("numba", "dask", "matplotlib", "smart_open")
@@ -141,6 +142,7 @@ def test_importing_w2v_loads_no_numba_dask_or_matplotlib(module):
     assert loaded.strip() == "[]"
 
 
+@pytest.mark.slow
 def test_import_w2v_runs_no_other_module_and_its_names_come_when_asked_for():
     """``import w2v`` imports nothing else (so the command reaches ``w2v.cli``'s Ctrl-C guard at
     once); each public name is its module's object, and ``w2v.train`` stays the function after

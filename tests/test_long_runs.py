@@ -701,6 +701,7 @@ def start_training(args, sigint=signal.SIG_DFL) -> subprocess.Popen:
     raise AssertionError(f"the run ended before training: {seen[-500:]!r}")
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize(
     ("signum", "code", "word"), [(signal.SIGINT, 130, "interrupted"), (signal.SIGTERM, 143, "terminated")]
 )
@@ -724,6 +725,7 @@ def test_cli_signal_saves_a_checkpoint_and_resume_finishes_the_run(wiki6, tmp_pa
     assert out.read_bytes() == expected.read_bytes()
 
 
+@pytest.mark.slow
 def test_cli_started_with_sigint_ignored_keeps_ignoring_it(wiki6, tmp_path):
     """As any Unix tool: a run started with SIGINT ignored (a script's
     ``&`` job) is not stopped by it, here while its workers train and the main
@@ -736,6 +738,7 @@ def test_cli_started_with_sigint_ignored_keeps_ignoring_it(wiki6, tmp_path):
     assert Vectors.load(out).vectors.shape[1] == 12
 
 
+@pytest.mark.slow
 def test_cli_resume_refuses_new_training_settings(tiny_corpus, tmp_path, cli):
     folder = tmp_path / "ck"
     assert (
@@ -755,6 +758,7 @@ def test_cli_resume_refuses_new_training_settings(tiny_corpus, tmp_path, cli):
     assert Vectors.load(tmp_path / "w.txt").words == Vectors.load(tmp_path / "v.txt").words
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize(
     ("args", "message"),
     [
@@ -769,6 +773,7 @@ def test_cli_long_run_mistakes(tiny_corpus, tmp_path, cli, args, message):
     assert not (tmp_path / "v.txt").exists()
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("minutes", ["nan", "inf"])
 def test_cli_checkpoint_every_must_be_finite(tiny_corpus, tmp_path, cli, minutes):
     """NaN minutes passed --checkpoint-every's range (x>0) and never checkpointed."""
@@ -783,12 +788,14 @@ def test_cli_checkpoint_every_must_be_finite(tiny_corpus, tmp_path, cli, minutes
         train(str(tiny_corpus), checkpoint=str(folder), checkpoint_every=float("nan"))
 
 
+@pytest.mark.slow
 def test_cli_no_corpus(cli):
     result = cli("train")
     assert result.returncode == 2
     assert result.stderr.decode().strip() == "w2v: error: give a CORPUS (or --resume FOLDER)"
 
 
+@pytest.mark.slow
 def test_cli_save_model_then_continue_with_new_words(tiny_corpus, tmp_path, cli):
     model = tmp_path / "model.npz"
     args = ["--dim", "8", "--min-count", "1", "--epochs", "1", "-q"]
@@ -806,6 +813,7 @@ def test_cli_save_model_then_continue_with_new_words(tiny_corpus, tmp_path, cli)
     assert os.path.getsize(tmp_path / "w.txt") > 0 and checkpoint_path("x") == os.path.join("x", "checkpoint.npz")
 
 
+@pytest.mark.slow
 def test_cli_resumes_a_checkpoint_made_by_the_api(corpus, uninterrupted, tmp_path, cli, monkeypatch):
     slow_down(monkeypatch)
     with pytest.raises(KeyboardInterrupt):
@@ -820,6 +828,7 @@ def test_cli_resumes_a_checkpoint_made_by_the_api(corpus, uninterrupted, tmp_pat
     np.testing.assert_array_equal(Vectors.load(out).vectors, uninterrupted.vectors)
 
 
+@pytest.mark.slow
 def test_cli_checkpoint_folder_in_use_fails_at_once(tiny_corpus, tmp_path, cli):
     folder, out = tmp_path / "ck", tmp_path / "v.bin"
     folder.mkdir()
@@ -842,6 +851,7 @@ def finished_checkpoint(tiny_corpus, tmp_path, cli):
     return folder
 
 
+@pytest.mark.slow
 def test_cli_resume_names_the_files_it_writes(finished_checkpoint, tmp_path, cli):
     """A checkpoint names its outputs like a script: a resumed run says where it
     writes before it starts, even with -q, also where a crafted checkpoint points."""
@@ -860,6 +870,7 @@ def test_cli_resume_names_the_files_it_writes(finished_checkpoint, tmp_path, cli
     assert elsewhere.exists() and (tmp_path / "m.npz").exists() and (tmp_path / "c.txt").exists()
 
 
+@pytest.mark.slow
 def test_cli_resume_refuses_a_checkpoint_with_nan_weights(finished_checkpoint, tmp_path, cli):
     rewritten(checkpoint_path(finished_checkpoint), checkpoint_path(finished_checkpoint), poisoned)
     done = cli("train", "--resume", finished_checkpoint, "-q")
@@ -870,6 +881,7 @@ def test_cli_resume_refuses_a_checkpoint_with_nan_weights(finished_checkpoint, t
     assert sorted(p.name for p in tmp_path.iterdir()) == ["ck"]
 
 
+@pytest.mark.slow
 def test_a_fresh_run_refuses_a_checkpoint_folder_holding_an_unfinished_run(corpus, tmp_path, cli, monkeypatch):
     """--checkpoint FOLDER holding a run stopped at epoch 2 of 3 replaced it with a new run
     (its epochs left lost): refused, naming --resume and how to start afresh; resuming it

@@ -68,6 +68,7 @@ def test_corpus_generator_is_what_it_says(tmp_path):
     assert {t for t in tokens if t.startswith(b"f")} == {b"f00000", b"f00001", b"f00002"}
 
 
+@pytest.mark.slow
 def test_peak_rss_of_training_on_five_million_distinct_words_is_bounded(tmp_path):
     """``w2v train --epochs 1 --prune-at 500000`` on 5,000,000 distinct words
     (6.25M tokens, 44 MB) peaks under LIMIT_MB = 450 MB of RSS.
@@ -98,6 +99,7 @@ CLAIMED_DIM = 2_000_000
 HELD_RECORDS = 12
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("binary", [False, True])
 def test_compressed_vectors_take_the_memory_of_what_they_hold_not_of_their_header(tmp_path, binary):
     """A 50-100 KB ``.gz`` whose header promises 1,000 records of 2,000,000 values (8 GB)
@@ -147,6 +149,7 @@ def threads_at_exit(args: list[str], **env) -> tuple[int, str]:
     return int(threads), setting
 
 
+@pytest.mark.slow
 @COUNTS_THREADS
 @pytest.mark.parametrize("command", ["train", "vocab"])
 def test_a_command_without_matrix_products_starts_no_blas_threads(tmp_path, tiny_corpus, command):
@@ -160,12 +163,14 @@ def test_a_command_without_matrix_products_starts_no_blas_threads(tmp_path, tiny
     assert threads_at_exit(args) == (1, "1")
 
 
+@pytest.mark.slow
 @COUNTS_THREADS
 def test_a_blas_thread_count_the_user_set_is_kept(tmp_path, tiny_corpus):
     args = ["train", str(tiny_corpus), "-o", str(tmp_path / "v.bin"), "-q"]
     assert threads_at_exit(args, OPENBLAS_NUM_THREADS="2")[1] == "2"
 
 
+@pytest.mark.slow
 @COUNTS_THREADS
 def test_a_command_of_matrix_products_keeps_the_blas_threads(tmp_path):
     """``w2v similar``: a product of the vocabulary's matrix, which BLAS's threads share."""
@@ -181,6 +186,7 @@ SCIPY_BLAS_AT_EXIT = (
 )
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("command", ["train", "vocab"])
 def test_a_command_that_trains_or_counts_loads_no_scipy_blas(tmp_path, tiny_corpus, command):
     """Numba loads SciPy's BLAS with its first kernel where SciPy is installed, and that
@@ -203,6 +209,7 @@ def test_the_commands_that_keep_the_blas_threads_are_commands():
 LONG_WORD = 1_000_000
 
 
+@pytest.mark.slow
 def test_a_fasttext_model_of_a_million_byte_word_is_queried_in_memory_linear_in_it(tmp_path):
     """``w2v similar alpha -v`` on a 1 MB fastText ``.bin`` whose dictionary holds a word
     of 1,000,000 bytes (4 million n-grams) answers with its peak RSS under 300 MB.

@@ -74,6 +74,7 @@ def test_even_bounds_and_how_sources_are_cut(tmp_path):
     assert not holds_words(Part(str(packed)))
 
 
+@pytest.mark.slow
 def test_counts_of_parts_merge_to_the_whole_corpus(wiki6):
     whole = count_table([str(wiki6)])
     tables = [count_table([part]) for part in split_sources([str(wiki6)], 7)]
@@ -262,6 +263,7 @@ def test_mixed_combines_input_vectors_as_adaptive_and_output_vectors_with_moment
         combine(mixed, reports, 4, "mixed", {"syn0": np.zeros_like(start), "syn1neg": np.zeros_like(start)})
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("loss", [{}, {"hs": True}], ids=["ns", "hs"])
 def test_one_replica_in_rounds_is_the_plain_run(wiki6, tmp_path, loss):
     corpus = tmp_path / "corpus.txt"

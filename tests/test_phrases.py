@@ -173,12 +173,14 @@ def test_cli_writes_joined_corpus_and_table(corpus, tmp_path):
     )
 
 
+@pytest.mark.slow
 def test_cli_stdin_and_stdout(cli, tmp_path):
     done = cli("phrases", "-", "-o", "-", "--min-count", "1", "--threshold", "1", "-q", input=CORPUS.encode())
     assert done.returncode == 0, done.stderr.decode()
     assert done.stdout.decode() == JOINED
 
 
+@pytest.mark.slow
 def test_cli_errors_are_one_line(cli, corpus, tmp_path):
     done = cli("phrases", corpus, "-o", tmp_path / "o.txt", "--scoring", "npmi", "--threshold", "5")
     assert done.returncode == 2

@@ -33,6 +33,7 @@ def train_args(corpus, out, preset):
     return ["train", str(corpus), "--config", preset, "-o", str(out), *quick]
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("name", NAMES)
 def test_preset_trains_through_the_cli_by_name(name, corpus, tmp_path, monkeypatch):
     monkeypatch.chdir(tmp_path)  # the name is looked up in the package, not in the working folder
@@ -119,6 +120,7 @@ def test_preset_keys_are_train_options(name):
     assert load_preset(name, allowed)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("preset", [*NAMES, "default-skipgram", "default-cbow"])
 def test_no_false_divergence_alarm_on_real_text(preset, wiki6, monkeypatch):
     """The presets and the defaults (one epoch on the 6 MB Wikipedia slice) keep every

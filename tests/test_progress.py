@@ -12,6 +12,7 @@ import sys
 import termios
 
 import numpy as np
+import pytest
 
 import w2v
 from w2v import progress
@@ -170,6 +171,7 @@ def test_chunk_counter_reports_bytes_as_stored(tmp_path):
     assert any(0 < s.bytes_read < total for s in statuses)  # the chunks of the first file
 
 
+@pytest.mark.slow
 def test_chunk_counter_reads_a_pipe_in_content_bytes(tmp_path):
     data = b"one two three\n" * 100
     script = (
@@ -245,6 +247,7 @@ def run_w2v(args, cwd, terminal: bool) -> str:
     return received.decode()
 
 
+@pytest.mark.slow
 def test_train_prints_lines_when_stderr_is_not_a_terminal(tiny_corpus, tmp_path):
     err = run_w2v(["train", tiny_corpus, "-o", tmp_path / "v.bin", *FAST], tmp_path, terminal=False)
     lines = [line for line in err.splitlines() if not line.startswith("w2v: compiling")]  # a first run's note
@@ -257,6 +260,7 @@ def test_train_prints_lines_when_stderr_is_not_a_terminal(tiny_corpus, tmp_path)
     assert lines[-1].startswith("w2v: 12 words in vocabulary")
 
 
+@pytest.mark.slow
 def test_train_draws_bars_on_a_terminal(tiny_corpus, tmp_path):
     err = run_w2v(["train", tiny_corpus, "-o", tmp_path / "v.bin", *FAST], tmp_path, terminal=True)
     tokens = len(tiny_corpus.read_text().split())
@@ -265,6 +269,7 @@ def test_train_draws_bars_on_a_terminal(tiny_corpus, tmp_path):
     assert err.splitlines()[-1].startswith("w2v: 12 words in vocabulary")
 
 
+@pytest.mark.slow
 def test_vocab_phrases_and_classes_show_progress(tiny_corpus, tmp_path):
     err = run_w2v(["vocab", tiny_corpus, "-o", tmp_path / "vocab.txt"], tmp_path, terminal=False)
     assert err.splitlines()[-1].startswith("w2v: reading: 100% (")

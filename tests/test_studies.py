@@ -36,6 +36,7 @@ def corpus(tmp_path: Path) -> Path:
     return path
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("name", STUDIES)
 def test_each_study_starts(name: str) -> None:
     """``python studies/NAME/NAME.py --help`` answers with its usage, from any folder."""
@@ -163,6 +164,7 @@ def write_book(folder: Path, name: str, head: str, body: str) -> None:
     (folder / name).write_text(f"{head}\n{marker.format('START')}\n{body}\n{marker.format('END')}\nlicence text\n")
 
 
+@pytest.mark.slow
 def test_the_books_corpus_is_english_books_by_author_without_licences(tmp_path: Path) -> None:
     """studies/cbow_parity/books.py: the books between their licence markers, English only,
     each book once (the first file of a title: files in path order), by author folder then
@@ -185,6 +187,7 @@ def test_the_books_corpus_is_english_books_by_author_without_licences(tmp_path: 
     assert not (tmp_path / "x.txt").exists()
 
 
+@pytest.mark.slow
 def test_the_low16_draw_study_measures_both_draws(corpus: Path) -> None:
     """studies/cbow_parity/low16_draw.py: the low 16 bits' consecutive draws are
     correlated where the probability is small and not where it is large; both draws
@@ -252,6 +255,7 @@ def run_equal_time(*args: str, cwd: Path) -> subprocess.CompletedProcess:
     return subprocess.run(command, capture_output=True, text=True, timeout=300, cwd=cwd)
 
 
+@pytest.mark.slow
 def test_equal_time_sweeps_resumes_and_ends_the_report(corpus: Path, tmp_path: Path) -> None:
     """A run per epoch count, saved as it goes; a second --run finds nothing left to do, a
     third runs again the one marked failed; the section replaces its earlier self at the
@@ -280,6 +284,7 @@ def test_equal_time_sweeps_resumes_and_ends_the_report(corpus: Path, tmp_path: P
     assert out.read_text() == report
 
 
+@pytest.mark.slow
 def test_equal_time_refuses_runs_of_other_settings(corpus: Path, tmp_path: Path) -> None:
     raw = tmp_path / "sweep.json"
     raw.write_text(json.dumps({"settings": {"dim": 7}, "runs": [], "commands": []}))

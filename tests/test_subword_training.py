@@ -52,6 +52,7 @@ def test_an_unseen_inflection_is_nearer_its_stem_than_other_words(inflected):
         assert own > max(cosine(built, vectors[word]) for word in OTHERS), stem
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("loss", [dict(negative=3), dict(hs=True)])
 def test_no_ngrams_trains_as_without_subwords(tiny_corpus, loss):
     """``maxn=0``: each word is its own row alone, and skip-gram's subword path gives
@@ -87,6 +88,7 @@ def test_a_model_file_answers_known_and_unseen_words(tiny_corpus, tmp_path):
     assert "cats" in loaded and "cats" not in loaded.key_to_index and "cats" not in written
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("model", ["skipgram", "cbow"])
 def test_threads_1_runs_are_byte_identical(tiny_corpus, tmp_path, model):
     digests = set()
@@ -130,6 +132,7 @@ def test_scoring_reads_each_words_rows(tiny_corpus, tmp_path, model):
     assert all(np.isfinite(score.bits_per_word) for score in result.scores)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize(
     ("args", "message"),
     [
@@ -149,6 +152,7 @@ def test_bad_subword_settings_are_one_line(cli, tiny_corpus, tmp_path, args, mes
     assert not out.exists()
 
 
+@pytest.mark.slow
 def test_a_token_whose_ngrams_repeat_is_named_when_training_diverges(cli, tmp_path):
     """A token of 10,000 times one letter lists the row of "aaa" 9,998 times among its
     39,995 rows: each update of its vector adds the gradient to each listed row, so the

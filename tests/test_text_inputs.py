@@ -139,6 +139,7 @@ def test_a_byte_order_mark_starts_no_vectors_file(tmp_path, kind, run_w2v):
     assert Vectors.load(path).words == ["king", "queen", "man"]
 
 
+@pytest.mark.slow
 def test_a_byte_order_mark_starts_no_word_of_a_corpus_or_vocabulary(cli, tiny_corpus, tmp_path):
     """Before: '--read-vocab' took '\\ufeffthe' for a word (and trained no 'the'), and a
     corpus counted '\\ufeffthe' apart from 'the'."""

@@ -77,6 +77,7 @@ def test_count_vocab_errors():
         w2v.count_vocab([["a", "b"]], cluster="local:1")
 
 
+@pytest.mark.slow
 def test_count_vocab_on_a_cluster_is_the_count_of_one_process(vocab_corpus):
     pytest.importorskip("distributed")
     here = w2v.count_vocab(str(vocab_corpus), min_count=1)
@@ -127,6 +128,7 @@ def test_learn_phrases_of_sentences():
         w2v.learn_phrases(sentences, scoring="npmi", threshold=2)
 
 
+@pytest.mark.slow
 def test_phrases_on_a_cluster_write_the_text_of_one_process(phrase_corpus, tmp_path):
     pytest.importorskip("distributed")
     folder = tmp_path / "phrased"

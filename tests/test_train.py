@@ -153,6 +153,7 @@ def test_a_signal_while_the_counter_loads_stops_counting(tiny_corpus, monkeypatc
     assert scans[:1] == [0]  # loaded on an empty chunk, before the corpus is read
 
 
+@pytest.mark.slow
 def test_counting_compiles_nothing_after_the_counter_loads(wiki6):
     """Every compiled function of the counter gets its one signature when it loads (in
     ``signals_held``): pruning, table growth and lookups compile nothing more."""
@@ -181,6 +182,7 @@ main(sys.argv[1:])
 """
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize(
     ("module", "function", "signum", "code", "word"),
     [
@@ -213,6 +215,7 @@ def test_skipgram_window_far_wider_than_a_chunk_on_repetitive_text_trains(hs):
     assert np.isfinite(vectors.report.epoch_loss).all()
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("loss", [{"nce": 5}, {"sampled_softmax": 5}])
 @pytest.mark.parametrize("exponent", [300.0, 1e10, -1e10, 1e300])
 def test_a_huge_finite_ns_exponent_trains(tiny_corpus, loss, exponent):
@@ -495,6 +498,7 @@ def wiki_model(request, wiki6):
     return request.param, w2v.train(str(wiki6), dim=50, epochs=3, threads=2, seed=1, **settings)
 
 
+@pytest.mark.slow
 def test_wiki_loss_falls(wiki_model):
     _, vectors = wiki_model
     losses = vectors.report.epoch_loss
@@ -507,6 +511,7 @@ def test_wiki_loss_falls(wiki_model):
     assert report.train_words < 3 * report.corpus_words
 
 
+@pytest.mark.slow
 def test_wiki_related_words_are_close(wiki_model):
     """Cosines of obvious pairs beat the median of 1000 random pairs by a clear margin.
 

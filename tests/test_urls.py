@@ -45,6 +45,7 @@ def served(tmp_path_factory) -> Iterator[tuple[str, Path]]:
         thread.join()
 
 
+@pytest.mark.slow
 def test_training_on_a_url_is_training_on_the_file(cli, served, tmp_path):
     url, _ = served
     here = cli("train", SAMPLE, "-o", tmp_path / "here.bin", "-q", *FAST)
@@ -53,6 +54,7 @@ def test_training_on_a_url_is_training_on_the_file(cli, served, tmp_path):
     assert (tmp_path / "here.bin").read_bytes() == (tmp_path / "there.bin").read_bytes()
 
 
+@pytest.mark.slow
 def test_vectors_read_from_a_url(cli, served, tmp_path):
     url, folder = served
     trained = cli("train", SAMPLE, "-o", folder / "v.bin", "-q", *FAST)
@@ -63,6 +65,7 @@ def test_vectors_read_from_a_url(cli, served, tmp_path):
     assert there.stdout == here.stdout and len(there.stdout.splitlines()) == 10
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("command", [["train", *FAST], ["vocab"], ["phrases"]])
 def test_a_missing_url_is_one_line(cli, served, tmp_path, command):
     """Not even the progress line of a reading begun: the URL is opened first."""
@@ -73,6 +76,7 @@ def test_a_missing_url_is_one_line(cli, served, tmp_path, command):
     assert not (tmp_path / "out").exists()
 
 
+@pytest.mark.slow
 def test_the_workers_of_a_cluster_read_a_url_themselves(cli, served, tmp_path):
     pytest.importorskip("distributed")
     url, _ = served
@@ -163,6 +167,7 @@ def test_vectors_cut_short_are_one_line(tmp_path, kind, run_w2v):
     assert (code, out) == (1, "") and re.fullmatch(f"w2v: error: {re.escape(url)}: cannot read: {BROKEN}", err)
 
 
+@pytest.mark.slow
 def test_a_cluster_worker_reading_a_url_cut_short_is_one_line(cli, tmp_path):
     """The worker's error reaches the client, which prints it as one process does."""
     pytest.importorskip("distributed")

@@ -45,6 +45,7 @@ def test_model_file_and_checkpoint_load_as_vectors(trained):
     assert limited.words == vectors.words[:3] and limited.vectors.shape == (3, 8)
 
 
+@pytest.mark.slow
 def test_query_commands_read_model_files(trained, cli, tmp_path):
     vectors, model, checkpoint = trained
     for path in (model, checkpoint, checkpoint / "checkpoint.npz"):
@@ -89,6 +90,7 @@ def test_glove_as_gensim_reads_it(tmp_path):
     np.testing.assert_array_equal(ours.vectors, theirs.vectors)
 
 
+@pytest.mark.slow
 def test_one_value_a_word_needs_format_glove(tmp_path, cli):
     path = tmp_path / "one.txt"
     path.write_text("a 0.5\nb -0.5\n")  # "a 0.5" could be a damaged header: not detected
@@ -125,6 +127,7 @@ def gensim_files(tmp_path_factory):
     return folder, {name: getattr(saved, "wv", saved) for name, saved in files.items()}
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize(
     ("name", "module", "cls", "wv"),
     [
@@ -337,6 +340,7 @@ def test_values_past_float32_read_as_infinite_without_a_warning(tmp_path):
 # --- the commands: --limit, --to npy ---------------------------------------------------------
 
 
+@pytest.mark.slow
 def test_unknown_word_under_limit_names_it(trained, cli):
     _, model, _ = trained
     done = cli("similar", "-v", model, "log", "--limit", "2")
@@ -351,6 +355,7 @@ def test_unknown_word_under_limit_names_it(trained, cli):
     assert done.returncode == 1 and b"--limit" not in done.stderr  # no --limit given: not mentioned
 
 
+@pytest.mark.slow
 def test_convert_to_npy_needs_an_npy_name(trained, cli, tmp_path):
     _, model, _ = trained
     done = cli("convert", model, tmp_path / "out.txt", "--to", "npy")

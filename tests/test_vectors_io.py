@@ -162,6 +162,7 @@ def test_gensim_reads_words_with_control_bytes(tmp_path):
         assert back.index_to_key == ODD_WORDS
 
 
+@pytest.mark.slow
 def test_vectors_trained_on_a_corpus_with_nul_bytes_load_back(tmp_path, cli):
     """The issue's corpus: NUL bytes inside words and after them; both formats load and query."""
     corpus = tmp_path / "nul.txt"

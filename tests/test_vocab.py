@@ -121,6 +121,7 @@ def test_keep_probabilities_of_extreme_samples_are_exact_and_quiet(sample):
     assert (got == (1.0 if sample > 1 else 0.0)).all()
 
 
+@pytest.mark.slow
 def test_cli_subsampling_with_a_subnormal_sample_prints_no_numpy_warning(tmp_path, cli, tiny_corpus):
     result = cli("train", tiny_corpus, "-o", tmp_path / "v.txt", "--sample", "1e-320", "--epochs", "1", "-q")
     assert result.returncode == 0 and result.stderr == b""

@@ -1,5 +1,6 @@
 """``w2v vocab``: the vocabulary file, its summary and the min-count coverage table."""
 
+import pytest
 from click.testing import CliRunner
 
 from w2v.cli import cli as w2v_cli
@@ -59,6 +60,7 @@ def test_vocab_is_read_back_by_train(tmp_path):
     assert words == [b"a", b"b", b"c", b"d"] and counts.tolist() == [4, 2, 1, 1]
 
 
+@pytest.mark.slow
 def test_vocab_errors_are_one_line(cli, tmp_path):
     missing = cli("vocab", tmp_path / "nope.txt", "-o", tmp_path / "v.txt")
     assert missing.returncode == 1
