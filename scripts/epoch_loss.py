@@ -28,7 +28,7 @@ import numpy as np
 
 import w2v
 from w2v.engine import workers
-from w2v.engine.sampling import EVERY_PREDICTION
+from w2v.engine.heldout_sample import EVERY_PREDICTION
 from w2v.train import HELDOUT_NORMALISED
 
 FROZEN_SEED = 12345  # the seed of every frozen pass: the same examples and draws after each epoch

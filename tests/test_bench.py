@@ -1,7 +1,7 @@
 """The measuring tools in scripts/: ``bench.py`` (w2v alone, one model, one epoch, on a
 300 KB slice; its report made again from its JSON), ``ab_kernels.py`` (this checkout
 against itself on the sample corpus), ``ab_quality.py``'s table and ``profile_kernel.py``'s
-loop attribution."""
+loop attribution; and every script starts."""
 
 import gzip
 import json
@@ -25,6 +25,16 @@ def slice_of_sample(folder: Path) -> Path:
     path = folder / "slice.txt"
     path.write_bytes(head[: head.rfind(b" ")])
     return path
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("script", sorted(path.name for path in REPO.glob("scripts/*.py")))
+def test_each_script_starts(script: str) -> None:
+    """``python scripts/X.py --help`` exits 0 from any folder: every import it makes is
+    there (scripts/epoch_loss.py imported w2v.engine.sampling, renamed heldout_sample)."""
+    done = subprocess.run([sys.executable, str(REPO / "scripts" / script), "--help"],
+                          capture_output=True, text=True, timeout=120, cwd=REPO / "tests")  # fmt: skip
+    assert (done.returncode, done.stderr) == (0, "")
 
 
 @pytest.fixture
