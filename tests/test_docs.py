@@ -244,3 +244,18 @@ def test_every_ticked_name_of_w2v_exists(page: Path) -> None:
 def test_what_looks_like_w2vs_is_checked(text: str, missing: list[str]) -> None:
     found = ([text] if python_name_missing(text) or path_missing(text) else []) + options_missing(text)
     assert found == missing
+
+
+@pytest.mark.slow
+def test_the_readmes_python_snippet_runs_as_written(tmp_path, monkeypatch, capsys) -> None:
+    """README's "Python API" block, run as a user pastes it, from a folder holding the
+    checkout's ``data/`` (the sample it trains on)."""
+    pytest.importorskip("gensim")
+    readme = (REPO / "README.md").read_text()
+    start = readme.index("```python\n", readme.index("## Python API")) + len("```python\n")
+    snippet = readme[start : readme.index("```", start)]
+    (tmp_path / "data").symlink_to(REPO / "data")
+    monkeypatch.chdir(tmp_path)
+    exec(compile(snippet, "README.md", "exec"), {})
+    assert (tmp_path / "v.bin").is_file() and (tmp_path / "phrased.txt").is_file()
+    assert "one" not in capsys.readouterr().out.split("\n")[1]  # most_similar's answers, the word left out
