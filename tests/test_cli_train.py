@@ -56,6 +56,20 @@ def test_summary_line_without_quiet(cli, tiny_corpus, tmp_path):
     assert "Traceback" not in done.stderr.decode()
 
 
+@pytest.mark.parametrize(
+    "flags, named",
+    [((), "negative sampling"), (("--hs", "--negative", "3"), "hierarchical softmax and negative sampling")],
+)
+def test_summary_line_names_the_loss_and_its_unit(cli, tiny_corpus, tmp_path, flags, named):
+    """'final loss 2.5266': of which loss, in which unit? The line says both, the
+    figure being the report's last epoch's mean per example."""
+    out, report = tmp_path / "v.bin", tmp_path / "run.json"
+    done = train_ok(cli, tiny_corpus, "-o", out, "--report", report, *flags, *FAST[:-1])
+    last = done.stderr.decode().strip().splitlines()[-2]  # before the line naming the report
+    figures = json.loads(report.read_text())
+    assert f"final loss {figures['epoch_loss'][-1]:.4f} nats ({named}); " in last
+
+
 def test_report_writes_the_runs_figures_as_json(cli, tiny_corpus, tmp_path):
     """--report FILE: the run's figures as JSON; CBOW with the full softmax and no
     subsampling trains every word of every sentence of two words or more (all of the

@@ -25,6 +25,7 @@ from w2v.corpus.phrases import learn_phrases, passes_read, phrased_lines
 from w2v.corpus.sources import check_text, expand_sources, is_stream, without_outputs
 from w2v.errors import ClusterLost, ConfigError, FormatError, UnwritableOutput, W2VError, plural
 from w2v.files import atomic_output, binary_name, check_writable, is_special, is_url
+from w2v.losses import LOSSES
 from w2v.progress import Steps, is_terminal, note
 from w2v.toolkit import word_classes
 from w2v.train import HELDOUT_NORMALISED, HELDOUT_PAIRS
@@ -602,10 +603,18 @@ def echo_summary(vectors, output: str, write_seconds: float) -> None:
         )
     click.echo(
         f"w2v: {plural(r.vocab_size, 'word')} in vocabulary, {plural(r.train_words, 'word')} trained "
-        f"in {r.train_seconds:.1f} s ({r.words_per_second:,.0f} words/s), final loss {r.epoch_loss[-1]:.4f}; "
+        f"in {r.train_seconds:.1f} s ({r.words_per_second:,.0f} words/s), final loss {loss_line(r)}; "
         f"{r.prepare_seconds:.1f} s reading the corpus, {apart}{write_seconds:.1f} s writing {output}",
         err=True,
     )
+
+
+def loss_line(report) -> str:
+    """The last epoch's loss as the summary line says it: ``2.5266 nats (negative
+    sampling)``, the mean per training example of the losses trained (the report's
+    settings' ``losses``, by ``losses.LOSSES``'s titles)."""
+    titles = " and ".join(LOSSES[name].title for name in report.settings.get("losses", []))
+    return f"{report.epoch_loss[-1]:.4f} nats" + (f" ({titles})" if titles else "")
 
 
 def print_epoch(epoch: int, loss: float, heldout: float, standard_error: float, unigram: float) -> None:
