@@ -315,6 +315,45 @@ def test_compiling_is_announced_and_kept_out_of_the_training_time(tiny_corpus, t
     assert report.prepare_seconds + report.train_seconds + report.compile_seconds <= report.seconds
 
 
+def compile_event(kernel):
+    """Numba's compile event for ``kernel``, sent around the block: a first run's
+    compilation, provoked where the kernel loads from the cache."""
+    from numba.core import event
+
+    return event.trigger_event("numba:compile", data={"dispatcher": kernel, "args": (), "return_type": None})
+
+
+def test_compiling_is_announced_with_quiet_and_by_score(tiny_corpus, tmp_path, monkeypatch, capsys):
+    """The note is about the time a run takes, not its progress: ``train -q`` gives it
+    (and nothing else), and so does ``w2v score``, whose first run compiles the scoring
+    kernels when no training run has."""
+    from w2v import toolkit
+    from w2v.cli import main
+
+    load, score_model = workers.EpochRunner.load_kernel, toolkit.score_model
+
+    def compiling(self):
+        with compile_event(kernels.train_batch):
+            load(self)
+
+    def scoring(*args, **kwargs):
+        with compile_event(kernels.path_log_probs):
+            return score_model(*args, **kwargs)
+
+    monkeypatch.setattr(workers.EpochRunner, "load_kernel", compiling)
+    monkeypatch.setattr(toolkit, "score_model", scoring)
+    model = tmp_path / "m.npz"
+    main(["train", str(tiny_corpus), "-o", str(tmp_path / "v.bin"), "--save-model", str(model), *FAST, "-q"])
+    note = "w2v: compiling the training kernels: once for this version of w2v and Numba on this CPU (cached in "
+    err = capsys.readouterr().err.splitlines()
+    assert len(err) == 1 and err[0].startswith(note)
+    main(["score", str(model), str(tiny_corpus)])
+    captured = capsys.readouterr()
+    err = captured.err.splitlines()
+    assert err[0].startswith(note) and not any(line.startswith("w2v: compiling") for line in err[1:])
+    assert captured.out.startswith("ns: ")
+
+
 def test_watch_compiles_times_compilations_not_cache_loads():
     from numba import njit
 

@@ -125,7 +125,7 @@ def count_vocab(
     if cluster is None:
         from w2v.engine.jit import compiling_noted  # Numba: imported by a count, not by ``import w2v``
 
-        with compiling_noted(progress), Steps(progress) as steps:
+        with compiling_noted(), Steps(progress) as steps:
             counted = count_table(corpus, prune_at, on_read=reading(steps))
     else:
         counted = count_at(cluster, cluster_sources(corpus), prune_at, progress)
@@ -268,7 +268,10 @@ def score(
     ``save_model`` file or a checkpoint (folder or file); ``window`` the pairs' reach
     (default the model's); every prediction scored exactly unless ``max_pairs`` or
     ``max_normalised`` sample them (drawn with ``seed``), the figure then with its
-    standard error. Returns ``ScoreResult``; FormatError for a file that is no model."""
+    standard error. Returns ``ScoreResult``; FormatError for a file that is no model.
+    A first run says on stderr that it compiles the scoring kernels (``jit.compiling_noted``)."""
+    from w2v.engine.jit import compiling_noted  # Numba: imported to score, not by ``import w2v``
+
     state = TrainState.load(model)
-    with tempfile.TemporaryDirectory(prefix="w2v-") as workdir:
+    with compiling_noted(), tempfile.TemporaryDirectory(prefix="w2v-") as workdir:
         return score_model(state, corpus, workdir, window, Sampling(max_pairs, max_normalised, seed))

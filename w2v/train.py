@@ -133,7 +133,8 @@ def train(
         Write the run's vocabulary there (word2vec.c's ``-save-vocab``).
     progress : bool
         Bars (or, off a terminal, lines) on stderr while the corpus is read and while
-        training, and a note when the kernels are compiled.
+        training. The note that the kernels are being compiled (a first run's wait)
+        shows either way.
     on_epoch_end : callable, optional
         ``on_epoch_end(epoch, mean_loss)`` after each epoch; with ``heldout``, given
         the held-out bits per word, its standard error (of sampling the predictions)
@@ -268,7 +269,7 @@ def train_here(corpus, here: HerePlan, hooks: Hooks, outputs: "RunFiles") -> Vec
 
     config, start = here.config, here.start
     with (
-        compiling_noted(hooks.show_progress) as compiling,
+        compiling_noted() as compiling,
         checkpoint_folder(outputs.checkpoint, outputs.resume),
         tempfile.TemporaryDirectory(prefix="w2v-") as workdir,
     ):

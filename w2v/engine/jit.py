@@ -402,12 +402,13 @@ def compile_reach(cache_path: str | None) -> str:
 
 
 @contextmanager
-def compiling_noted(show: bool) -> Iterator:
+def compiling_noted() -> Iterator:
     """A ``CompileWatch`` over the block (its ``seconds``: time spent compiling),
-    which says on stderr, when ``show``, that the counting or training kernels are
-    being compiled, once each, as a compilation starts: a first run's silent wait;
-    and at the end, whatever ``show``, which damaged files of Numba's cache it found
-    and replaced (``jitcache.CheckedCacheFile``)."""
+    which says on stderr that the counting or training kernels are being compiled,
+    once each, as a compilation starts: a first run's silent wait, told whether
+    progress is shown or not (it is about the time a run takes, not its progress);
+    and at the end which damaged files of Numba's cache it found and replaced
+    (``jitcache.CheckedCacheFile``)."""
     announced: set[str] = set()
     damaged_before = set(DAMAGED)
 
@@ -416,7 +417,7 @@ def compiling_noted(show: bool) -> Iterator:
         family = KERNEL_FAMILIES.get(function.__module__, function.__name__)
         if family not in announced:
             announced.add(family)
-            note(f"compiling the {family} kernels: {compile_reach(dispatcher.stats.cache_path)}", show)
+            note(f"compiling the {family} kernels: {compile_reach(dispatcher.stats.cache_path)}")
 
     try:
         with watch_compiles(announce) as watch:
