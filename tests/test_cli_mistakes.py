@@ -561,7 +561,8 @@ CASES = {
         ("phrases corpus.txt -o phrased.txt --delimiter ' '", 1, "delimiter"),
     ],
     "plot": [
-        ("plot -v vecs.bin", 2, "WORDS"),
+        ("plot -v vecs.bin man woman --top 5", 2, "--top"),
+        ("plot -v vecs.bin --top 1", 2, "--top"),
         ("plot -v vecs.bin man woman --limit 0", 2, "--limit"),
         ("plot -v vecs.bin man woman --method mds", 2, "--method"),
         ("plot -v vecs.bin --words-file somedir", 2, "--words-file"),

@@ -1,6 +1,7 @@
 """Pictures: the PCA projection against numpy, word maps and loss curves as PNG files where
 matplotlib is installed, one clear line where it (or t-SNE's scikit-learn) is not."""
 
+import re
 import struct
 import sys
 
@@ -134,9 +135,21 @@ def test_plot_other_formats_and_mistakes(vectors_file, tmp_path, run_w2v):
                               "give a name ending in .png, .svg or .pdf\n")  # fmt: skip
     code, _, err = run_w2v("plot", "-v", vectors_file, "one", "nowhere", "-o", tmp_path / "m.png")
     assert (code, err) == (1, "w2v: error: a map needs at least 2 words in the vocabulary, not 1 (nowhere not in it)\n")
-    code, _, err = run_w2v("plot", "-v", vectors_file)
-    assert code == 2 and err == "w2v: error: give the WORDS to plot, or --words-file FILE\n"
+    code, _, err = run_w2v("plot", "-v", vectors_file, "one", "two", "--top", "5", "-o", tmp_path / "m.png")
+    assert (code, err) == (2, "w2v: error: --top: no effect with WORDS or --words-file (it picks the words when none "
+                              "are given)\n")  # fmt: skip
     assert sorted(p.name for p in tmp_path.iterdir()) == ["map.svg", "v.bin"]
+
+
+def test_plot_without_words_maps_the_most_frequent(vectors_file, tmp_path, run_w2v):
+    """``w2v plot -v v.bin``, no words: the map of the --top most frequent (first) words."""
+    pytest.importorskip("matplotlib")
+    code, _, err = run_w2v("plot", "-v", vectors_file, "-o", tmp_path / "m.svg")
+    assert (code, err) == (0, f"w2v: 10 words on a PCA map; wrote {tmp_path / 'm.svg'}\n")  # all of them, below 50
+    code, _, err = run_w2v("plot", "-v", vectors_file, "--top", "4", "-o", tmp_path / "m.svg")
+    assert (code, err) == (0, f"w2v: 4 words on a PCA map; wrote {tmp_path / 'm.svg'}\n")
+    labels = re.findall(r"<!-- (\w+) -->", (tmp_path / "m.svg").read_text())  # matplotlib's comment on each text
+    assert set(WORDS[:4]) <= set(labels) and not set(WORDS[4:]) & set(labels)
 
 
 def test_plot_without_matplotlib_is_one_line(no_matplotlib, vectors_file, tmp_path, run_w2v):

@@ -103,6 +103,7 @@ def diagnostics_line(score: Score) -> str:
 
 
 MISSING_SHOWN = 10  # words not in the vocabulary named in plot's note; the rest are counted
+PLOTTED_TOP = 50  # words plot maps when none are named: the most frequent, as many as a map shows legibly
 
 
 @cli.command(context_settings=CONTEXT)
@@ -114,6 +115,14 @@ MISSING_SHOWN = 10  # words not in the vocabulary named in plot's note; the rest
     default=None,
     help="Also plot these words: one a line (the first field; a 'word count' vocabulary works).",
 )
+@click.option(
+    "-n",
+    "--top",
+    type=click.IntRange(min=2),
+    default=PLOTTED_TOP,
+    show_default=True,
+    help="Without WORDS or --words-file: plot the N most frequent words.",
+)
 @click.option("-o", "--output", default="map.png", show_default=True, help="Picture to write (.png, .svg, .pdf, ...).")
 @click.option(
     "--method",
@@ -124,20 +133,22 @@ MISSING_SHOWN = 10  # words not in the vocabulary named in plot's note; the rest
 )
 @click.option("--seed", type=int, default=1, show_default=True, help="Random seed of t-SNE and UMAP.")
 @click.option("-q", "--quiet", is_flag=True, default=False, help="No summary line.")
-def plot(words, vectors_path, fmt, limit, words_file, output, method, seed, quiet):
-    """Draw WORDS as labelled points on a 2-D map of their vectors.
+def plot(words, vectors_path, fmt, limit, words_file, top, output, method, seed, quiet):
+    """Draw WORDS as labelled points on a 2-D map of their vectors (none given: the
+    --top most frequent).
 
     The map is the first two principal components of the words' unit vectors
     (--method pca): words used alike land close together. Words not in the
     vocabulary are left out, with a note. Needs matplotlib: pip install 'w2v[plot]'.
     """
     chosen = list(dict.fromkeys([*words, *(read_word_list(words_file) if words_file else [])]))
-    if not chosen:
-        raise click.UsageError("give the WORDS to plot, or --words-file FILE")
+    if chosen:
+        reject_unused(("top",), "with WORDS or --words-file (it picks the words when none are given)")
     picture_format(output)  # matplotlib and the picture's format, before any work
     check_method(method)
     check_writable(output)
-    vectors = load_for_query(vectors_path, fmt, limit)
+    vectors = load_for_query(vectors_path, fmt, limit if chosen else min(limit or top, top))
+    chosen = chosen or vectors.words[:top]
     known = [w for w in chosen if vectors.has_index_for(w)]  # a subword model's unseen words are not plotted
     missing = [display_word(w) for w in chosen if not vectors.has_index_for(w)]
     more = f" and {len(missing) - MISSING_SHOWN:,} more" if len(missing) > MISSING_SHOWN else ""
