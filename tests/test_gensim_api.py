@@ -10,6 +10,7 @@ import pytest
 from conftest import DATA, REPO
 
 import w2v
+from w2v.vectors.evaluate import DEFAULT_ANALOGIES, DEFAULT_SIMILARITY
 from w2v.vectors.wordvectors import UnknownWordError, Vectors
 
 gensim_models = pytest.importorskip("gensim.models")
@@ -190,6 +191,18 @@ def test_evaluate_word_pairs(both, settings):
     assert oov == pytest.approx(theirs[2]) and 0 < oov < 100
     result = v.evaluate_word_pairs(WORDSIM)[1]
     assert (result.statistic, result.pvalue) == tuple(result)  # as scipy's result objects
+
+
+def test_evaluations_without_a_path_use_the_sets_w2v_eval_uses(both):
+    """gensim's calls need a path; w2v's default to the sets shipped with w2v, which
+    ``w2v eval`` scores: the Google analogies and WordSim-353."""
+    v, kv = both
+    score, sections = v.evaluate_word_analogies()
+    assert (score, sections) == kv.evaluate_word_analogies(DEFAULT_ANALOGIES) and 0 < score < 1
+    assert len(sections) == 15  # the set's 14 sections, then Total accuracy
+    _, spearman, oov = v.evaluate_word_pairs()
+    theirs = kv.evaluate_word_pairs(DEFAULT_SIMILARITY)
+    assert spearman.statistic == pytest.approx(theirs[1][0], abs=1e-6) and oov == pytest.approx(theirs[2])
 
 
 def test_evaluate_word_pairs_other_delimiter(both, tmp_path):

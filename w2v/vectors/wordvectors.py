@@ -40,7 +40,13 @@ from w2v.report import TrainReport
 from w2v.vectorio.detect import load_any
 from w2v.vectorio.subwords import SubwordVectors
 from w2v.vectorio.word2vec import refuse_pickle_name, save_npy, save_projector, save_vectors
-from w2v.vectors.evaluate import Correlation, evaluate_analogies, evaluate_similarity
+from w2v.vectors.evaluate import (
+    DEFAULT_ANALOGIES,
+    DEFAULT_SIMILARITY,
+    Correlation,
+    evaluate_analogies,
+    evaluate_similarity,
+)
 from w2v.vectors.search import analogy_method, cosmul_of, nearest, nonfinite_rows, unit_rows
 from w2v.words import display_word, encodable, encode_word, quoted_word
 
@@ -208,7 +214,7 @@ class Vectors:
 
     def evaluate_word_analogies(
         self,
-        analogies: str | os.PathLike,
+        analogies: str | os.PathLike = DEFAULT_ANALOGIES,
         restrict_vocab: int = 300_000,
         case_insensitive: bool = True,
         dummy4unknown: bool = False,
@@ -216,7 +222,8 @@ class Vectors:
     ) -> tuple[float, list[dict]]:
         """gensim's ``evaluate_word_analogies``: ``(accuracy, sections)``, each section a
         dict of its ``section`` name and its ``correct`` and ``incorrect`` questions
-        (4-tuples, upper-cased when case-insensitive), the last one ``Total accuracy``.
+        (4-tuples, upper-cased when case-insensitive), the last one ``Total accuracy``;
+        of the Google analogy set (``w2v eval``'s, shipped with w2v) unless given ``analogies``.
         ``dummy4unknown``: questions with a word outside the first ``restrict_vocab``
         count as incorrect instead of being left out. ``similarity_function``:
         ``"most_similar"`` (3CosAdd) or ``"most_similar_cosmul"`` (3CosMul).
@@ -238,7 +245,7 @@ class Vectors:
 
     def evaluate_word_pairs(
         self,
-        pairs: str | os.PathLike,
+        pairs: str | os.PathLike = DEFAULT_SIMILARITY,
         delimiter: str = "\t",
         encoding: str = "utf-8",
         restrict_vocab: int = 300_000,
@@ -249,7 +256,8 @@ class Vectors:
         oov_ratio)``, the correlations between the file's human scores and the cosines
         (``w2v.vectors.evaluate.Correlation`` pairs, also ``.statistic`` and ``.pvalue``) and
         the percentage of pairs with a word outside the first ``restrict_vocab`` (left
-        out, or scored 0 with ``dummy4unknown``)."""
+        out, or scored 0 with ``dummy4unknown``); of WordSim-353 (``w2v eval``'s, shipped
+        with w2v) unless given ``pairs``."""
         found = evaluate_similarity(self, pairs, restrict_vocab, case_insensitive, dummy4unknown, delimiter, encoding)
         oov_ratio = 100 * found.missing / (found.pairs + found.missing)
         return Correlation(found.pearson, found.pearson_p), Correlation(found.spearman, found.spearman_p), oov_ratio
