@@ -263,6 +263,25 @@ def test_to_and_from_gensim(both):
         Vectors.from_gensim([1, 2])
 
 
+def test_to_gensim_of_a_subword_model_answers_unseen_words(tiny_corpus, tmp_path):
+    """A subword model goes over as gensim's ``FastTextKeyedVectors``, whose n-gram rows
+    build a word never seen: the vector w2v gives it, and gensim's own reader of the
+    model's fastText ``.bin``."""
+    from gensim.models.fasttext import FastTextKeyedVectors, load_facebook_vectors
+
+    model = tmp_path / "m.bin"
+    v = w2v.train(str(tiny_corpus), subwords=True, bucket=5000, dim=8, min_count=1, epochs=1, threads=1,
+                  save_fasttext=str(model))  # fmt: skip
+    keyed, read = v.to_gensim(), load_facebook_vectors(str(model))
+    assert isinstance(keyed, FastTextKeyedVectors) and keyed.index_to_key == v.words
+    assert "catz" in keyed and "catz" not in keyed.key_to_index
+    for word in ("catz", "dogs", "the"):
+        np.testing.assert_allclose(keyed[word], v[word], atol=1e-6)
+        np.testing.assert_allclose(keyed[word], read[word], atol=1e-6)
+    same_neighbours(keyed.most_similar("catz", topn=3), v.most_similar("catz", topn=3))
+    assert type(Vectors(v.words, v.vectors).to_gensim()) is KeyedVectors  # no subwords: plain KeyedVectors
+
+
 def test_to_gensim_without_gensim(both, monkeypatch):
     monkeypatch.setitem(sys.modules, "gensim.models", None)  # import fails, as where gensim is absent
     with pytest.raises(w2v.W2VError, match=r"^to_gensim needs gensim: pip install gensim$"):

@@ -186,14 +186,27 @@ class Vectors:
         return int(self.require_counts("get_vecattr")[self.get_index(key)])
 
     def to_gensim(self):
-        """A gensim ``KeyedVectors`` of the same words and vectors (a copy); W2VError
-        when gensim is not installed."""
+        """A gensim ``KeyedVectors`` of the same words and vectors (a copy), their counts
+        where known; of a subword model, gensim's ``FastTextKeyedVectors`` with its
+        n-gram rows, which answers words never seen as w2v and fastText do (``kv["kingdomz"]``).
+        W2VError when gensim is not installed."""
         try:
             from gensim.models import KeyedVectors
+            from gensim.models.fasttext import FastTextKeyedVectors
         except ImportError:
             raise W2VError("to_gensim needs gensim: pip install gensim") from None
-        keyed = KeyedVectors(self.dim, dtype=np.float32)
+        subwords = self.subwords
+        if subwords is None:
+            keyed = KeyedVectors(self.dim, dtype=np.float32)
+        else:
+            minn, maxn, bucket = subwords.settings
+            keyed = FastTextKeyedVectors(self.dim, minn, maxn, bucket)
         keyed.add_vectors(self.words, self.vectors)
+        if subwords is not None:  # the rows gensim builds a word from: each word's own, the n-grams'
+            rows = [subwords.index.get(encode_word(word), -1) for word in self.words]
+            keyed.vectors_vocab = np.where(np.array(rows)[:, None] >= 0, subwords.word_rows[rows], self.vectors)
+            keyed.vectors_ngrams = np.array(subwords.buckets)
+            keyed.recalc_char_ngram_buckets()
         if self.counts is not None:
             keyed.allocate_vecattrs(["count"], [np.int64])
             keyed.expandos["count"][:] = self.counts
