@@ -1,11 +1,13 @@
 """The Python API: ``w2v.train`` on in-memory sentences, its callbacks and report."""
 
+import inspect
 import itertools
 import math
 import random
 from collections import Counter
 
 import pytest
+from conftest import REPO
 
 import w2v
 
@@ -158,3 +160,31 @@ def test_score_a_saved_model_on_held_out_sentences(sentences, tmp_path):
     assert hs.bits_per_word == pytest.approx(hs.unigram_bits_per_word, rel=0.05)
     sampled = w2v.score(str(model), sentences[:50], max_pairs=200, seed=3).scores[0]
     assert sampled.pairs == 200 and sampled.standard_error > 0
+
+
+def test_report_writes_the_runs_figures_as_the_command_does(sentences, tmp_path):
+    path = tmp_path / "run.json"
+    vectors = train(sentences, report=str(path))
+    assert vectors.report is not None and path.read_text() == vectors.report.to_json()
+    with pytest.raises(w2v.W2VError, match=r"^output folder does not exist: "):  # before training
+        train(sentences, report=str(tmp_path / "no" / "such" / "folder" / "run.json"))
+
+
+# ``w2v train``'s options that are no keyword of ``w2v.train``: the library does their work otherwise
+NOT_KEYWORDS = {"output", "fmt", "quiet", "phrases", "phrase_threshold", "phrase_passes", "classes"}
+NOT_KEYWORDS |= {"classes_output", "plot"}
+
+
+def test_every_train_option_is_a_keyword_but_those_the_readme_names():
+    """README: every option of ``w2v train`` is a keyword of ``w2v.train``, but those it
+    names, each by its flag."""
+    from w2v.cli import cli
+    from w2v.config import TRAIN_FIELDS
+
+    options = {param.name: param for param in cli.commands["train"].params}
+    keywords = set(inspect.signature(w2v.train).parameters) | TRAIN_FIELDS | {"cbow_sum"}
+    assert set(options) - keywords == NOT_KEYWORDS
+    readme = (REPO / "README.md").read_text()
+    claim = readme[readme.index("Every option of `w2v train`") :].split("\n\n")[0]
+    for name in NOT_KEYWORDS:
+        assert f"`{max(options[name].opts, key=len)}" in claim, name

@@ -5,11 +5,13 @@ import dataclasses
 
 import pytest
 
+import w2v
 import w2v.engine.weights
 from w2v.cli import main
 from w2v.config import PRESETS, TrainConfig, load_preset, preset_names, preset_path
 from w2v.errors import ConfigError
 from w2v.train import train
+from w2v.vectorio.modelfile import TrainState
 
 WORDS = ["the", "cat", "sat", "on", "the", "mat", "and", "a", "dog", "met", "the", "red", "cat", "on", "a", "log"]
 NAMES = preset_names()
@@ -140,3 +142,44 @@ def test_no_false_divergence_alarm_on_real_text(preset, wiki6, monkeypatch):
     train(str(wiki6), **{**settings, "epochs": 1, "threads": 1})
     assert len(norms) == 3  # syn0, syn1 and syn1neg, checked once
     assert 1 < max(norms) < w2v.engine.weights.MAX_ROW_NORM / 10
+
+
+def test_the_library_takes_a_preset_as_the_command_does(corpus, tmp_path):
+    """``w2v.train(config="sg-ns")`` is ``w2v train --config sg-ns``: the same vectors;
+    keywords win over the preset's values, as flags do."""
+    out = tmp_path / "cli.bin"
+    main([*train_args(corpus, out, "cbow-hs")[:-1], "--window", "3", "-q"])
+    quick = dict(epochs=1, min_count=1, dim=8, threads=1)
+    ours = train(str(corpus), config="cbow-hs", window=3, save_model=str(tmp_path / "m.npz"), **quick)
+    assert ours.vectors.tobytes() == w2v.Vectors.load(out).vectors.tobytes()
+    settings = TrainState.load(str(tmp_path / "m.npz")).config
+    assert (settings.model, settings.hs, settings.negative, settings.window) == ("cbow", True, 0, 3)
+    assert settings.sample == load_preset("cbow-hs", None)["sample"]
+
+
+def test_a_preset_of_the_commands_other_options_is_one_line_for_the_library(corpus, tmp_path):
+    preset = tmp_path / "p.toml"
+    preset.write_text('size = 8\niter = 1\noutput = "v.bin"\nclasses = 3\n')
+    with pytest.raises(ConfigError) as refused:
+        train(str(corpus), config=str(preset))
+    assert str(refused.value) == (
+        f"preset {preset} sets classes, output: w2v.train takes the training settings of a preset "
+        "(w2v.TrainConfig's fields and cbow_sum), the command's other options (output, classes...) not"
+    )
+    with pytest.raises(ConfigError, match=r"^no preset named .sg_ns.: use one of cbow-hs, cbow-ns, sg-hs, sg-ns"):
+        train(str(corpus), config="sg_ns")
+
+
+def test_cbow_sum_as_the_command_takes_it(corpus, tmp_path):
+    """``cbow_sum=True`` (``--cbow-sum``) is ``cbow_mean=False``, from a preset too."""
+    quick = dict(model="cbow", epochs=1, min_count=1, dim=8, threads=1)
+    summed = train(str(corpus), cbow_sum=True, **quick)
+    assert summed.vectors.tobytes() == train(str(corpus), cbow_mean=False, **quick).vectors.tobytes()
+    assert summed.vectors.tobytes() != train(str(corpus), **quick).vectors.tobytes()
+    preset = tmp_path / "sum.toml"
+    preset.write_text("cbow-sum = true\n")
+    assert train(str(corpus), config=str(preset), **quick).vectors.tobytes() == summed.vectors.tobytes()
+    with pytest.raises(ConfigError, match=r"^give cbow_sum or cbow_mean, not both"):
+        train(str(corpus), cbow_sum=True, cbow_mean=False, **quick)
+    with pytest.raises(ConfigError, match=r"^cbow_sum must be true or false, not 'yes'$"):
+        train(str(corpus), cbow_sum="yes", **quick)

@@ -329,6 +329,53 @@ GENSIM_KEYWORDS: dict[str, Callable[[Any], str]] = {
 }
 
 
+# ``w2v train``'s aliases of settings, as a preset may spell them too
+SETTING_ALIASES = {"size": "dim", "iter": "epochs"}
+
+
+def keyword_settings(preset: str | None, settings: dict) -> dict:
+    """The settings of a ``w2v.train(config=..., **settings)`` call, as ``w2v train``
+    reads its options: a preset's (``config``: a shipped name or a TOML file,
+    ``preset_settings``) under the keywords given, and ``cbow_sum`` (the command's
+    ``--cbow-sum``) as ``cbow_mean``'s opposite."""
+    given = cbow_as_mean(settings)
+    if preset is None:
+        return given
+    return {**cbow_as_mean(preset_settings(preset)), **given}
+
+
+def preset_settings(name_or_path: str) -> dict:
+    """A preset's settings (``load_preset``) as ``w2v.train``'s keywords: ``TrainConfig``
+    fields and ``cbow_sum``, ``size`` and ``iter`` taken for ``dim`` and ``epochs``.
+    ConfigError for an option only the command takes (``output``, ``classes``...)."""
+    path = preset_path(name_or_path)
+    settings = load_preset(path, None, SETTING_ALIASES)
+    settings = {SETTING_ALIASES.get(key, key): value for key, value in settings.items()}
+    others = sorted(set(settings) - TRAIN_FIELDS - {"cbow_sum"})
+    if others:
+        raise ConfigError(
+            f"preset {path} sets {', '.join(others)}: w2v.train takes the training settings of a preset "
+            "(w2v.TrainConfig's fields and cbow_sum), the command's other options (output, classes...) not"
+        )
+    return settings
+
+
+def cbow_as_mean(settings: dict) -> dict:
+    """``settings`` with ``cbow_sum`` (true: sum CBOW's context vectors) given as
+    ``cbow_mean``, its opposite; ConfigError where both are given, or ``cbow_sum`` is
+    not true or false."""
+    if "cbow_sum" not in settings:
+        return settings
+    rest = {key: value for key, value in settings.items() if key != "cbow_sum"}
+    cbow_sum = settings["cbow_sum"]
+    if "cbow_mean" in rest:
+        raise ConfigError("give cbow_sum or cbow_mean, not both: cbow_sum=True is cbow_mean=False")
+    name, is_kind = SETTING_KINDS[bool]
+    if not is_kind(cbow_sum):
+        raise ConfigError(f"cbow_sum must be {name}, not {reprlib.repr(cbow_sum)}")
+    return {**rest, "cbow_mean": not cbow_sum}
+
+
 def check_setting_names(settings: dict) -> None:
     """ConfigError for a keyword that is no ``TrainConfig`` field: one of gensim's gets
     w2v's name (``vector_size is gensim's name: use dim=10``), another a close spelling."""
@@ -396,16 +443,16 @@ def parse_preset(path: str, data: bytes) -> dict:
         raise ConfigError(f"invalid TOML in preset {path}: arrays or tables nested too deeply") from None
 
 
-def load_preset(name_or_path: str, allowed: set[str], aliases: dict[str, str] | None = None) -> dict:
+def load_preset(name_or_path: str, allowed: set[str] | None, aliases: dict[str, str] | None = None) -> dict:
     """Read a TOML preset, a shipped one by name or a file (``preset_path``), into a dict
     of settings (dashes in keys become underscores).
 
     Keys may sit at the top level, under a ``[train]`` table, or both. Raises ConfigError
-    for an unknown name, an unreadable or invalid file, for a key not in ``allowed``,
-    for a setting given twice (``min-count`` and ``min_count``, at the top and under
-    ``[train]``, or under two names of ``aliases``: key to the setting it names, as
-    ``size`` names ``dim``), where one would silently win, and for a value that is not
-    a number, a string or a boolean (a list, a table, a date).
+    for an unknown name, an unreadable or invalid file, for a key not in ``allowed``
+    (None: any key), for a setting given twice (``min-count`` and ``min_count``, at the
+    top and under ``[train]``, or under two names of ``aliases``: key to the setting it
+    names, as ``size`` names ``dim``), where one would silently win, and for a value
+    that is not a number, a string or a boolean (a list, a table, a date).
     """
     path = preset_path(name_or_path)
     data = parse_preset(path, read_preset(path))
@@ -422,7 +469,7 @@ def load_preset(name_or_path: str, allowed: set[str], aliases: dict[str, str] | 
                 twice = f"{written[setting]} and {prefix}{key}"
                 raise ConfigError(f"preset {path} sets {setting} twice ({twice}): keep one")
             written[setting], settings[name] = prefix + key, value
-    unknown = sorted(set(settings) - allowed)
+    unknown = sorted(set(settings) - allowed) if allowed is not None else []
     if unknown:
         raise ConfigError(f"unknown setting in preset {path}: {', '.join(unknown)}")
     for key, value in settings.items():

@@ -21,7 +21,7 @@ from typing import NamedTuple
 import numpy as np
 
 from w2v.cluster.connect import connect
-from w2v.config import TRAIN_FIELDS, TrainConfig, check_setting_names
+from w2v.config import TRAIN_FIELDS, TrainConfig, check_setting_names, keyword_settings
 from w2v.corpus.idstream import Encoded, IdStream, VocabChooser, check_trainable, encode_corpus, evenly_spaced
 from w2v.corpus.ngrams import NgramSettings
 from w2v.corpus.sources import expand_sources, shared_stream, source_list
@@ -32,6 +32,7 @@ from w2v.engine.scoring import Plan, TreeScorer, above_unigram_note, model_losse
 from w2v.engine.weights import Model, carry_weights
 from w2v.engine.workers import Progress, run_epochs, stream_offsets
 from w2v.errors import ConfigError, CorpusError, UnwritableOutput, plural
+from w2v.files import check_writable, write_atomic
 from w2v.locks import checkpoint_lock
 from w2v.losses import LOSSES
 from w2v.progress import Steps, note, reading
@@ -101,6 +102,7 @@ STRUCTURE = (
 def train(
     corpus=None,
     *,
+    config: str | None = None,
     read_vocab: str | None = None,
     save_vocab: str | None = None,
     progress: bool = False,
@@ -114,6 +116,7 @@ def train(
     update_vocab: bool = False,
     save_model: str | None = None,
     save_fasttext: str | None = None,
+    report: str | None = None,
     heldout=None,
     heldout_pairs: int | None = HELDOUT_PAIRS,
     heldout_normalised: int | None = HELDOUT_NORMALISED,
@@ -127,6 +130,10 @@ def train(
     ----------
     corpus : str, list of str, or iterable of list of str
         A file path, URL or ``-`` (stdin), a list of those, or tokenised sentences.
+    config : str, optional
+        A preset, as ``w2v train --config``: a shipped one's name (``"sg-ns"``,
+        ``"cbow-ns"``, ``"sg-hs"``, ``"cbow-hs"``) or a TOML file; its training settings
+        are the defaults of those given here.
     read_vocab : str, optional
         A vocabulary file (``word count`` lines) to train with instead of counting.
     save_vocab : str, optional
@@ -174,6 +181,9 @@ def train(
     save_fasttext : str, optional
         Write it as fastText's ``.bin`` (``vectorio.as_fasttext``): fastText and gensim
         read w2v's vectors from it, for words never seen too with ``subwords``.
+    report : str, optional
+        Write the run's figures there as JSON (``TrainReport.to_json``), as ``w2v train
+        --report``.
     heldout : str, list of str, or iterable of list of str, optional
         A corpus (as ``corpus``), checked before ``corpus`` is read, scored after each
         epoch (``w2v.engine.scoring``: bits per predicted word of the model's first
@@ -194,7 +204,8 @@ def train(
         themselves; ``threads`` is then each worker's.
     **settings
         Any field of ``TrainConfig`` (``model``, ``dim``, ``window``, ``negative``,
-        ``hs``, ``sample``, ``epochs``, ...); gensim's names for them (``vector_size``,
+        ``hs``, ``sample``, ``epochs``, ...), and ``cbow_sum`` (``cbow_mean``'s
+        opposite, as ``--cbow-sum``); gensim's names for them (``vector_size``,
         ``sg``, ``workers``, ...) raise ConfigError naming w2v's.
 
     Returns
@@ -210,30 +221,33 @@ def train(
         each with a one-line message.
     """
     start = time.perf_counter()
+    settings = keyword_settings(config, settings)
     check_setting_names(settings)
     if corpus is None:
         raise ConfigError("give a corpus: w2v.train(corpus, ...), a file name or a list of lists of tokens")
-    config, base, choose = plan_run(settings, read_vocab, resume, init_model, update_vocab)
+    resolved, base, choose = plan_run(settings, read_vocab, resume, init_model, update_vocab)
     if resume is not None and checkpoint is None and os.path.isdir(resume):
         checkpoint = resume  # keep checkpointing where the run was
+    if report is not None:
+        check_writable(report)
     hooks = Hooks(
         progress, on_epoch_end, on_progress, on_start=on_start, checkpoint_seconds=checkpoint_seconds(checkpoint_every)
     )
     check_heldout(heldout)
     check_streams_read_once({"corpus": corpus, "heldout": heldout, "read_vocab": read_vocab})
-    sampling = Sampling(heldout_pairs, heldout_normalised, seed=config.seed)
-    outputs = RunFiles(checkpoint, resume, save_vocab, save_model, save_fasttext, heldout, sampling)
+    sampling = Sampling(heldout_pairs, heldout_normalised, seed=resolved.seed)
+    outputs = RunFiles(checkpoint, resume, save_vocab, save_model, save_fasttext, heldout, sampling, report)
     check_same_place(resume, base, cluster)
     if cluster is not None:
         from w2v.cluster.training import ClusterPlan
 
         resumed = base if resume is not None else None
         plan = ClusterPlan(
-            choose, lambda vocab: build_model(vocab, config, base), resumed, notes=notes or {},
+            choose, lambda vocab: build_model(vocab, resolved, base), resumed, notes=notes or {},
             vocabulary=read_vocab or init_model,
         )  # fmt: skip
-        return train_on(cluster, corpus, config, plan, hooks, outputs, settings, start)
-    here = HerePlan(config, base, choose, resume, notes or {}, read_vocab or init_model or resume, start)
+        return train_on(cluster, corpus, resolved, plan, hooks, outputs, settings, start)
+    here = HerePlan(resolved, base, choose, resume, notes or {}, read_vocab or init_model or resume, start)
     return train_here(corpus, here, hooks, outputs)
 
 
@@ -363,6 +377,7 @@ class RunFiles:
     save_fasttext: str | None  # a fastText .bin of the model
     heldout: object  # a corpus, or None
     heldout_sampling: Sampling  # its predictions scored
+    report: str | None = None  # the run's figures as JSON (``TrainReport.to_json``)
     refused: str | None = None  # why an output asked for is left out (``held_outputs``)
 
 
@@ -382,7 +397,11 @@ def held_outputs(outputs: RunFiles, vocab: Vocab, show: bool) -> RunFiles:
 
 
 def delivered(vectors: Vectors, outputs: RunFiles) -> Vectors:
-    """``vectors``, or ``UnwritableOutput`` holding them where an output was left out."""
+    """``vectors``, once their report is written where ``outputs`` names it; or
+    ``UnwritableOutput`` holding them where an output was left out."""
+    if outputs.report is not None:
+        assert vectors.report is not None  # a trained run's
+        write_atomic(outputs.report, vectors.report.to_json().encode())
     if outputs.refused is not None:
         raise UnwritableOutput(outputs.refused, vectors)
     return vectors
@@ -426,7 +445,8 @@ def train_on(address: str, corpus, config: TrainConfig, plan, hooks: Hooks, outp
         epoch_loss=result.epoch_loss, rounds=result.rounds, workers_lost=result.replaced, settings=config.record(),
     )  # fmt: skip
     report.prepare_seconds = report.seconds - report.train_seconds
-    return Vectors([decode_word(w) for w in state.vocab.words], state.syn0, report, counts=state.vocab.counts)
+    vectors = Vectors([decode_word(w) for w in state.vocab.words], state.syn0, report, counts=state.vocab.counts)
+    return delivered(vectors, outputs)
 
 
 def run_training(run: "Run", hooks: Hooks, outputs: RunFiles, workdir: str) -> tuple[TrainReport, np.ndarray]:

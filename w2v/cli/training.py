@@ -15,6 +15,7 @@ from w2v.config import (
     DEFAULT_PRUNE_AT,
     MAX_EPOCHS,
     MAX_WINDOW,
+    SETTING_ALIASES,
     TrainConfig,
     is_float_sized_integer,
     load_preset,
@@ -166,7 +167,7 @@ def reject_unused(names: tuple[str, ...], why: str) -> None:
         raise click.UsageError(f"{', '.join(given)}: no effect {why}")
 
 
-PRESET_ALIASES = {"format": "fmt", "size": "dim", "iter": "epochs"}  # preset keys as users write them
+PRESET_ALIASES = {"format": "fmt", **SETTING_ALIASES}  # preset keys as users write them
 GIVEN = (click.core.ParameterSource.COMMANDLINE, click.core.ParameterSource.ENVIRONMENT)
 DEFAULT = click.core.ParameterSource.DEFAULT
 LONG_RUN_OPTIONS = (
@@ -175,10 +176,11 @@ LONG_RUN_OPTIONS = (
     "resume",
     "save_model",
     "save_fasttext",
+    "report",
     "init_model",
     "update_vocab",
 )
-EXTRA_OPTIONS = ("phrases", "phrase_threshold", "phrase_passes", "classes", "classes_output", "plot", "report")
+EXTRA_OPTIONS = ("phrases", "phrase_threshold", "phrase_passes", "classes", "classes_output", "plot")
 PATH_OPTIONS = (
     "output",
     "save_vocab",
@@ -565,6 +567,8 @@ def train(corpus, output, fmt, quiet, cbow_sum, save_vocab, read_vocab, **settin
         echo_summary(vectors, output, time.perf_counter() - write_start)
         for line in written:
             click.echo(line, err=True)
+        if long_run["report"]:  # written by ``train_vectors``
+            click.echo(f"w2v: wrote the run's report to {long_run['report']}", err=True)
     if left_out is not None:
         raise left_out
 
@@ -647,7 +651,7 @@ def check_train_options(ctx, corpus, output, save_vocab, read_vocab, long_run, e
         raise click.UsageError("--checkpoint-every needs --checkpoint FOLDER")
     outputs = (
         {"-o": output, "--save-vocab": save_vocab, "--save-model": long_run["save_model"]}
-        | {"--save-fasttext": long_run["save_fasttext"], "--plot": extras["plot"], "--report": extras["report"]}
+        | {"--save-fasttext": long_run["save_fasttext"], "--plot": extras["plot"], "--report": long_run["report"]}
         | ({"--classes-output": extras["classes_output"]} if extras["classes"] else {})
         | checkpoint_file(long_run)
     )
@@ -676,7 +680,7 @@ def check_train_options(ctx, corpus, output, save_vocab, read_vocab, long_run, e
         long_run["save_fasttext"],
         extras["classes_output"] if extras["classes"] else None,
         extras["plot"],
-        extras["report"],
+        long_run["report"],
     ):
         if path is not None:
             check_writable(path)
@@ -751,8 +755,7 @@ def phrased_corpus(corpus: list[str], extras: dict, settings: dict, quiet: bool)
 
 def write_trained(vectors, output: str, fmt: str, extras: dict, seed: int, quiet: bool) -> list[str]:
     """Write the vectors to ``output`` and, with ``--classes K``, cluster them first and
-    write the classes too, then with ``--plot FILE`` draw the loss per epoch and with
-    ``--report FILE`` write the run's figures (``TrainReport.to_json``); return the
+    write the classes too, then with ``--plot FILE`` draw the loss per epoch; return the
     lines that say what else was written, for after the training summary. The vectors file is renamed into place last: when clustering
     or writing the classes fails, an old one is not replaced."""
 
@@ -773,8 +776,4 @@ def write_trained(vectors, output: str, fmt: str, extras: dict, seed: int, quiet
         heldout = HeldOut(report.epoch_heldout, report.epoch_heldout_se, report.heldout_unigram)
         plot_loss(extras["plot"], report.epoch_loss, heldout)
         written.append(f"w2v: loss of {plural(len(vectors.report.epoch_loss), 'epoch')} drawn; wrote {extras['plot']}")
-    if extras["report"]:
-        with atomic_output(extras["report"]) as out:
-            out.write(vectors.report.to_json().encode())
-        written.append(f"w2v: wrote the run's report to {extras['report']}")
     return written
