@@ -32,12 +32,12 @@ from pathlib import Path
 from ab_kernels import ROOT, run_python
 
 COMBOS = {  # each combination's name: its label and settings
-    "sg-hs": ("skip-gram HS", {"hs": True}),
+    "sg-hs": ("skip-gram HS", {"hs": True, "negative": 0}),
     "sg-ns": ("skip-gram NS", {}),
     "sg-hs-ns": ("skip-gram HS + NS", {"hs": True, "negative": 5}),
     "sg-nce": ("skip-gram NCE 5", {"nce": 5}),
     "sg-ss": ("skip-gram sampled softmax 25", {"sampled_softmax": 25}),
-    "cbow-hs": ("CBOW HS", {"model": "cbow", "hs": True}),
+    "cbow-hs": ("CBOW HS", {"model": "cbow", "hs": True, "negative": 0}),
     "cbow-ns": ("CBOW NS", {"model": "cbow"}),
 }
 CHILD = """

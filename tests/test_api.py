@@ -4,6 +4,7 @@ import inspect
 import itertools
 import math
 import random
+import warnings
 from collections import Counter
 
 import pytest
@@ -188,3 +189,24 @@ def test_every_train_option_is_a_keyword_but_those_the_readme_names():
     claim = readme[readme.index("Every option of `w2v train`") :].split("\n\n")[0]
     for name in NOT_KEYWORDS:
         assert f"`{max(options[name].opts, key=len)}" in claim, name
+
+
+def test_hs_alone_says_it_turns_negative_sampling_off(sentences, tiny_corpus, tmp_path, cli):
+    """gensim keeps negative=5 beside hs=1; w2v trains hierarchical softmax alone, and
+    says so in one line where negative was not given (in Python; the command's --help says it)."""
+    with pytest.warns(UserWarning) as warned:
+        vectors = train(sentences, hs=1, save_model=str(tmp_path / "m.npz"))
+    assert [str(w.message) for w in warned] == [
+        "hs=1 without negative trains hierarchical softmax alone (negative=0; gensim keeps negative=5 beside it): "
+        "give negative=5 to train both, negative=0 to say you mean one"
+    ]
+    assert warned[0].filename == __file__  # the caller's line
+    assert vectors.report is not None and vectors.report.settings["losses"] == ["hs"]
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        assert train(sentences, hs=1, negative=5).report.settings["losses"] == ["hs", "ns"]
+        train(sentences, hs=True, negative=0)
+        train(sentences, hs=True, nce=3)
+        train(sentences, init_model=str(tmp_path / "m.npz"), hs=True)
+    done = cli("train", tiny_corpus, "-o", tmp_path / "v.bin", "--hs", "--min-count", "1", "--epochs", "1", "-q")
+    assert (done.returncode, done.stderr) == (0, b"")

@@ -13,6 +13,7 @@ import math
 import os
 import tempfile
 import time
+import warnings
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
@@ -226,6 +227,8 @@ def train(
     if corpus is None:
         raise ConfigError("give a corpus: w2v.train(corpus, ...), a file name or a list of lists of tokens")
     resolved, base, choose = plan_run(settings, read_vocab, resume, init_model, update_vocab)
+    if base is None:
+        note_hs_alone(settings, resolved)
     if resume is not None and checkpoint is None and os.path.isdir(resume):
         checkpoint = resume  # keep checkpointing where the run was
     if report is not None:
@@ -249,6 +252,18 @@ def train(
         return train_on(cluster, corpus, resolved, plan, hooks, outputs, settings, start)
     here = HerePlan(resolved, base, choose, resume, notes or {}, read_vocab or init_model or resume, start)
     return train_here(corpus, here, hooks, outputs)
+
+
+def note_hs_alone(settings: dict, config: TrainConfig) -> None:
+    """One line (a ``UserWarning``, at the caller's line) where the settings gave ``hs``
+    and no ``negative``: w2v then trains hierarchical softmax alone, where gensim (and
+    word2vec.c's ``-hs 1``) keeps negative sampling's 5 noise words beside it."""
+    if settings.get("hs") and "negative" not in settings and config.output_loss is None:
+        warnings.warn(
+            f"hs={settings['hs']!r} without negative trains hierarchical softmax alone (negative=0; gensim keeps "
+            "negative=5 beside it): give negative=5 to train both, negative=0 to say you mean one",
+            stacklevel=3,
+        )
 
 
 def check_same_place(resume: str | None, base: TrainState | None, cluster: str | None) -> None:

@@ -33,8 +33,8 @@ RESULTS = HERE / "estimators.json"
 PLOT = HERE / "estimators-heldout.png"
 SMALL_VOCAB = 5000
 LOSSES = {  # name: w2v.train settings
-    "HS Huffman": {"hs": True},
-    "HS balanced": {"hs": True, "tree": "balanced"},
+    "HS Huffman": {"hs": True, "negative": 0},
+    "HS balanced": {"hs": True, "negative": 0, "tree": "balanced"},
     "NS 5": {"negative": 5},
     "NCE 5": {"nce": 5},
     "NCE 25": {"nce": 25},
