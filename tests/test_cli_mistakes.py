@@ -1057,6 +1057,28 @@ HABITS = [
         "--cbow-sum takes no value: give --cbow-sum alone to turn it on; leave it out to keep it off",
     ),
     ("similar -v vecs.bin man -topn 3", "no option -topn: use --top"),
+    (f"{TRAIN} -epoch 10", "-epoch is fastText's name: use --epochs"),
+    (f"{TRAIN} -lr 0.1", "-lr is fastText's name: use --alpha"),
+    (f"{TRAIN} -ws 3", "-ws is fastText's name: use --window"),
+    (f"{TRAIN} -minCount 1", "-minCount is fastText's name: use --min-count"),
+    (f"{TRAIN} -thread 4", "-thread is fastText's name: use --threads"),
+    ("train -input c.txt", "-input is fastText's name: use the corpus as an argument: w2v train FILE"),
+    (
+        "train c.txt -output 1",  # click would read -o utput, and 1 as a corpus file
+        "-output is fastText's and word2vec.c's name: use -o FILE (and --save-fasttext FILE.bin for fastText's model)",
+    ),
+    (f"{TRAIN} --lr 0.1", "--lr is fastText's name: use --alpha"),
+    (f"{TRAIN} --ws=3", "--ws is fastText's name: use --window"),
+    (
+        f"{TRAIN} --loss hs",
+        "--loss is fastText's name: use --hs (-loss hs), --negative N (-loss ns) or --softmax (-loss softmax)",
+    ),
+    ("similar -v vecs.bin man -k 3", "-k is fastText's name: use --top"),
+    (
+        "train -train c.txt -output v.bin -cbow 1",  # word2vec.c's command line: pointed to w2v word2vec
+        "No such option '-t'. (-train is a word2vec.c flag: 'w2v word2vec -train FILE -output FILE ...' takes "
+        "its command lines)",
+    ),
     ("analogy -v vecs.bin king man woman -top 3", "no option -top: use --top"),
     ("distance", "give the vectors file: FILE or -v FILE"),
     ("distance vecs.bin -v vecs.txt", "two vectors files given: vecs.bin and -v vecs.txt"),

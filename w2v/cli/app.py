@@ -119,6 +119,7 @@ def main(argv: list[str] | None = None) -> None:
     use_checked_streams()
     try:
         check_flag_values(sys.argv[1:] if argv is None else argv)
+        check_fasttext_flags(sys.argv[1:] if argv is None else argv)
         cli.main(args=argv, prog_name="w2v", standalone_mode=False)
         sys.stdout.flush()  # what is still buffered meets a closed pipe or a full disk here, not at exit
     except (OutputClosed, BrokenPipeError):
@@ -179,6 +180,22 @@ GENSIM_FLAGS = {
     "compute-loss": "nothing: the loss is always computed",
 }
 SINGLE_DASH_NAMES = {"topn": "--top"}  # gensim's and word2vec.c's names of options w2v spells otherwise
+# fastText's flags (one dash, or two by habit), lower-cased, where w2v's option is named
+# otherwise: ``w2v train``'s, and the queries' (``-k``: fastText's predict and nn)
+FASTTEXT_TRAIN_FLAGS = {
+    "epoch": "--epochs",
+    "lr": "--alpha",
+    "ws": "--window",
+    "mincount": "--min-count",
+    "thread": "--threads",
+    "neg": "--negative",
+    "t": "--sample",
+    "loss": "--hs (-loss hs), --negative N (-loss ns) or --softmax (-loss softmax)",
+    "input": "the corpus as an argument: w2v train FILE",
+    "output": "-o FILE (and --save-fasttext FILE.bin for fastText's model)",
+    "verbose": "-q for -verbose 0",
+}
+FASTTEXT_QUERY_FLAGS = {"k": "--top"}
 
 
 def command_options(argv: list[str]) -> tuple[click.Command | None, dict[str, click.Option]]:
@@ -188,9 +205,15 @@ def command_options(argv: list[str]) -> tuple[click.Command | None, dict[str, cl
     return command, {name: p for p in params for name in (*p.opts, *p.secondary_opts)}
 
 
+class OtherToolsFlag(click.UsageError):
+    """A flag of another tool's, its message naming w2v's option (no more hints added)."""
+
+
 def usage_message(err: click.UsageError, argv: list[str]) -> str:
     """The one line for a usage error: a flag that is another tool's name gets w2v's
     (gensim's ``--workers``, ``-topn`` for ``--top``, word2vec.c's ``-train``)."""
+    if isinstance(err, OtherToolsFlag):
+        return err.format_message()
     command, options = command_options(argv)
     given = [arg.split("=")[0] for arg in argv[1:] if arg.startswith("-") and arg.split("=")[0] not in options]
     training = command is not None and command.name == "train"
@@ -220,6 +243,26 @@ def check_flag_values(argv: list[str]) -> None:
         name = flag.lstrip("-")
         keep_off = f"for word2vec.c's -{name} 0" if name in WORD2VEC_FLAG_NAMES else "to keep it off"
         raise click.UsageError(f"{flag} takes no value: give {flag} alone to turn it on; leave it out{off} {keep_off}")
+
+
+def check_fasttext_flags(argv: list[str]) -> None:
+    """A usage error naming w2v's option for a fastText flag (``-epoch 10``, ``--lr
+    0.1``), before click reads it: one it would split into short options (``-output``
+    is ``-o utput``) or name no close option for. A word2vec.c command line (``-train
+    FILE -output FILE``) is left to ``c_flags_hint``, which points to ``w2v word2vec``."""
+    command, options = command_options(argv)
+    if command is None:
+        return
+    flags = FASTTEXT_TRAIN_FLAGS if command.name == "train" else FASTTEXT_QUERY_FLAGS if "--top" in options else {}
+    args = list(itertools.takewhile(lambda arg: arg != "--", argv[1:]))
+    if command.name == "train" and set(c_style_flags(args, set(options))) - {"-output"}:
+        return
+    for arg in args:
+        flag = arg.split("=")[0]
+        name = flag.lstrip("-").lower()
+        if flag.startswith("-") and flag not in options and name in flags:
+            owners = "fastText's and word2vec.c's" if name in WORD2VEC_FLAG_NAMES else "fastText's"
+            raise OtherToolsFlag(f"{flag} is {owners} name: use {flags[name]}")
 
 
 def c_flags_hint(argv: list[str]) -> str:
