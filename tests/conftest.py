@@ -27,8 +27,10 @@ TINY_LINES = [
 ]
 
 
-# The progress lines of ``progress.LineBar`` (stderr is not a terminal in tests)
-PROGRESS_LINE = re.compile(r"w2v: (reading|training|writing|k-means|k-means\+\+ seeding|phrases, pass \d+/\d+): ")
+# The progress lines of ``progress.LineBar`` (stderr is not a terminal in tests), and w2v train's line an epoch
+PROGRESS_LINE = re.compile(
+    r"w2v: (reading|training|writing|k-means|k-means\+\+ seeding|phrases, pass \d+/\d+|epoch \d+): "
+)
 
 
 def ctrl_c_by_default() -> None:

@@ -4,9 +4,11 @@ import inspect
 import itertools
 import math
 import random
+import re
 import warnings
 from collections import Counter
 
+import numpy as np
 import pytest
 from conftest import REPO
 
@@ -23,8 +25,11 @@ def sentences() -> list[list[str]]:
     return [rng.choices(VOCAB, weights, k=rng.randint(3, 12)) for _ in range(200)]
 
 
+QUICK = dict(min_count=1, dim=8, epochs=5, threads=1, sample=0, seed=1)
+
+
 def train(sentences, **kwargs) -> w2v.Vectors:
-    return w2v.train(sentences, min_count=1, dim=8, epochs=EPOCHS, threads=1, sample=0, seed=1, **kwargs)
+    return w2v.train(sentences, **{**QUICK, "epochs": EPOCHS}, **kwargs)
 
 
 def test_train_in_memory_sentences(sentences):
@@ -77,7 +82,7 @@ def test_on_progress(sentences):
         ("max_vocab_size", 1000, "max_vocab_size is gensim's name: use prune_at=1000 (distinct words held"),
         ("max_final_vocab", 50, "max_final_vocab is gensim's name: use max_vocab=50"),
         ("compute_loss", True, "compute_loss is gensim's name: use nothing: the loss is always computed"),
-        ("callbacks", [], "callbacks is gensim's name: use on_epoch_end=function(epoch, loss)"),
+        ("callbacks", [], "callbacks is gensim's name: use on_epoch_end=function(end), given end.epoch, end.loss"),
     ],
 )
 def test_gensim_training_keywords_name_w2v_settings(sentences, keyword, value, hint):
@@ -210,3 +215,73 @@ def test_hs_alone_says_it_turns_negative_sampling_off(sentences, tiny_corpus, tm
         train(sentences, init_model=str(tmp_path / "m.npz"), hs=True)
     done = cli("train", tiny_corpus, "-o", tmp_path / "v.bin", "--hs", "--min-count", "1", "--epochs", "1", "-q")
     assert (done.returncode, done.stderr) == (0, b"")
+
+
+def test_on_epoch_end_of_one_argument_gets_the_epoch_its_loss_and_the_vectors(sentences, tmp_path):
+    """gensim's habit: a callback of one argument gets the epoch numbered from 1 (as the
+    command's lines), its loss and the vectors as they stand: a view, which training
+    goes on changing, and ``copy()`` keeps."""
+    seen: list[w2v.EpochEnd] = []
+    kept: list[w2v.Vectors] = []
+
+    def look(end):
+        seen.append(end)
+        kept.append(end.vectors.copy())
+        assert end.wv.words == end.vectors.words and len(end.vectors) == len(sentences_vocabulary(sentences))
+
+    vectors = w2v.train(sentences, on_epoch_end=look, **{**QUICK, "epochs": 3})
+    report = vectors.report
+    assert report is not None and [(end.epoch, end.epochs) for end in seen] == [(1, 3), (2, 3), (3, 3)]
+    assert [end.loss for end in seen] == report.epoch_loss and all(math.isnan(end.heldout) for end in seen)
+    assert np.shares_memory(seen[-1].vectors.vectors, vectors.vectors)  # a view of the weights
+    assert kept[-1].vectors.tobytes() == vectors.vectors.tobytes() != kept[0].vectors.tobytes()
+
+
+def sentences_vocabulary(sentences) -> set[str]:
+    return {word for sentence in sentences for word in sentence}
+
+
+@pytest.mark.parametrize("how", ["returns True", "raises StopTraining", "returns numpy's True"])
+def test_on_epoch_end_stops_the_run_with_the_vectors_so_far(sentences, tmp_path, how):
+    """A callback returning True (or raising ``StopTraining``) ends the run after its
+    epoch: the vectors and the model file are that epoch's, the report lists the epochs
+    trained; None and other values go on."""
+    kept = []
+
+    def stop_after_two(end):
+        kept.append(end.vectors.copy())
+        if end.epoch < 2:
+            return "go on"  # not a bool: ignored
+        if how == "raises StopTraining":
+            raise w2v.StopTraining
+        return np.float64(end.loss) > 0 if how == "returns numpy's True" else True
+
+    vectors = w2v.train(sentences, on_epoch_end=stop_after_two, save_model=str(tmp_path / "m.npz"), **QUICK)
+    report = vectors.report
+    assert report is not None and len(report.epoch_loss) == len(kept) == 2
+    assert report.train_words == 2 * report.corpus_words  # sample=0: every word trained
+    assert vectors.vectors.tobytes() == kept[-1].vectors.tobytes()
+    assert w2v.Vectors.load(tmp_path / "m.npz").vectors.tobytes() == vectors.vectors.tobytes()
+    old_form = w2v.train(sentences, on_epoch_end=lambda epoch, loss: epoch == 1, **QUICK)  # from 0: the second
+    assert old_form.vectors.tobytes() == vectors.vectors.tobytes()
+
+
+def test_the_per_epoch_evaluation_of_the_docs_runs(tmp_path, monkeypatch, capsys):
+    """docs/training.md's example: evaluate after each epoch, save the best, stop once
+    the analogies no longer improve."""
+    page = (REPO / "docs" / "training.md").read_text()
+    section = page[page.index("### Callbacks: per-epoch evaluation") :]
+    example = section.split("```python\n")[1].split("```")[0]
+    sample = str(REPO / "data" / "sample.txt.gz")
+    code = example.replace('"text8", epochs=20', f"{sample!r}, epochs=6, threads=1, min_count=5, dim=32")
+    assert code != example
+    monkeypatch.chdir(tmp_path)
+    namespace: dict = {}
+    exec(compile(code, "training.md", "exec"), namespace)
+    printed = capsys.readouterr().out.splitlines()
+    report = namespace["vectors"].report
+    assert [line.split(":")[0] for line in printed] == [f"epoch {e}" for e in range(1, len(report.epoch_loss) + 1)]
+    assert all(re.fullmatch(r"epoch \d: loss [\d.]+, analogies [\d.]+%", line) for line in printed)
+    best = namespace["best"]
+    assert best["accuracy"] > 0 and best["epoch"] <= len(report.epoch_loss)
+    assert w2v.Vectors.load(tmp_path / "best.bin").words == namespace["vectors"].words

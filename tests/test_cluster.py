@@ -689,3 +689,18 @@ def test_phrases_on_two_workers_are_the_phrases_of_one_process(cli, tmp_path):
     assert again.returncode == 1 and again.stderr.endswith(
         b"exists: w2v phrases --cluster writes a new folder of parts\n"
     )
+
+
+def test_on_epoch_end_on_a_cluster_sees_the_vectors_and_stops_the_run(topics, tmp_path):
+    """The callback of one argument works on a cluster as in one process: the epoch from
+    1, the combined vectors as they stand after its round, and True ends the run there."""
+    seen = []
+
+    def stop_after_two(end):
+        seen.append((end.epoch, end.loss, end.vectors.copy()))
+        return end.epoch == 2
+
+    result = w2v.train(str(topics), cluster="local:1", threads=1, on_epoch_end=stop_after_two, **SETTINGS)
+    assert [epoch for epoch, _, _ in seen] == [1, 2] and [loss for _, loss, _ in seen] == result.report.epoch_loss
+    assert seen[-1][2].words == result.words and seen[-1][2].vectors.tobytes() == result.vectors.tobytes()
+    assert result.report.train_words < SETTINGS["epochs"] * result.report.corpus_words

@@ -172,6 +172,7 @@ def recorded(monkeypatch, tmp_path):
             "save_vocab",
             "progress",
             "on_start",
+            "on_epoch_end",
             "notes",
             "heldout",
             "heldout_pairs",

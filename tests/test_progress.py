@@ -6,6 +6,7 @@ import gzip
 import io
 import os
 import pty
+import re
 import struct
 import subprocess
 import sys
@@ -55,8 +56,8 @@ def test_line_bar_prints_the_start_tenths_at_most_every_gap_and_the_end():
     bar.close()
     assert out.getvalue().splitlines() == [
         "w2v: training: 0% (0 of 1,000 words)",
-        "w2v: training: 12% (120 of 1,000 words), 120 words/s, loss=2.5000",
-        "w2v: training: 36% (360 of 1,000 words), 144 words/s, loss=2.5000",
+        "w2v: training: 12% (120 of 1,000 words), 120 words/s, elapsed 0:01, ETA 0:07, loss=2.5000",
+        "w2v: training: 36% (360 of 1,000 words), 144 words/s, elapsed 0:02, ETA 0:04, loss=2.5000",
     ]
     assert "\r" not in out.getvalue()
 
@@ -73,8 +74,8 @@ def test_line_bar_prints_every_line_seconds_without_a_total():
     bar.close()
     assert out.getvalue().splitlines() == [
         "w2v: training: 0 tokens",
-        "w2v: training: 20 tokens, 2 tokens/s",
-        "w2v: training: 30 tokens, 3 tokens/s",
+        "w2v: training: 20 tokens, 2 tokens/s, elapsed 0:10",
+        "w2v: training: 30 tokens, 3 tokens/s, elapsed 0:11",
     ]
 
 
@@ -87,7 +88,7 @@ def test_line_bar_rate_counts_from_initial():
     bar.close()  # nothing new to say
     assert out.getvalue().splitlines() == [
         "w2v: training: 50% (500 of 1,000 words)",
-        "w2v: training: 100% (1,000 of 1,000 words), 250 words/s",
+        "w2v: training: 100% (1,000 of 1,000 words), 250 words/s, elapsed 0:02",
     ]
 
 
@@ -101,7 +102,7 @@ def test_a_pause_is_left_out_of_the_rate():
     bar.pause(30)
     clock.now += 2
     bar.update(1000)
-    assert out.getvalue().splitlines()[-1] == "w2v: training: 100% (1,000 of 1,000 words), 250 words/s"
+    assert out.getvalue().splitlines()[-1] == "w2v: training: 100% (1,000 of 1,000 words), 250 words/s, elapsed 0:34"
 
 
 def test_the_terminal_bar_leaves_a_pause_out_of_both_rates():
@@ -118,7 +119,8 @@ def test_line_bar_in_bytes():
     bar.update(0)
     clock.now += 1
     bar.update(1_500_000, tokens="10")
-    assert out.getvalue().splitlines()[1] == "w2v: training: 50% (1.5 of 3.0 MB), 1.5 MB/s, tokens=10"
+    line = "w2v: training: 50% (1.5 of 3.0 MB), 1.5 MB/s, elapsed 0:01, ETA 0:01, tokens=10"
+    assert out.getvalue().splitlines()[1] == line
 
 
 class Terminal(io.StringIO):
@@ -249,15 +251,34 @@ def run_w2v(args, cwd, terminal: bool) -> str:
 
 @pytest.mark.slow
 def test_train_prints_lines_when_stderr_is_not_a_terminal(tiny_corpus, tmp_path):
-    err = run_w2v(["train", tiny_corpus, "-o", tmp_path / "v.bin", *FAST], tmp_path, terminal=False)
+    """A log (``2> log``): whole lines, the time elapsed and left on the progress lines,
+    and a line an epoch with its loss (the report's)."""
+    report = tmp_path / "run.json"
+    args = ["train", tiny_corpus, "-o", tmp_path / "v.bin", "--report", report, *FAST]
+    err = run_w2v(args, tmp_path, terminal=False)
     lines = [line for line in err.splitlines() if not line.startswith("w2v: compiling")]  # a first run's note
     assert "\r" not in err
+    epochs = [line for line in lines if line.startswith("w2v: epoch")]
+    assert epochs == [f"w2v: epoch {e + 1}: loss {loss:.4f}" for e, loss in enumerate(read_report(report))]
+    reading = [line for line in lines if line.startswith("w2v: reading: ")]
+    training = [line for line in lines if line.startswith("w2v: training: ")]
     size, tokens = tiny_corpus.stat().st_size, len(tiny_corpus.read_text().split())
-    assert lines[-3].startswith(f"w2v: reading: 100% ({size / 1e3:.1f} of {size / 1e3:.1f} kB), ")
-    assert lines[-3].endswith(f"tokens={tokens:,}, words=12")
-    assert lines[-2].startswith(f"w2v: training: 100% ({2 * tokens:,} of {2 * tokens:,} words), ")
-    assert lines[-2].endswith("epoch=2/2, lr=0.00000, loss=" + lines[-2].rsplit("=", 1)[1])
-    assert lines[-1].startswith("w2v: 12 words in vocabulary")
+    assert reading[-1].startswith(f"w2v: reading: 100% ({size / 1e3:.1f} of {size / 1e3:.1f} kB), ")
+    assert reading[-1].endswith(f"tokens={tokens:,}, words=12")
+    words = f"{2 * tokens:,}"
+    assert all(re.match(r"w2v: training: \d+% \([\d,]+ of [\d,]+ words\), [\d,]+ words/s, elapsed 0:0\d, ", line)
+               for line in training)  # fmt: skip
+    assert "ETA 0:0" in training[0] and "ETA" not in training[-1]  # the time left, while there is some
+    assert training[-1].startswith(f"w2v: training: 100% ({words} of {words} words), ")
+    assert training[-1].endswith("epoch=2/2, lr=0.00000, loss=" + training[-1].rsplit("=", 1)[1])
+    assert lines[-2].startswith("w2v: 12 words in vocabulary") and lines[-1].startswith("w2v: wrote the run's report")
+
+
+def read_report(path) -> list[float]:
+    """The epochs' losses of a ``--report`` file."""
+    import json
+
+    return json.loads(path.read_text())["epoch_loss"]
 
 
 @pytest.mark.slow
@@ -308,7 +329,7 @@ def test_compiling_is_announced_and_kept_out_of_the_training_time(tiny_corpus, t
     assert err[3].startswith(
         "w2v: compiling the training kernels: once for this version of w2v and Numba on this CPU (cached in "
     )  # before the bar
-    assert err[4].startswith("w2v: training: ")
+    assert [line for line in err[4:] if line.startswith("w2v: training: ")]
     assert " s compiling the kernels, " in err[-1]
     report = w2v.train(str(tiny_corpus), min_count=1, dim=8, epochs=1, threads=1).report
     assert report.compile_seconds > 0

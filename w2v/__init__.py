@@ -51,6 +51,7 @@ TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing; mypy tak
 if TYPE_CHECKING:
     from w2v.config import TrainConfig
     from w2v.corpus.phrases import learn_phrases
+    from w2v.engine.callbacks import EpochEnd, StopTraining
     from w2v.errors import W2VError
     from w2v.toolkit import count_vocab, phrases, score, word_classes
     from w2v.train import train
@@ -59,6 +60,8 @@ if TYPE_CHECKING:
     from w2v.version import __version__
 
 __all__ = [
+    "EpochEnd",
+    "StopTraining",
     "TrainConfig",
     "Vectors",
     "W2VError",
@@ -72,6 +75,8 @@ __all__ = [
     "word_classes",
 ]
 HOMES = {  # each name of ``__all__``: the module that defines it
+    "EpochEnd": "w2v.engine.callbacks",
+    "StopTraining": "w2v.engine.callbacks",
     "TrainConfig": "w2v.config",
     "Vectors": "w2v.vectors.wordvectors",
     "W2VError": "w2v.errors",

@@ -324,7 +324,10 @@ GENSIM_KEYWORDS: dict[str, Callable[[Any], str]] = {
     "max_final_vocab": lambda value: f"max_vocab={value!r}",
     "sentences": lambda _: "w2v.train(sentences, ...): the corpus is the first argument",
     "corpus_file": lambda value: f"w2v.train({value!r}, ...): a file name is a corpus",
-    "callbacks": lambda _: "on_epoch_end=function(epoch, loss) or on_progress=function(words, total, alpha, loss)",
+    "callbacks": lambda _: (
+        "on_epoch_end=function(end), given end.epoch, end.loss and end.vectors (gensim's model.wv) after each epoch "
+        "(return True to stop), or on_progress=function(words, total, alpha, loss)"
+    ),
     "compute_loss": lambda _: "nothing: the loss is always computed (vectors.report.epoch_loss)",
 }
 

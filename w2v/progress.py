@@ -75,11 +75,13 @@ class TerminalBar:
 
 class LineBar:
     """Progress as whole lines (``w2v: training: 40% (606,664 of 1,516,660 words),
-    812,345 words/s, epoch=2/5, loss=2.5300``): one at the first update (the step has
-    begun), one at each ``1 / LINE_PARTS`` of the total (unless the last line is less
-    than ``LINE_GAP`` old), one at least every ``LINE_SECONDS``, and one at ``close``
-    unless the last line already said it all or the step failed.
-    The rate counts from ``initial``. ``clock``: seconds."""
+    812,345 words/s, elapsed 0:01, ETA 0:02, epoch=2/5, loss=2.5300``): one at the
+    first update (the step has begun), one at each ``1 / LINE_PARTS`` of the total
+    (unless the last line is less than ``LINE_GAP`` old), one at least every
+    ``LINE_SECONDS``, and one at ``close`` unless the last line already said it all or
+    the step failed. The rate counts from ``initial``, and so does the time left
+    (``ETA``: the rest of the total at that rate); the time elapsed is the step's,
+    pauses included. ``clock``: seconds."""
 
     def __init__(
         self,
@@ -93,7 +95,7 @@ class LineBar:
         self.desc, self.total, self.unit, self.file, self.clock = desc, total, unit, file, clock
         self.initial = self.done = initial
         self.fields: dict[str, str] = {}
-        self.started = self.printed_at = clock()
+        self.began = self.started = self.printed_at = clock()  # ``started`` moves past pauses
         self.next_mark = self._mark_after(initial)
         self.shown: tuple | None = None  # what the last line said
 
@@ -126,7 +128,10 @@ class LineBar:
         self.shown = (self.done, tuple(self.fields.items()))
         parts = [self._position()]
         if now > self.started and self.done > self.initial:
-            parts.append(f"{format_amount((self.done - self.initial) / (now - self.started), self.unit)}/s")
+            rate = (self.done - self.initial) / (now - self.started)
+            parts += [f"{format_amount(rate, self.unit)}/s", f"elapsed {clock_time(now - self.began)}"]
+            if self.total and self.done < self.total:
+                parts.append(f"ETA {clock_time((self.total - self.done) / rate)}")
         parts += [f"{key}={value}" for key, value in self.fields.items()]
         print(f"w2v: {self.desc}: " + ", ".join(parts), file=self.file, flush=True)
 
@@ -136,6 +141,13 @@ class LineBar:
         total = format_amount(self.total, self.unit)
         done = format_amount(self.done, self.unit, scale_of=self.total).rsplit(" ", 1)[0]
         return f"{100 * self.done / self.total:.0f}% ({done} of {total})"
+
+
+def clock_time(seconds: float) -> str:
+    """``seconds`` as a clock shows a time: ``0:07``, ``12:05``, ``1:02:03``."""
+    minutes, whole_seconds = divmod(round(seconds), 60)
+    hours, minutes = divmod(minutes, 60)
+    return f"{hours}:{minutes:02d}:{whole_seconds:02d}" if hours else f"{minutes}:{whole_seconds:02d}"
 
 
 def format_amount(amount: float, unit: str, scale_of: float | None = None) -> str:
@@ -173,6 +185,17 @@ def note(message: str, show: bool = True) -> None:
     """Print ``w2v: message`` on stderr (when ``show``)."""
     if show:
         print(f"w2v: {message}", file=sys.stderr, flush=True)
+
+
+def note_above_bar(message: str) -> None:
+    """``note`` while a bar may be shown: on a terminal above the bar (tqdm's
+    ``write``, which redraws it), elsewhere as one more line of the log."""
+    if not is_terminal(sys.stderr):
+        note(message)
+        return
+    from tqdm import tqdm
+
+    tqdm.write(f"w2v: {message}", file=sys.stderr)
 
 
 class Steps:

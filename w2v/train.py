@@ -144,10 +144,16 @@ def train(
         training. The note that the kernels are being compiled (a first run's wait)
         shows either way.
     on_epoch_end : callable, optional
-        ``on_epoch_end(epoch, mean_loss)`` after each epoch; with ``heldout``, given
-        the held-out bits per word, its standard error (of sampling the predictions)
-        and the unigram model's bits per word on the same predictions as a third,
-        fourth and fifth argument, as many as it takes.
+        ``on_epoch_end(end)`` after each epoch, given a ``w2v.EpochEnd``: ``end.epoch``
+        (from 1), ``end.loss`` (mean nats per example), ``end.heldout``,
+        ``end.heldout_se`` and ``end.heldout_unigram`` (with ``heldout``),
+        ``end.vectors`` (the vectors as they stand: a view); or, as before,
+        ``on_epoch_end(epoch, mean_loss)`` with the epoch from 0, given with ``heldout``
+        the held-out bits per word, its standard error (of sampling the predictions) and
+        the unigram model's bits per word on the same predictions as a third, fourth and
+        fifth argument, as many as it takes. Returning True or raising
+        ``w2v.StopTraining`` ends the run after the epoch with the vectors so far
+        (``engine.callbacks``).
     on_progress : callable, optional
         ``on_progress(words_done, total_words, alpha, loss)``, from the calling thread
         about every 0.2 s during training and once at the end (``words_done ==
@@ -248,6 +254,7 @@ def train(
         plan = ClusterPlan(
             choose, lambda vocab: build_model(vocab, resolved, base), resumed, notes=notes or {},
             vocabulary=read_vocab or init_model,
+            vectors=lambda vocab, syn0: trained_vectors(vocab, syn0, resolved, None),
         )  # fmt: skip
         return train_on(cluster, corpus, resolved, plan, hooks, outputs, settings, start)
     here = HerePlan(resolved, base, choose, resume, notes or {}, read_vocab or init_model or resume, start)
@@ -323,9 +330,9 @@ def train_here(corpus, here: HerePlan, hooks: Hooks, outputs: "RunFiles") -> Vec
     return delivered(trained_vectors(encoded.vocab, syn0, config, report), outputs)
 
 
-def trained_vectors(vocab: Vocab, syn0: np.ndarray, config: TrainConfig, report: TrainReport) -> Vectors:
-    """The word vectors of a run over ``vocab``: the rows of ``syn0``, or with subwords
-    each word's composed vector (the mean of its row and its n-grams' rows, as
+def trained_vectors(vocab: Vocab, syn0: np.ndarray, config: TrainConfig, report: TrainReport | None) -> Vectors:
+    """The word vectors of a run over ``vocab``: the rows of ``syn0`` (a view), or with
+    subwords each word's composed vector (the mean of its row and its n-grams' rows, as
     fastText's ``saveVectors`` writes them), the ``subwords`` building any other word."""
     words = [decode_word(word) for word in vocab.words]
     if not config.subwords:
@@ -478,7 +485,7 @@ def run_training(run: "Run", hooks: Hooks, outputs: RunFiles, workdir: str) -> t
         train_start = time.perf_counter()
         losses = run.train(hooks, outputs.checkpoint)
         train_seconds = time.perf_counter() - train_start - run.progress.heldout_seconds  # reported apart
-        note_above_unigram(run, hooks.show_progress)
+        note_above_unigram(run, len(losses), hooks.show_progress)
         if outputs.save_vocab is not None:  # after training: a failed run leaves an old file untouched
             encoded.vocab.save(outputs.save_vocab)
         save_state(run.state(), outputs)
@@ -488,13 +495,13 @@ def run_training(run: "Run", hooks: Hooks, outputs: RunFiles, workdir: str) -> t
     report = TrainReport(
         vocab_size=len(encoded.vocab),
         corpus_words=encoded.corpus_words,
-        train_words=encoded.stream.words * run.config.epochs - run.words_at_start,
+        train_words=int(run.progress.words.sum()) - run.words_at_start,
         seconds=0.0,
         train_seconds=train_seconds,
         epoch_loss=losses,
-        epoch_heldout=run.progress.heldout[:, 0].tolist(),
-        epoch_heldout_se=run.progress.heldout[:, 1].tolist(),
-        heldout_unigram=float(run.progress.heldout[-1, 2]),  # the same every epoch; the last is always scored
+        epoch_heldout=run.progress.heldout[: len(losses), 0].tolist(),
+        epoch_heldout_se=run.progress.heldout[: len(losses), 1].tolist(),
+        heldout_unigram=float(run.progress.heldout[len(losses) - 1, 2]),  # the same every epoch; the last is scored
         heldout_seconds=run.progress.heldout_seconds,
         output_updates=int(run.progress.updates.sum()),
         row_visits=int(run.progress.visits.sum()),
@@ -502,10 +509,11 @@ def run_training(run: "Run", hooks: Hooks, outputs: RunFiles, workdir: str) -> t
     return report, run.model.syn0
 
 
-def note_above_unigram(run: "Run", show: bool) -> None:
+def note_above_unigram(run: "Run", epochs: int, show: bool) -> None:
     """Say, when ``show``, why the run's model scores above the unigram model on the
-    held-out text after its last epoch, if subsampling is why (``above_unigram_note``)."""
-    bits, _, unigram = run.progress.heldout[-1].tolist()
+    held-out text after its last epoch (of the ``epochs`` it trained: an ``on_epoch_end``
+    may stop it early), if subsampling is why (``above_unigram_note``)."""
+    bits, _, unigram = run.progress.heldout[epochs - 1].tolist()
     said = above_unigram_note(model_losses(run.config)[0], run.config.sample, bits=bits, unigram=unigram)
     if said is not None:
         note(said, show)
@@ -579,8 +587,11 @@ class Run:
         return cls(config, encoded, model, progress, int(progress.words.sum()), notes)
 
     def train(self, hooks: Hooks, checkpoint: str | None) -> list[float]:
-        """Run the epochs left (``workers.run_epochs``), checkpointing into the folder
-        ``checkpoint`` if given. Returns each epoch's mean loss (nats per example)."""
+        """Run the epochs left (``workers.run_epochs``; fewer where ``on_epoch_end``
+        stops the run), its callbacks given the vectors as they stand, checkpointing into
+        the folder ``checkpoint`` if given. Returns each epoch's mean loss (nats per example)."""
+        vocab, syn0, config = self.encoded.vocab, self.model.syn0, self.config
+        hooks = dataclasses.replace(hooks, vectors=lambda: trained_vectors(vocab, syn0, config, None))
         if checkpoint is not None:
             hooks = dataclasses.replace(hooks, checkpoint=lambda: self.state().save(checkpoint_path(checkpoint)))
         return run_epochs(self.model, self.encoded.stream, self.config, self.progress, hooks)

@@ -1,5 +1,6 @@
 """``w2v train``: its options, their checks, and what it writes besides the vectors."""
 
+import math
 import os
 import reprlib
 import sys
@@ -24,10 +25,11 @@ from w2v.config import (
 )
 from w2v.corpus.phrases import learn_phrases, passes_read, phrased_lines
 from w2v.corpus.sources import check_text, expand_sources, is_stream, without_outputs
+from w2v.engine.callbacks import EpochEnd
 from w2v.errors import ClusterLost, ConfigError, FormatError, UnwritableOutput, W2VError, plural
 from w2v.files import atomic_output, binary_name, check_writable, is_special, is_url
 from w2v.losses import LOSSES
-from w2v.progress import Steps, is_terminal, note
+from w2v.progress import Steps, is_terminal, note, note_above_bar
 from w2v.toolkit import word_classes
 from w2v.train import HELDOUT_NORMALISED, HELDOUT_PAIRS
 from w2v.train import train as train_vectors
@@ -535,8 +537,6 @@ def train(corpus, output, fmt, quiet, cbow_sum, save_vocab, read_vocab, **settin
         settings["seed"],
         {key: settings.pop(key) for key in ("heldout", "heldout_pairs", "heldout_normalised")},
     )
-    if heldout["heldout"] is not None and not quiet:
-        heldout["on_epoch_end"] = print_epoch
     if long_run["resume"] or long_run["init_model"]:  # settings not given (nor preset) come from the model
         settings = {k: v for k, v in settings.items() if ctx.get_parameter_source(k) != DEFAULT}
         if ctx.get_parameter_source("cbow_sum") != DEFAULT:
@@ -551,6 +551,7 @@ def train(corpus, output, fmt, quiet, cbow_sum, save_vocab, read_vocab, **settin
             save_vocab=save_vocab,
             progress=not quiet,
             on_start=None if quiet else run_started(output, long_run),
+            on_epoch_end=None if quiet else print_epoch,
             **heldout,
             notes=notes,
             cluster=cluster,
@@ -621,13 +622,15 @@ def loss_line(report) -> str:
     return f"{report.epoch_loss[-1]:.4f} nats" + (f" ({titles})" if titles else "")
 
 
-def print_epoch(epoch: int, loss: float, heldout: float, standard_error: float, unigram: float) -> None:
-    """The line ``w2v train --heldout`` prints after each epoch, above the progress bar:
-    the training loss, the held-out figure and the unigram model's, its baseline."""
-    from tqdm import tqdm
-
-    scored = f"held-out {heldout_figure(heldout, standard_error)}, unigram model {unigram:.4f}"
-    tqdm.write(f"w2v: epoch {epoch + 1}: loss {loss:.4f}; {scored}", file=sys.stderr)
+def print_epoch(end: EpochEnd) -> None:
+    """The line ``w2v train`` prints after each epoch (above a terminal's bar; in a log,
+    one line an epoch): the training loss, and with ``--heldout`` the held-out figure
+    and the unigram model's, its baseline."""
+    if math.isnan(end.heldout):
+        note_above_bar(f"epoch {end.epoch}: loss {end.loss:.4f}")
+        return
+    scored = f"held-out {heldout_figure(end.heldout, end.heldout_se)}, unigram model {end.heldout_unigram:.4f}"
+    note_above_bar(f"epoch {end.epoch}: loss {end.loss:.4f}; {scored}")
 
 
 def heldout_figure(bits: float, standard_error: float) -> str:

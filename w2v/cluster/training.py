@@ -91,7 +91,8 @@ class ClusterPlan:
     vocabulary and ``start(vocab)`` its weights; ``resumed`` is the checkpoint of a
     run to go on with instead (its vocabulary, weights and replicas'); ``checkpoint``
     the folder to save the run in (``state.checkpoint_path``), if any; ``vocabulary``
-    the file the vocabulary is read from (``read_vocab``, ``init_model``), if any."""
+    the file the vocabulary is read from (``read_vocab``, ``init_model``), if any;
+    ``vectors(vocab, syn0)`` the words' vectors of weights ``syn0``, for ``on_epoch_end``."""
 
     choose: Callable
     start: Callable[[Vocab], Model]
@@ -99,6 +100,7 @@ class ClusterPlan:
     checkpoint: str | None = None
     notes: dict = field(default_factory=dict)
     vocabulary: str | None = None
+    vectors: Callable[[Vocab, np.ndarray], Any] | None = None
 
 
 def train_on_cluster(cluster: Cluster, sources: list[str], config: TrainConfig, plan: ClusterPlan,
@@ -120,6 +122,9 @@ def train_on_cluster(cluster: Cluster, sources: list[str], config: TrainConfig, 
         check_same_sources(cluster, plan.resumed, sources)
         run = ClusterRun.resumed(cluster, plan.resumed, hooks)
     run.checkpoint, run.vocabulary = plan.checkpoint, plan.vocabulary
+    if plan.vectors is not None:
+        view = plan.vectors
+        run.hooks = dataclasses.replace(run.hooks, vectors=lambda: view(run.vocab, run.ledger.weights["syn0"]))
     try:
         try:
             run.start(workers)
@@ -241,7 +246,8 @@ class ClusterRun:
         )  # fmt: skip
 
     def train(self) -> list[float]:
-        """Rounds until every replica has trained all its jobs; each epoch's mean loss.
+        """Rounds until every replica has trained all its jobs, or an ``on_epoch_end``
+        callback stops the run; each whole epoch's mean loss.
         With a checkpoint folder, the run is saved after each epoch, every
         ``hooks.checkpoint_seconds`` and when interrupted (as of its last round)."""
         ledger, hooks = self.ledger, self.hooks
@@ -251,11 +257,11 @@ class ClusterRun:
         loop.open_bar(ledger.trained)
         update: Changes | None = None
         with loop.closing_bar(), loop.saved_if_stopped():
-            while ledger.active():
+            while ledger.active() and not loop.stopped:
                 update = self.round(update)
                 loop.report(ledger.trained, ledger.epochs_done(), ledger.epoch_loss)
                 loop.save_if_due()
-        return [ledger.epoch_loss(epoch) for epoch in range(self.config.epochs)]
+        return [ledger.epoch_loss(epoch) for epoch in range(ledger.epochs_done())]
 
     def save(self) -> None:
         """Save the run as of its last round into the checkpoint folder."""

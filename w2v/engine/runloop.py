@@ -5,22 +5,24 @@ cluster (``cluster.training.ClusterRun``, in rounds).
 Whatever trains, ``RunLoop`` is told where the run stands and keeps the rest: the
 bar, the epochs already reported to the caller's ``Hooks`` and when the run was
 last checkpointed. ``report`` shows the words done, the epoch under way, its
-learning rate and loss, and calls ``on_epoch_end`` once for each epoch finished;
+learning rate and loss, and calls ``on_epoch_end`` once for each epoch finished
+(``callbacks``), until one asks the run to stop (``stopped``: the runner ends it);
 ``save``, ``due`` and ``save_if_due`` checkpoint after each epoch and every
 ``checkpoint_seconds``; ``saved_if_stopped`` checkpoints a run that an interrupt
 stops, as of its last whole segment or round.
 """
 
-import inspect
 import math
 import time
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
 
 from w2v.config import TrainConfig
+from w2v.engine.callbacks import EpochEnd, call_epoch_end
 from w2v.errors import ClusterLost, W2VError
 from w2v.progress import Bar, NoBar, progress_bar
 
@@ -38,12 +40,14 @@ class Hooks:
     """What the caller of a run sees and does while it runs.
 
     - ``show_progress``: a progress bar on stderr (``progress.progress_bar``);
-    - ``on_epoch_end(epoch, mean_loss)`` after each epoch, or
-      ``on_epoch_end(epoch, mean_loss, heldout)`` if it takes a third argument
-      (held-out bits per word, nan without ``heldout``), or
-      ``on_epoch_end(epoch, mean_loss, heldout, heldout_se)`` with its standard error
-      (of sampling the predictions), or ``on_epoch_end(epoch, mean_loss, heldout,
-      heldout_se, unigram)`` with the unigram model's bits per word on the same text too;
+    - ``on_epoch_end(end)`` after each epoch, given an ``EpochEnd`` (with ``vectors``,
+      the vectors as they stand), or ``on_epoch_end(epoch, mean_loss)``,
+      ``on_epoch_end(epoch, mean_loss, heldout)`` (held-out bits per word, nan without
+      ``heldout``), ``on_epoch_end(epoch, mean_loss, heldout, heldout_se)`` with its
+      standard error (of sampling the predictions), ``on_epoch_end(epoch, mean_loss,
+      heldout, heldout_se, unigram)`` with the unigram model's bits per word on the same
+      text too (``callbacks.call_epoch_end``); returning True or raising
+      ``StopTraining`` ends the run after the epoch;
     - ``on_progress(words_done, total_words, alpha, loss)`` about every 0.2 s (one
       process) or round (a cluster), and at the end;
     - ``checkpoint()`` saves the run as it stands: after each epoch, every
@@ -52,32 +56,13 @@ class Hooks:
     """
 
     show_progress: bool = False
-    on_epoch_end: Callable[[int, float], None] | None = None
+    on_epoch_end: Callable[..., Any] | None = None
     on_progress: Callable[[int, int, float, float], None] | None = None
     on_start: Callable[[TrainConfig], None] | None = None
     checkpoint: Callable[[], None] | None = None
     checkpoint_seconds: float | None = None
     heldout: Callable[[], tuple[float, float, float]] | None = None  # scores the weights: ``NOT_SCORED``'s figures
-
-
-def call_epoch_end(
-    callback: Callable, epoch: int, loss: float, heldout: tuple[float, float, float] = NOT_SCORED
-) -> None:
-    """``callback(epoch, mean_loss, bits, standard_error, unigram_bits)``, or with the
-    first four, three or two of those arguments, as many as the callback takes
-    (``Hooks.on_epoch_end``)."""
-    arguments: tuple = (epoch, loss, *heldout)
-    taken = next((n for n in (5, 4, 3) if takes(callback, arguments[:n])), 2)
-    callback(*arguments[:taken])
-
-
-def takes(callback: Callable, arguments: tuple) -> bool:
-    """Whether ``callback`` can be called with ``arguments`` (False where its signature cannot be read)."""
-    try:
-        inspect.signature(callback).bind(*arguments)
-    except (TypeError, ValueError):
-        return False
-    return True
+    vectors: Callable[[], Any] | None = None  # the vectors as they stand, for ``EpochEnd.vectors``
 
 
 def kept_after(error: BaseException) -> bool:
@@ -107,6 +92,7 @@ class RunLoop:
         self.bar: Bar = NoBar()  # until ``open_bar``
         self.saved = time.monotonic()  # when the run was last checkpointed, or began
         self.saved_epochs = reported  # the epochs reported then
+        self.stopped = False  # an ``on_epoch_end`` callback asked the run to end
 
     def alpha(self, done: int) -> float:
         """The learning rate after ``done`` words of the whole run."""
@@ -123,15 +109,17 @@ class RunLoop:
         """Call ``on_epoch_end`` for each epoch finished since the last report (the first
         ``epochs_done`` are), with its mean loss ``epoch_loss(epoch)`` (nats per example,
         nan before any) and held-out bits per word, standard error and the unigram model's
-        bits per word (``heldout[epoch]``, (epochs, 3) float64, nan unscored; nan without);
-        then move the bar to ``done`` words with
-        the epoch under way, the learning rate there and the epoch's loss so far, and
+        bits per word (``heldout[epoch]``, (epochs, 3) float64, nan unscored; nan without),
+        until one asks the run to stop (``stopped``); then move the bar to ``done`` words
+        with the epoch under way, the learning rate there and the epoch's loss so far, and
         call ``on_progress`` with them."""
         hooks = self.hooks
-        while self.reported < min(epochs_done, self.epochs):
+        while self.reported < min(epochs_done, self.epochs) and not self.stopped:
             if hooks.on_epoch_end is not None:
                 bits, error, unigram = NOT_SCORED if heldout is None else heldout[self.reported].tolist()
-                call_epoch_end(hooks.on_epoch_end, self.reported, epoch_loss(self.reported), (bits, error, unigram))
+                loss = epoch_loss(self.reported)
+                end = EpochEnd(self.reported + 1, self.epochs, loss, bits, error, unigram, hooks.vectors)
+                self.stopped = call_epoch_end(hooks.on_epoch_end, end)
             self.reported += 1
         current = min(self.reported, self.epochs - 1)
         loss = epoch_loss(current)

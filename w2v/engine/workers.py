@@ -121,8 +121,8 @@ class JobQueue:
 
 def run_epochs(model: Model, stream: IdStream, config: TrainConfig, progress: Progress, hooks: Hooks) -> list[float]:
     """Train ``config.epochs`` epochs over ``stream`` with ``config.threads`` threads,
-    from batch ``progress.jobs_done`` on. Returns the mean loss of each epoch (nats
-    per example).
+    from batch ``progress.jobs_done`` on, or fewer where an ``on_epoch_end`` callback
+    stops the run. Returns the mean loss of each epoch trained (nats per example).
 
     Work runs in segments of at most one epoch; between two, every batch below
     ``progress.jobs_done`` is done and ``hooks.checkpoint()`` is called: at each
@@ -161,15 +161,16 @@ class EpochRunner:
                 with signals_held():  # Numba calls back into Python from LLVM, where a signal would be lost
                     self.load_kernel()
                 loop.open_bar(int(self.progress.words.sum()))  # once the kernel is loaded: compiling is not training
-                while self.progress.jobs_done < batches * self.config.epochs:
+                while self.progress.jobs_done < batches * self.config.epochs and not loop.stopped:
                     first = self.progress.jobs_done
                     self.run_segment(JobQueue(first, (first // batches + 1) * batches))
                     self.model.check_diverged(max((self.progress.jobs_done - 1) // batches + 1, 1), self.start_alpha)
                     if hooks.heldout is not None and self.progress.jobs_done % batches == 0:
                         self.score_heldout(hooks.heldout, self.progress.jobs_done // batches - 1)
+                    self.report()  # an epoch just ended: its callback sees its weights, no worker running
                     loop.save()
             self.report()
-        return [self.progress.epoch_loss(e) for e in range(self.config.epochs)]
+        return [self.progress.epoch_loss(e) for e in range(self.progress.epochs_done(batches))]
 
     def score_heldout(self, scorer: Callable[[], tuple[float, float, float]], epoch: int) -> None:
         """Score the held-out text after ``epoch`` (0-based), with BLAS on at most

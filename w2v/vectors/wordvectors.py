@@ -90,6 +90,17 @@ class Vectors:
         more = ", ..." if len(self.words) > 3 else ""
         return f"Vectors({plural(len(self.words), 'word')} x {plural(self.dim, 'dim')}: {first}{more})"
 
+    def copy(self) -> "Vectors":
+        """A copy of the words, vectors, counts and subwords: the vectors an ``on_epoch_end``
+        callback is given are a view of weights that training goes on changing."""
+        subwords = self.subwords
+        if subwords is not None:
+            subwords = SubwordVectors(
+                list(subwords.words), subwords.word_rows.copy(), subwords.buckets.copy(), subwords.settings
+            )
+        counts = None if self.counts is None else self.counts.copy()
+        return Vectors(list(self.words), self.vectors.copy(), self.report, counts, subwords)
+
     @property
     def dim(self) -> int:
         """D, the number of values a vector."""
