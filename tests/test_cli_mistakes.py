@@ -277,7 +277,7 @@ CASES = {
         (f"{TRAIN} --nce -1", 2, "--nce"),
         (f"{TRAIN} --heldout missing.txt", 1, "missing.txt"),
         (f"{TRAIN} --init-model missing.npz", 1, "model file not found"),
-        (f"{TRAIN} --init-model notvectors.txt", 1, "not a w2v model file"),
+        (f"{TRAIN} --init-model notvectors.txt", 1, "notvectors.txt is no model (w2v's or fastText's) and cannot be"),
         (f"{TRAIN} --init-model somedir", 1, "somedir"),  # a folder: its checkpoint, absent
         (f"{TRAIN} --save-model somedir", 2, "--save-model"),
         (f"{TRAIN} --save-model nowhere/model.npz", 1, "nowhere"),
@@ -1142,7 +1142,6 @@ VECTORS_NOT_MODEL = (
     ("line", "code", "message"),
     [
         ("score vecs.bin corpus.txt", 1, f"vecs.bin holds word2vec vectors, {VECTORS_NOT_MODEL}"),
-        (f"{TRAIN} --init-model vecs.txt", 1, f"vecs.txt holds word2vec vectors, {VECTORS_NOT_MODEL}"),
         ("score glove.txt corpus.txt", 1, f"glove.txt holds GloVe vectors, {VECTORS_NOT_MODEL}"),
         ("score corpus.txt corpus.txt", 1, "corpus.txt is not a w2v model file or is damaged (File is not a zip file)"),
         ("train corpus.txt --resume nockpt", 2, "Invalid value for --resume: no checkpoint in nockpt"),

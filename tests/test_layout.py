@@ -33,7 +33,7 @@ LAYERS = [
     {"w2v.engine"},
     {"w2v.vectors"},
     {"w2v.cluster"},
-    {"w2v.train", "w2v.toolkit"},
+    {"w2v.train", "w2v.toolkit", "w2v.starts"},
     {"w2v.cli", "w2v", "w2v.__main__"},
 ]
 # Modules that import Numba when imported: the only ones w2v imports inside functions.

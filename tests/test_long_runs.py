@@ -22,7 +22,7 @@ import w2v.vectorio.modelfile
 from w2v.corpus.vocab import Vocab
 from w2v.engine import kernels
 from w2v.engine.weights import Model, carry_weights
-from w2v.errors import ConfigError, CorpusError, DivergedError, FormatError
+from w2v.errors import ConfigError, CorpusError, DivergedError, FormatError, W2VError
 from w2v.locks import checkpoint_lock
 from w2v.train import train
 from w2v.vectorio.modelfile import TrainState, checkpoint_path, describe_progress
@@ -932,3 +932,50 @@ def test_a_fresh_run_refuses_a_checkpoint_folder_holding_an_unreadable_checkpoin
     with pytest.raises(ConfigError, match=re.escape(message)):
         train(str(corpus), checkpoint=str(folder), **SETTINGS)
     assert path.read_bytes() == before
+
+
+def test_init_model_from_vectors_alone_starts_the_input_vectors(corpus, tmp_path, cli):
+    """fastText's -pretrainedVectors: vectors alone (a file, or a ``Vectors``) start the
+    input rows of the corpus's words they hold, the others and the output weights as in
+    a fresh run; the vocabulary is the corpus's, ``dim`` theirs."""
+    given = ["cat", "dog", "zebra"]  # zebra: not in the corpus
+    rows = np.arange(3 * 12, dtype=np.float32).reshape(3, 12) / 100
+    Vectors(given, rows).save(tmp_path / "v.txt")
+    still = {k: v for k, v in SETTINGS.items() if k != "dim"}
+    still.update(epochs=1, alpha=1e-30, min_alpha=1e-31)  # updates too small to change a float32
+    fresh = train(str(corpus), dim=12, **still)
+    for init_model in (str(tmp_path / "v.txt"), Vectors(given, rows)):
+        started = train(str(corpus), init_model=init_model, **still)
+        assert started.words == fresh.words and started.vectors.shape == (len(fresh.words), 12)
+        for word, row in zip(given[:2], rows[:2], strict=True):
+            np.testing.assert_array_equal(started[word], row)
+        others = [i for i, word in enumerate(fresh.words) if word not in given]
+        np.testing.assert_array_equal(started.vectors[others], fresh.vectors[others])
+    done = cli("train", corpus, "--init-model", tmp_path / "v.txt", "-o", tmp_path / "out.txt", "--max-vocab", "5",
+               "--epochs", "1", "--threads", "1", "-q")  # fmt: skip
+    assert (done.returncode, done.stderr) == (0, b"")
+    assert Vectors.load(tmp_path / "out.txt").vectors.shape == (5, 12)
+
+
+@pytest.mark.parametrize(
+    ("settings", "message"),
+    [
+        ({"dim": 30}, "v.txt holds vectors of 12 values, not 30: leave dim out to take theirs"),
+        (
+            {"update_vocab": True},
+            "update_vocab adds words to a model's vocabulary; v.txt holds vectors alone, and the run's vocabulary "
+            "is the corpus's",
+        ),
+        (
+            {"init_model": "none.txt"},
+            "none.txt has no word of the run's vocabulary (16 words): its vectors would start none of theirs",
+        ),
+    ],
+)
+def test_vectors_that_cannot_start_the_run_are_one_line(corpus, tmp_path, monkeypatch, settings, message):
+    monkeypatch.chdir(tmp_path)
+    Vectors(["cat", "dog"], np.ones((2, 12), dtype=np.float32)).save("v.txt")
+    Vectors(["zebra", "yak"], np.ones((2, 12), dtype=np.float32)).save("none.txt")
+    with pytest.raises(W2VError) as refused:
+        train(str(corpus), **{"init_model": "v.txt", "epochs": 1, "threads": 1, **settings})
+    assert str(refused.value) == message

@@ -249,3 +249,65 @@ def test_the_api_hands_over_the_vectors_it_could_not_write_to_fasttext(tmp_path,
     assert str(caught.value) == REFUSED
     assert caught.value.vectors.words == Vectors.load(tmp_path / "m.npz").words
     assert NUL_WORD in caught.value.vectors.words
+
+
+# --- training goes on from a .bin (init_model) --------------------------------------------
+
+
+@pytest.mark.parametrize(
+    "settings",
+    [SUBWORDS, dict(PLAIN, hs=True, negative=0), dict(PLAIN, model="cbow", softmax=True)],
+    ids=["ns-subwords", "hs", "softmax"],
+)
+def test_training_goes_on_from_a_bin_as_from_the_model_file(tiny_corpus, tmp_path, settings):
+    """A .bin w2v wrote holds the output weights: training goes on from it exactly as
+    from the model file it was written with (one thread, one seed)."""
+    model, written = tmp_path / "m.npz", tmp_path / "m.bin"
+    w2v.train(str(tiny_corpus), save_model=str(model), save_fasttext=str(written), **settings)
+    again = dict(epochs=1, threads=1, seed=7)
+    from_bin = w2v.train(str(tiny_corpus), init_model=str(written), **again)
+    from_model = w2v.train(str(tiny_corpus), init_model=str(model), **again)
+    assert from_bin.words == from_model.words and from_bin.vectors.tobytes() == from_model.vectors.tobytes()
+
+
+def test_training_goes_on_from_fasttexts_own_model(tiny_corpus, tmp_path, run_w2v):
+    """fastText's .bin: its words, counts, input matrix (n-grams too) and output matrix
+    start the run; the command takes it as the library does."""
+    fasttext = pytest.importorskip("fasttext")
+    from w2v.vectorio.as_fasttext import fasttext_state
+
+    path = tmp_path / "ft.bin"
+    ft = fasttext.train_unsupervised(str(tiny_corpus), dim=8, epoch=1, minCount=1, bucket=500, thread=1, verbose=0)
+    ft.save_model(str(path))
+    state = fasttext_state(str(path))
+    assert [word.decode() for word in state.vocab.words] == ft.words and state.config.dim == 8
+    assert (state.config.subwords, state.config.bucket, state.config.negative) == (True, 500, 5)
+    np.testing.assert_array_equal(state.syn0, ft.get_input_matrix())
+    np.testing.assert_array_equal(state.syn1neg, ft.get_output_matrix())
+    code, _, err = run_w2v("train", tiny_corpus, "--init-model", path, "--epochs", "1", "-o", tmp_path / "v.bin", "-q")
+    assert (code, err) == (0, "")
+    assert Vectors.load(tmp_path / "v.bin").words == ft.words
+    labels = tmp_path / "labels.txt"
+    labels.write_text("__label__a the cat sat\n__label__b the dog ran\n" * 10)
+    supervised = tmp_path / "sup.bin"
+    fasttext.train_supervised(str(labels), epoch=1, verbose=0).save_model(str(supervised))
+    code, _, err = run_w2v("train", tiny_corpus, "--init-model", supervised, "-o", tmp_path / "v.bin", "-q")
+    assert (code, err) == (1, f"w2v: error: {supervised} is a supervised fastText model (a classifier): it lacks "
+                              "output weights of words to go on training; start from its word vectors alone "
+                              "(w2v convert it to a vectors file)\n")  # fmt: skip
+
+
+def test_a_bin_that_lacks_what_training_needs_is_one_line(tiny_corpus, trained, tmp_path, run_w2v):
+    _, written = trained
+    data = written.read_bytes()
+    output_bytes = 16 * 12 * 4  # the output matrix's values: 12 words of 16 values
+    cut = "cut.bin lacks its output matrix (the file ends after the input matrix)"
+    cases = {
+        "cut.bin": (data[: -output_bytes - 17], cut),
+        "short.bin": (data[:-4], "short.bin: damaged fastText model (it ends inside its output matrix)"),
+    }
+    for name, (content, message) in cases.items():
+        (tmp_path / name).write_bytes(content)
+        code, _, err = run_w2v("train", tiny_corpus, "--init-model", tmp_path / name, "-o", tmp_path / "v.bin", "-q")
+        assert (code, err) == (1, f"w2v: error: {tmp_path / name}" + message[len(name) :] + "\n")
+    assert not (tmp_path / "v.bin").exists()

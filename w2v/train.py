@@ -30,7 +30,7 @@ from w2v.corpus.vocab import Vocab
 from w2v.engine.heldout_sample import Sampling
 from w2v.engine.runloop import Hooks
 from w2v.engine.scoring import Plan, TreeScorer, above_unigram_note, model_losses, score_plan
-from w2v.engine.weights import Model, carry_weights
+from w2v.engine.weights import Model, carry_weights, input_weights
 from w2v.engine.workers import Progress, run_epochs, stream_offsets
 from w2v.errors import ConfigError, CorpusError, UnwritableOutput, plural
 from w2v.files import check_writable, write_atomic
@@ -38,6 +38,7 @@ from w2v.locks import checkpoint_lock
 from w2v.losses import LOSSES
 from w2v.progress import Steps, note, reading
 from w2v.report import TrainReport
+from w2v.starts import InputVectors, Start, starting_point
 from w2v.vectorio.as_fasttext import save_as_fasttext
 from w2v.vectorio.fasttext import dictionary_problem, refusal
 from w2v.vectorio.modelfile import TrainState, check_replaceable, checkpoint_path
@@ -113,7 +114,7 @@ def train(
     checkpoint: str | None = None,
     checkpoint_every: float | None = None,
     resume: str | None = None,
-    init_model: str | None = None,
+    init_model: str | os.PathLike | Vectors | None = None,
     update_vocab: bool = False,
     save_model: str | None = None,
     save_fasttext: str | None = None,
@@ -178,11 +179,17 @@ def train(
         A checkpoint folder (or file) to continue from, on the same corpus,
         checkpointing on there; its settings apply (only ``threads`` may change), and
         with one thread the result is byte-identical to an uninterrupted run.
-    init_model : str, optional
+    init_model : str or Vectors, optional
         Start from a model file's weights and vocabulary (its ``STRUCTURE`` settings
-        apply) and train on ``corpus``.
+        apply) and train on ``corpus``; or a fastText ``.bin``'s (fastText's or one
+        ``save_fasttext`` wrote: both hold output weights), whose noise exponent, CBOW
+        mean and tree, which it does not record, are the settings given; or from
+        vectors alone (any other vectors file, or a ``Vectors``), as fastText's
+        ``-pretrainedVectors``: a fresh run over the corpus's vocabulary whose words'
+        input vectors start from theirs (``dim`` theirs), the output weights at zero
+        (``starts``).
     update_vocab : bool
-        With ``init_model``: add the corpus' words seen at least ``min_count`` times.
+        With a model's ``init_model``: add the corpus' words seen at least ``min_count`` times.
     save_model : str, optional
         Write the final state as a model file (``.npz``: ``w2v score``, ``init_model``).
     save_fasttext : str, optional
@@ -233,8 +240,10 @@ def train(
     if corpus is None:
         raise ConfigError("give a corpus: w2v.train(corpus, ...), a file name or a list of lists of tokens")
     resolved, base, choose = plan_run(settings, read_vocab, resume, init_model, update_vocab)
-    if base is None:
+    if not isinstance(base, TrainState):  # a fresh run
         note_hs_alone(settings, resolved)
+    resumed = base if isinstance(base, TrainState) and resume is not None else None
+    vocabulary = read_vocab or resume or (str(init_model) if isinstance(base, TrainState) else None)
     if resume is not None and checkpoint is None and os.path.isdir(resume):
         checkpoint = resume  # keep checkpointing where the run was
     if report is not None:
@@ -246,18 +255,16 @@ def train(
     check_streams_read_once({"corpus": corpus, "heldout": heldout, "read_vocab": read_vocab})
     sampling = Sampling(heldout_pairs, heldout_normalised, seed=resolved.seed)
     outputs = RunFiles(checkpoint, resume, save_vocab, save_model, save_fasttext, heldout, sampling, report)
-    check_same_place(resume, base, cluster)
+    check_same_place(resume, resumed, cluster)
     if cluster is not None:
         from w2v.cluster.training import ClusterPlan
 
-        resumed = base if resume is not None else None
         plan = ClusterPlan(
             choose, lambda vocab: build_model(vocab, resolved, base), resumed, notes=notes or {},
-            vocabulary=read_vocab or init_model,
-            vectors=lambda vocab, syn0: trained_vectors(vocab, syn0, resolved, None),
+            vocabulary=vocabulary, vectors=lambda vocab, syn0: trained_vectors(vocab, syn0, resolved, None),
         )  # fmt: skip
         return train_on(cluster, corpus, resolved, plan, hooks, outputs, settings, start)
-    here = HerePlan(resolved, base, choose, resume, notes or {}, read_vocab or init_model or resume, start)
+    here = HerePlan(resolved, base, choose, resume, notes or {}, vocabulary, start)
     return train_here(corpus, here, hooks, outputs)
 
 
@@ -289,7 +296,7 @@ class HerePlan(NamedTuple):
     """A run planned for this process (``plan_run``)."""
 
     config: TrainConfig  # resolved
-    base: TrainState | None  # the checkpoint resumed or the model continued, if any
+    base: TrainState | InputVectors | None  # the checkpoint resumed, the model continued or the input vectors
     choose: VocabChooser  # the vocabulary from the corpus' counts
     resume: str | None  # the checkpoint resumed
     notes: dict  # stored in checkpoints
@@ -572,16 +579,18 @@ class Run:
 
     @classmethod
     def start(
-        cls, config: TrainConfig, encoded: Encoded, base: TrainState | None, resume: str | None, notes: dict
-    ) -> "Run":
-        """A fresh run (``base`` None), one continued from the model ``base``, or (``resume``)
-        ``base``'s checkpointed run, checked to read the same corpus. The stream's
-        batches are put in the order of ``config.streams`` evenly spaced streams."""
+        cls, config: TrainConfig, encoded: Encoded, base: TrainState | InputVectors | None, resume: str | None,
+        notes: dict,
+    ) -> "Run":  # fmt: skip
+        """A fresh run (``base`` None, or input vectors its input rows start from), one
+        continued from the model ``base``, or (``resume``) ``base``'s checkpointed run,
+        checked to read the same corpus. The stream's batches are put in the order of
+        ``config.streams`` evenly spaced streams."""
         stream = encoded.stream
+        resumed = base if isinstance(base, TrainState) and resume is not None else None
         if resume is not None:
-            check_same_corpus(base, encoded, resume)
+            check_same_corpus(resumed, encoded, resume)
         stream.reorder(evenly_spaced(len(stream), config.streams or 1))
-        resumed = base if resume is not None else None
         progress = Progress(config.threads or 1, config.epochs, len(stream), stream_offsets(stream), resumed)
         model = build_model(encoded.vocab, config, base)
         return cls(config, encoded, model, progress, int(progress.words.sum()), notes)
@@ -646,15 +655,18 @@ class Run:
 
 
 def plan_run(
-    settings: dict, read_vocab: str | None, resume: str | None, init_model: str | None, update_vocab: bool
-) -> tuple[TrainConfig, TrainState | None, VocabChooser]:
-    """The settings, the state to start from (a checkpoint or model, else None) and
-    how to choose the vocabulary, for a fresh, resumed or continued run."""
+    settings: dict, read_vocab: str | None, resume: str | None, init_model, update_vocab: bool
+) -> tuple[TrainConfig, TrainState | InputVectors | None, VocabChooser]:
+    """The settings, the state to start from (a checkpoint or model, input vectors,
+    else None) and how to choose the vocabulary, for a fresh, resumed or continued run."""
     if resume is not None and init_model is not None:
         raise ConfigError("resume and init_model exclude each other: resume continues a checkpoint's own run")
     if update_vocab and init_model is None:
         raise ConfigError("update_vocab needs init_model: it adds words to a saved model's vocabulary")
-    if read_vocab is not None and (init_model is not None or resume is not None):
+    start = None if init_model is None else starting_point(init_model)
+    if start is not None and isinstance(start.base, InputVectors):
+        return plan_from_vectors(settings, start.base, read_vocab, update_vocab)
+    if read_vocab is not None and (start is not None or resume is not None):
         raise ConfigError("read_vocab does not apply to a resumed or continued run: it keeps the model's vocabulary")
     if resume is not None:
         base = TrainState.load(resume)
@@ -663,26 +675,66 @@ def plan_run(
         if changed:
             raise ConfigError(f"a resumed run keeps the checkpoint's settings; cannot change {', '.join(changed)}")
         return config, base, lambda _words, _counts: base.vocab
-    if init_model is not None:
-        base = TrainState.load(init_model)
-        config = TrainConfig(**{**{k: getattr(base.config, k) for k in STRUCTURE}, **settings}).resolved()
-        for key in STRUCTURE:
-            if getattr(config, key) != getattr(base.config, key):
-                raise ConfigError(
-                    f"{init_model} was trained with {key}={getattr(base.config, key)!r}; "
-                    f"continued training cannot change it to {getattr(config, key)!r}"
-                )
-        if update_vocab:
-            return config, base, lambda words, counts: base.vocab.merged(words, counts, config.min_count)
-        return config, base, lambda _words, _counts: base.vocab
+    if start is not None:
+        return plan_continued(settings, start, update_vocab)
     config = TrainConfig(**settings).resolved()
     return config, None, select_vocab(config, read_vocab)
 
 
-def build_model(vocab: Vocab, config: TrainConfig, base: TrainState | None) -> Model:
-    """Fresh weights, or ``base``'s carried over to ``vocab``."""
+def plan_continued(settings: dict, start: Start, update_vocab: bool) -> tuple[TrainConfig, TrainState, VocabChooser]:
+    """``init_model``: the settings of a run going on from the model ``start.base``
+    (those its weights fix are its own, but for the ones its file does not record),
+    and its vocabulary, the corpus's new words added with ``update_vocab``."""
+    base = start.base
+    assert isinstance(base, TrainState)
+    fixed = [key for key in STRUCTURE if key not in start.unrecorded]
+    config = TrainConfig(**{**{k: getattr(base.config, k) for k in fixed}, **settings}).resolved()
+    for key in fixed:
+        if getattr(config, key) != getattr(base.config, key):
+            raise ConfigError(
+                f"{start.source} was trained with {key}={getattr(base.config, key)!r}; "
+                f"continued training cannot change it to {getattr(config, key)!r}"
+            )
+    if update_vocab:
+        return config, base, lambda words, counts: base.vocab.merged(words, counts, config.min_count)
+    return config, base, lambda _words, _counts: base.vocab
+
+
+def plan_from_vectors(
+    settings: dict, vectors: InputVectors, read_vocab: str | None, update_vocab: bool
+) -> tuple[TrainConfig, InputVectors, VocabChooser]:
+    """``init_model`` naming vectors alone: a fresh run (its vocabulary the corpus's, or
+    ``read_vocab``'s) whose input vectors start from theirs, of their ``dim``
+    (``build_model``)."""
+    dim = vectors.vectors.shape[1]
+    if update_vocab:
+        raise ConfigError(
+            f"update_vocab adds words to a model's vocabulary; {vectors.source} holds vectors alone, "
+            "and the run's vocabulary is the corpus's"
+        )
+    config = TrainConfig(**{"dim": dim, **settings}).resolved()
+    if config.dim != dim:
+        raise ConfigError(
+            f"{vectors.source} holds vectors of {dim} values, not {config.dim}: leave dim out to take theirs",
+            f"{vectors.source} holds vectors of {dim} values, not {config.dim}: leave --dim out to take theirs",
+        )
+    return config, vectors, select_vocab(config, read_vocab)
+
+
+def build_model(vocab: Vocab, config: TrainConfig, base: TrainState | InputVectors | None) -> Model:
+    """Fresh weights, ``base``'s carried over to ``vocab``, or fresh weights whose input
+    rows start from the input vectors ``base`` where it has their word. ConfigError for
+    input vectors of none of the vocabulary's words."""
     if base is None:
         return Model.build(vocab, config)
+    if isinstance(base, InputVectors):
+        weights, found = input_weights(base.words, base.vectors, vocab, config)
+        if not found:
+            raise ConfigError(
+                f"{base.source} has no word of the run's vocabulary ({plural(len(vocab), 'word')}): "
+                "its vectors would start none of theirs"
+            )
+        return Model.build(vocab, config, weights)
     weights = (base.syn0, base.syn1, base.syn1neg)
     if base.vocab.words is vocab.words:  # resumed, or continued without new words
         return Model.build(vocab, config, weights)

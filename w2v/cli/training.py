@@ -30,6 +30,7 @@ from w2v.errors import ClusterLost, ConfigError, FormatError, UnwritableOutput, 
 from w2v.files import atomic_output, binary_name, check_writable, is_special, is_url
 from w2v.losses import LOSSES
 from w2v.progress import Steps, is_terminal, note, note_above_bar
+from w2v.starts import holds_vectors_alone
 from w2v.toolkit import word_classes
 from w2v.train import HELDOUT_NORMALISED, HELDOUT_PAIRS
 from w2v.train import train as train_vectors
@@ -474,7 +475,13 @@ def rerun_recipe(ctx: click.Context) -> dict:
     help="Also save the model as a fastText .bin, which fastText and gensim read (words never seen too, "
     "with --subwords); -o x.bin stays word2vec binary.",
 )
-@click.option("--init-model", type=click.Path(), default=None, help="Start from a saved model and train it on CORPUS.")
+@click.option(
+    "--init-model",
+    type=click.Path(),
+    default=None,
+    help="Start from a saved model (--save-model) or a fastText .bin and train it on CORPUS; or from vectors alone "
+    "(any vectors file), which start the input vectors of CORPUS's words, as fastText's -pretrainedVectors.",
+)
 @click.option(
     "--heldout",
     type=click.Path(dir_okay=False),
@@ -670,7 +677,7 @@ def check_train_options(ctx, corpus, output, save_vocab, read_vocab, long_run, e
         picture_format(extras["plot"])  # matplotlib and the picture's format, before training
     if cbow_sum and settings["model"] != "cbow" and not long_run["init_model"]:
         reject_unused(("cbow_sum",), "with --model skipgram")
-    if long_run["init_model"]:  # the model's vocabulary is kept; --update-vocab only adds words
+    if long_run["init_model"] and not holds_vectors_alone(long_run["init_model"]):  # vectors: the corpus's words
         reject_unused(("read_vocab", "max_vocab"), "with --init-model (it keeps the model's vocabulary)")
     if not extras["phrases"]:
         reject_unused(("phrase_threshold", "phrase_passes"), "without --phrases")

@@ -11,6 +11,7 @@
 word2vec.c's start: input vectors uniform in [-0.5/D, 0.5/D), output vectors zero.
 """
 
+from collections.abc import Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from typing import Any, NamedTuple
@@ -148,8 +149,7 @@ def carry_weights(
     zero output vector). Tree nodes keep their rows and new ones start at zero (as
     gensim does), although a changed vocabulary rebuilds the tree under them. With
     subwords, the n-gram rows are kept whole."""
-    old = {word: i for i, word in enumerate(base_vocab.words)}
-    rows = np.array([old.get(word, -1) for word in vocab.words], dtype=np.int64)
+    rows = word_rows(base_vocab.words, vocab.words)
     known = rows >= 0
     syn0, syn1, syn1neg = fresh_weights(len(vocab), config)
     base_syn0, base_syn1, base_syn1neg = base_weights
@@ -161,6 +161,26 @@ def carry_weights(
         shared = min(len(syn1), len(base_syn1))
         syn1[:shared] = base_syn1[:shared]
     return syn0, syn1, syn1neg
+
+
+def input_weights(
+    words: Sequence[bytes], vectors: np.ndarray, vocab: Vocab, config: TrainConfig
+) -> tuple[tuple[np.ndarray, np.ndarray, np.ndarray], int]:
+    """fastText's ``-pretrainedVectors``: a fresh run's weights for ``vocab`` but the
+    input rows of its words among ``words``, which start from their ``vectors`` (n, D);
+    the output weights start at zero, as in any fresh run. Also how many words did."""
+    rows = word_rows(words, vocab.words)
+    known = rows >= 0
+    syn0, syn1, syn1neg = fresh_weights(len(vocab), config)
+    syn0[: len(vocab)][known] = vectors[rows[known]]
+    return (syn0, syn1, syn1neg), int(known.sum())
+
+
+def word_rows(base_words: Sequence[bytes], words: Sequence[bytes]) -> np.ndarray:
+    """The row among ``base_words`` of each of ``words`` ((n,) int64; the first where it
+    is listed twice), -1 for a word not among them."""
+    rows = {word: i for i, word in reversed(list(enumerate(base_words)))}
+    return np.array([rows.get(word, -1) for word in words], dtype=np.int64)
 
 
 def largest_row_norm(weights: np.ndarray) -> float:

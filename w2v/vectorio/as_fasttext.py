@@ -1,6 +1,8 @@
 """A w2v model (``TrainState``: a ``--save-model`` file, a checkpoint, or a run that
 just ended) as a fastText ``.bin`` (``fasttext.save_fasttext``): which of fastText's
-losses stands for w2v's, its settings, and its output matrix.
+losses stands for w2v's, its settings, and its output matrix; and back, a ``.bin``
+(fastText's own, or one w2v wrote) as the state training goes on from
+(``fasttext_state``, for ``init_model``).
 
 The input matrix is ``syn0`` as it is: the V words' rows, then the n-gram buckets'
 (a ``--subwords`` run), so that fastText's ``getWordVector`` gives w2v's vectors for
@@ -24,6 +26,13 @@ fastText has one loss per model, over an output matrix of V rows. w2v's map as:
 - hierarchical softmax and negative sampling both on -> ``ns``: fastText's default
   and a row per word, which needs no tree to make sense of.
 
+Read back, ``ns`` is negative sampling (``syn1neg``, with the model's ``neg`` noise
+words), ``softmax`` the full softmax, ``hs`` hierarchical softmax (``syn1`` the
+first V - 1 rows, negated); a model written for NCE, sampled softmax or both
+losses goes on as negative sampling. A ``.bin`` does not record the noise
+distribution's exponent, CBOW's mean or sum, nor the tree (``UNRECORDED``): those
+are the caller's to give.
+
 fastText keeps no learning rate in a model; ``lrUpdateRate`` is w2v's
 ``batch_words`` (the words trained at one rate), ``t`` its ``sample``. The output
 matrix is kept for completeness, not for fastText to train on: fastText cannot
@@ -32,17 +41,22 @@ continue training an unsupervised model, and its update differs from w2v's
 """
 
 import os
+from typing import Any
 
 import numpy as np
 
 from w2v.config import TrainConfig
 from w2v.corpus.ngrams import NgramSettings
+from w2v.corpus.vocab import Vocab
+from w2v.errors import ConfigError, FormatError
 from w2v.losses import LOSSES
-from w2v.vectorio.fasttext import FastTextModel, FastTextSettings, save_fasttext
-from w2v.vectorio.modelfile import TrainState
-from w2v.words import decode_word
+from w2v.vectorio.fasttext import FastTextModel, FastTextSettings, read_fasttext, save_fasttext
+from w2v.vectorio.modelfile import TrainState, weight_shapes
+from w2v.words import decode_word, encode_word
 
 MAX_INT32 = 2**31 - 1  # fastText's arguments are int32
+# The settings a model's weights fix (``train.STRUCTURE``) that a .bin does not record
+UNRECORDED = ("ns_exponent", "cbow_mean", "tree")
 
 
 def fasttext_loss(config: TrainConfig) -> str:
@@ -95,3 +109,32 @@ def save_as_fasttext(path: str | os.PathLike, state: TrainState) -> FastTextMode
     model = fasttext_model(state)
     save_fasttext(path, model)
     return model
+
+
+def fasttext_state(path: str) -> TrainState:
+    """The model at ``path`` as the state training goes on from (see the module's
+    docstring): its settings, vocabulary (words and counts), weights read into memory
+    (training writes them) and ``corpus_words``, its ``ntokens``. FormatError for a
+    file ``fasttext.read_fasttext`` refuses, or settings no run can have."""
+    model = read_fasttext(path)
+    settings, dim = model.settings, model.input.shape[1]
+    ngrams = settings.ngrams
+    subwords = {"subwords": True, **ngrams._asdict()} if ngrams.has_ngrams() and ngrams.bucket else {}
+    loss: dict[str, dict[str, Any]] = {"hs": {"hs": True, "negative": 0}, "ns": {"negative": settings.neg}}
+    loss["softmax"] = {"softmax": True}
+    try:
+        config = TrainConfig(
+            model=settings.model, dim=dim, window=settings.ws, epochs=settings.epoch, min_count=settings.min_count,
+            sample=settings.t, **loss[settings.loss], **subwords,
+        ).resolved()  # fmt: skip
+    except ConfigError as err:
+        raise FormatError(f"{path}: damaged fastText model ({err})") from None
+    shapes = weight_shapes(len(model.words), config)
+    output = np.array(model.output)
+    syn1 = -output[: shapes["syn1"][0]] if config.hs else np.zeros(shapes["syn1"], dtype=np.float32)
+    syn1neg = output if config.output_loss else np.zeros(shapes["syn1neg"], dtype=np.float32)
+    return TrainState(
+        config=config, vocab=Vocab([encode_word(word) for word in model.words], model.counts),
+        syn0=np.array(model.input), syn1=syn1, syn1neg=syn1neg, epoch_loss=np.zeros(config.epochs),
+        epoch_examples=np.zeros(config.epochs, dtype=np.int64), corpus_words=model.ntokens or 0,
+    )  # fmt: skip

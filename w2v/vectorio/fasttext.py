@@ -83,8 +83,8 @@ FASTTEXT_WORD_END = re.compile("[ \t\n\r\x0b\x0c\x00]")  # what ends a word in f
 class FastTextHeader:
     """What a ``.bin`` says of its word vectors: the words (bytes), the n-gram settings
     and where the input matrix starts; and of its training: its arguments (``args``,
-    by fastText's names, ``model`` and ``loss`` named, an unknown one by its number)
-    and the tokens it read (``ntokens``)."""
+    by fastText's names, ``model`` and ``loss`` named, an unknown one by its number),
+    the tokens it read (``ntokens``) and its words' corpus ``counts``."""
 
     words: list[bytes]
     dim: int
@@ -93,6 +93,12 @@ class FastTextHeader:
     matrix_at: int  # byte offset of the input matrix's values
     args: dict[str, int | float | str]
     ntokens: int
+    counts: list[int]
+
+
+def output_at(model: FastTextHeader) -> int:
+    """The byte offset of the output matrix's quantization flag: past the input matrix."""
+    return model.matrix_at + 4 * model.rows * model.dim
 
 
 def is_fasttext(head: bytes) -> bool:
@@ -166,14 +172,15 @@ def read_model(data, path: str) -> FastTextHeader:
     if not 0 <= nwords <= size:
         raise damaged(path, f"{nwords:,} words in a dictionary of {size:,} entries")
     at += DICTIONARY.size
-    words = []
+    words, counts = [], []
     for i in range(size):
         end = data.find(b"\0", at)
         if end < 0:
             raise damaged(path, f"dictionary entry {i + 1:,} has no end")
         if i < nwords:
             words.append(bytes(data[at:end]))
-        at = end + 10  # the NUL, the int64 count and the int8 type
+            counts.append(ENTRY_END.unpack_from(data, end + 1)[0])
+        at = end + 1 + ENTRY_END.size  # the NUL, the int64 count and the int8 type
     at += 8 * max(pruned, 0)
     if data[at]:
         raise quantized(path)
@@ -187,7 +194,57 @@ def read_model(data, path: str) -> FastTextHeader:
         )
     if at + 4 * rows * columns > len(data):
         raise damaged(path, "it ends inside its input matrix")
-    return FastTextHeader(words, dim, NgramSettings(minn, maxn, bucket), rows, at, args, ntokens)
+    return FastTextHeader(words, dim, NgramSettings(minn, maxn, bucket), rows, at, args, ntokens, counts)
+
+
+def read_fasttext(path: str) -> "FastTextModel":
+    """The whole unsupervised model at ``path``, to go on training it: its words, counts,
+    both matrices (memory-mapped) and settings. FormatError, naming what the file
+    lacks, for a supervised model (its outputs are labels, not words), a loss w2v does
+    not train, a quantized output matrix, or none."""
+    model = read_header(path)
+    args = model.args
+    if args["model"] not in MODELS:
+        raise FormatError(
+            f"{path} is a supervised fastText model (a classifier): it lacks output weights of words "
+            "to go on training; start from its word vectors alone (w2v convert it to a vectors file)"
+        )
+    if args["loss"] not in LOSSES:
+        raise damaged(path, f"loss {args['loss']}, none of an unsupervised model's: {', '.join(LOSSES)}")
+    ints = {name: int(args[name]) for name in ("ws", "epoch", "minCount", "neg", "lrUpdateRate")}
+    settings = FastTextSettings(
+        str(args["model"]), str(args["loss"]), ints["ws"], ints["epoch"], ints["minCount"], ints["neg"],
+        ints["lrUpdateRate"], float(args["t"]), model.ngrams,
+    )  # fmt: skip
+    output = output_matrix(path, output_at(model), (len(model.words), model.dim))
+    counts = np.array(model.counts, dtype=np.int64)
+    words = [decode_word(word) for word in model.words]
+    return FastTextModel(words, counts, input_matrix(path, model), output, settings, model.ntokens)
+
+
+def output_matrix(path: str, at: int, shape: tuple[int, int]) -> np.ndarray:
+    """The (V, D) float32 output matrix whose quantization flag is at byte ``at`` of
+    ``path``, memory-mapped; FormatError where the file lacks it or quantized it."""
+    try:
+        with open(path, "rb") as fin:
+            fin.seek(at)
+            head = fin.read(1 + MATRIX.size)
+    except OSError as err:
+        raise FormatError(f"{path}: cannot read the fastText model: {err}") from None
+    if len(head) < 1 + MATRIX.size:
+        raise FormatError(f"{path} lacks its output matrix (the file ends after the input matrix)")
+    if head[0]:
+        raise quantized(path)
+    rows, columns = MATRIX.unpack_from(head, 1)
+    if (rows, columns) != shape:
+        words = f"{shape[0]:,} x {shape[1]}"
+        raise damaged(path, f"output matrix of {rows:,} x {columns} values, where its words make {words}")
+    values_at = at + len(head)
+    if values_at + 4 * rows * columns > os.path.getsize(path):
+        raise damaged(path, "it ends inside its output matrix")
+    if rows == 0:
+        return np.zeros(shape, dtype=np.float32)
+    return np.memmap(path, dtype="<f4", mode="r", offset=values_at, shape=shape)
 
 
 def settings_problem(dim: int, ngrams: NgramSettings) -> str | None:
