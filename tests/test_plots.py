@@ -185,7 +185,8 @@ def test_loss_plot_from_train(tiny_corpus, tmp_path, run_w2v):
     assert (code, err) == (0, "")
     assert png_size(picture) == (1050, 675)  # 7 x 4.5 inches at 150 dpi
     code, _, err = run_w2v(*args, "--plot", picture, "--heldout", tiny_corpus, "--heldout-pairs", "500")
-    lines = [line for line in without_progress(err).splitlines() if not line.startswith(("w2v: epoch", "w2v: note", "w2v: training "))]
+    skipped = ("w2v: epoch", "w2v: note", "w2v: training ")  # the settings, epoch and note lines
+    lines = [line for line in without_progress(err).splitlines() if not line.startswith(skipped)]
     assert code == 0 and " in vocabulary, " in lines[0]
     assert lines[1] == f"w2v: loss of 3 epochs drawn; wrote {picture}"
     assert png_size(picture) == (1050, 1050)  # a second panel: the held-out bits per word
