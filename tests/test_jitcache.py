@@ -166,7 +166,7 @@ def test_a_damaged_cache_file_is_compiled_again(tmp_path, damage, suffix):
 
 
 def test_damaged_files_are_named_in_one_line(capsys):
-    with compiling_noted(show=False):
+    with compiling_noted():
         DAMAGED.add("/cache/kernels.train_batch-1.py311.1.nbc")
     DAMAGED.discard("/cache/kernels.train_batch-1.py311.1.nbc")
     assert capsys.readouterr().err == ("w2v: 1 damaged file(s) of Numba's cache found and compiled again, in /cache\n")
