@@ -1,16 +1,17 @@
 """``w2v train``: its options, their checks, and what it writes besides the vectors."""
 
+import dataclasses
 import math
 import os
-import reprlib
 import sys
 import time
 from collections.abc import Callable, Iterator
-from typing import Any
+from dataclasses import dataclass, replace
 
 import click
 
 from w2v.cli.app import CONTEXT, Stopped, Terminated, cli
+from w2v.cli.replay import apply_checkpoint, option_kind, rerun_recipe
 from w2v.config import (
     COMBINE,
     DEFAULT_PRUNE_AT,
@@ -18,7 +19,6 @@ from w2v.config import (
     MAX_WINDOW,
     SETTING_ALIASES,
     TrainConfig,
-    is_float_sized_integer,
     load_preset,
     preset_names,
     preset_path,
@@ -26,15 +26,15 @@ from w2v.config import (
 from w2v.corpus.phrases import learn_phrases, passes_read, phrased_lines
 from w2v.corpus.sources import check_text, expand_sources, is_stream, without_outputs
 from w2v.engine.callbacks import EpochEnd
-from w2v.errors import ClusterLost, ConfigError, FormatError, UnwritableOutput, W2VError, plural
-from w2v.files import atomic_output, binary_name, check_writable, is_special, is_url
+from w2v.errors import ClusterLost, ConfigError, UnwritableOutput, W2VError, plural
+from w2v.files import atomic_output, binary_name, check_writable, is_special
 from w2v.losses import LOSSES
 from w2v.progress import Steps, is_terminal, note, note_above_bar
 from w2v.starts import holds_vectors_alone
 from w2v.toolkit import word_classes
 from w2v.train import HELDOUT_NORMALISED, HELDOUT_PAIRS
 from w2v.train import train as train_vectors
-from w2v.vectorio.modelfile import checkpoint_path, model_file, read_meta
+from w2v.vectorio.modelfile import checkpoint_path
 from w2v.vectorio.word2vec import refuse_pickle_name, write_vectors
 from w2v.vectors.plots import HeldOut, picture_format, plot_loss
 from w2v.words import display_word
@@ -67,28 +67,6 @@ def check_preset_value(path: str, key: str, value, param: click.Parameter) -> No
     if not fits(value):
         written = str(value).lower() if isinstance(value, bool) else repr(value)  # as TOML spells it
         raise ConfigError(f"setting {key} in preset {path} must be {wanted}, not {written}")
-
-
-def option_kind(param: click.Parameter) -> tuple[str, Callable[[Any], bool]]:
-    """How a message names the values of option ``param`` as TOML or JSON hold them (a
-    preset's, a checkpoint's recorded command), and whether a value is one: true or false
-    for a flag, an integer (no bool) or a number for a numeric option, a list of strings
-    for the corpus, a string for the others; a string without NUL, which no path, choice
-    or name holds (opening such a path raises ValueError)."""
-    if param.nargs != 1:
-        return "a list of strings", lambda value: isinstance(value, list) and all(map(is_text, value))
-    if isinstance(param, click.Option) and param.is_flag:
-        return "true or false", lambda value: isinstance(value, bool)
-    if isinstance(param.type, click.types.IntParamType):
-        return "an integer", lambda value: isinstance(value, int) and not isinstance(value, bool)
-    if isinstance(param.type, click.types.FloatParamType):
-        return "a number", lambda value: isinstance(value, float) or is_float_sized_integer(value)
-    return "a string", is_text
-
-
-def is_text(value: Any) -> bool:
-    """Whether ``value`` is a string without NUL."""
-    return isinstance(value, str) and "\0" not in value
 
 
 def output_format(path: str, fmt: str) -> bool:
@@ -173,77 +151,75 @@ def reject_unused(names: tuple[str, ...], why: str) -> None:
 PRESET_ALIASES = {"format": "fmt", **SETTING_ALIASES}  # preset keys as users write them
 GIVEN = (click.core.ParameterSource.COMMANDLINE, click.core.ParameterSource.ENVIRONMENT)
 DEFAULT = click.core.ParameterSource.DEFAULT
-LONG_RUN_OPTIONS = (
-    "checkpoint",
-    "checkpoint_every",
-    "resume",
-    "save_model",
-    "save_fasttext",
-    "report",
-    "init_model",
-    "update_vocab",
-)
-EXTRA_OPTIONS = ("phrases", "phrase_threshold", "phrase_passes", "classes", "classes_output", "plot")
-PATH_OPTIONS = (
-    "output",
-    "save_vocab",
-    "read_vocab",
-    "classes_output",
-    "plot",
-    "report",
-    "checkpoint",
-    "save_model",
-    "save_fasttext",
-    "init_model",
-    "heldout",
-)
 
 
-def apply_checkpoint(ctx: click.Context, _param, folder: str | None) -> str | None:
-    """``--resume FOLDER``: the checkpointed command's options become the defaults."""
-    if folder is None:
-        return None
+class OptionGroup:
+    """A group of ``w2v train``'s options, as a frozen dataclass of their values."""
 
-    if not os.path.exists(folder):
-        raise click.BadParameter(f"no checkpoint in {folder}", param_hint="--resume")
-    try:
-        command = checkpointed_command(ctx, folder)
-    except W2VError as err:
-        raise click.BadParameter(str(err), param_hint="--resume") from None
-    ctx.default_map = {**(ctx.default_map or {}), **command}
-    return folder
+    @classmethod
+    def taken(cls, options: dict):
+        """The group's values, taken out of ``options`` (the command's keyword arguments)."""
+        return cls(**{field.name: options.pop(field.name) for field in dataclasses.fields(cls)})  # type: ignore[arg-type]
 
 
-def checkpointed_command(ctx: click.Context, folder: str) -> dict:
-    """The options of the command that made the checkpoint in ``folder`` (its ``meta``'s
-    ``notes.command``: ``rerun_recipe``), each of its option's type (``option_kind``):
-    a checkpoint is a file people share, and click would hand a list or a path holding
-    a NUL on to the command. FormatError (``damaged model file``) if one is not."""
-    path = model_file(folder)
-    notes = read_meta(folder).get("notes", {})
-    command = notes.get("command", {}) if isinstance(notes, dict) else None
-    if not isinstance(command, dict):
-        raise FormatError(f"{path}: damaged model file (notes.command is not a table of options)")
-    params = {param.name: param for param in ctx.command.params}
-    for name, value in command.items():
-        if name not in params or (value is None and params[name].default is None):
-            continue  # a name no option has: click ignores it
-        kind, is_kind = option_kind(params[name])
-        if not is_kind(value):  # a file's value may be long: reprlib shortens it
-            raise FormatError(
-                f"{path}: damaged model file (notes.command.{name} must be {kind}, not {reprlib.repr(value)})"
-            )
-    return command
+@dataclass(frozen=True)
+class LongRun(OptionGroup):
+    """The options of long runs: checkpoints, resuming, continuing, model files, the report."""
+
+    checkpoint: str | None
+    checkpoint_every: float | None
+    resume: str | None
+    save_model: str | None
+    save_fasttext: str | None
+    report: str | None
+    init_model: str | None
+    update_vocab: bool
+
+    @property
+    def checkpoints(self) -> str | None:
+        """Where the run checkpoints: ``--checkpoint``, else where it resumed from."""
+        return self.checkpoint or self.resume
 
 
-def rerun_recipe(ctx: click.Context) -> dict:
-    """The train command's options, paths made absolute, for ``--resume`` to reuse."""
-    recipe = {k: v for k, v in ctx.params.items() if k not in ("resume", "quiet")}
-    for key in PATH_OPTIONS:
-        if recipe.get(key) and recipe[key] != "-":
-            recipe[key] = os.path.abspath(recipe[key])
-    recipe["corpus"] = [c if c == "-" or is_url(c) else os.path.abspath(c) for c in recipe["corpus"]]
-    return recipe
+@dataclass(frozen=True)
+class Extras(OptionGroup):
+    """What a run does besides training: phrases joined first, classes and a plot after."""
+
+    phrases: bool
+    phrase_threshold: float
+    phrase_passes: int
+    classes: int
+    classes_output: str
+    plot: str | None
+
+    @property
+    def classes_file(self) -> str | None:
+        """The classes file written: ``--classes-output`` with ``--classes K``, else None."""
+        return self.classes_output if self.classes else None
+
+
+@dataclass(frozen=True)
+class HeldOutText(OptionGroup):
+    """The held-out text scored after each epoch (``w2v.train``'s keywords of these names)."""
+
+    heldout: str | None
+    heldout_pairs: int | None
+    heldout_normalised: int | None
+
+
+@dataclass(frozen=True)
+class TrainCommand:
+    """What ``w2v train`` was given, grouped, once ``--resume`` has taken what is its."""
+
+    corpus: list[str]
+    output: str
+    save_vocab: str | None
+    read_vocab: str | None
+    cbow_sum: bool
+    long_run: LongRun
+    extras: Extras
+    heldout: HeldOutText
+    settings: dict  # the training settings: ``w2v.train``'s keywords
 
 
 @cli.command(context_settings=CONTEXT)
@@ -519,37 +495,27 @@ def train(corpus, output, fmt, quiet, cbow_sum, save_vocab, read_vocab, **settin
     a newline ends a sentence.
     """
     ctx = click.get_current_context()
-    long_run = {key: settings.pop(key) for key in LONG_RUN_OPTIONS}
-    extras = {key: settings.pop(key) for key in EXTRA_OPTIONS}
+    long_run, extras, heldout = LongRun.taken(settings), Extras.taken(settings), HeldOutText.taken(settings)
     cluster = settings.pop("cluster")
-    if long_run["resume"]:  # the recipe's vocabulary and model options: the checkpoint has its own
+    if long_run.resume:  # the recipe's vocabulary and model options: the checkpoint has its own
         reject_unused(("read_vocab", "save_vocab", "init_model", "update_vocab"), "with --resume")
-        if ctx.get_parameter_source("checkpoint") not in GIVEN:
-            long_run["checkpoint"] = None  # the run checkpoints where it was resumed from
-        long_run.update(init_model=None, update_vocab=False)
+        given = ctx.get_parameter_source("checkpoint") in GIVEN  # else it checkpoints where it resumed from
+        long_run = replace(
+            long_run, checkpoint=long_run.checkpoint if given else None, init_model=None, update_vocab=False
+        )
         read_vocab = save_vocab = None
-    check_train_options(ctx, list(corpus), output, save_vocab, read_vocab, long_run, extras, cbow_sum, settings)
+    command = TrainCommand(list(corpus), output, save_vocab, read_vocab, cbow_sum, long_run, extras, heldout, settings)
+    check_train_options(command)
     if fmt == "auto":
         refuse_pickle_output(output, "-o")
     check_cluster_options(cluster, extras)
-    if long_run["resume"]:
+    if long_run.resume:
         name_resumed_outputs(long_run, output, extras)
     notes = {"command": rerun_recipe(ctx)}
-    classes_output = extras["classes_output"] if extras["classes"] else None
-    checkpoint = long_run["checkpoint"] or long_run["resume"]
-    written = [output, save_vocab, long_run["save_model"], long_run["save_fasttext"], classes_output, checkpoint]
-    sources = corpus_sources(list(corpus), written)
+    written = [output, save_vocab, long_run.save_model, long_run.save_fasttext, extras.classes_file]
+    sources = corpus_sources(list(corpus), [*written, long_run.checkpoints])
     source = phrased_corpus(sources, extras, settings, quiet)
-    seed, heldout = (
-        settings["seed"],
-        {key: settings.pop(key) for key in ("heldout", "heldout_pairs", "heldout_normalised")},
-    )
-    if long_run["resume"] or long_run["init_model"]:  # settings not given (nor preset) come from the model
-        settings = {k: v for k, v in settings.items() if ctx.get_parameter_source(k) != DEFAULT}
-        if ctx.get_parameter_source("cbow_sum") != DEFAULT:
-            settings["cbow_mean"] = not cbow_sum
-    else:
-        settings["cbow_mean"] = not cbow_sum
+    seed, settings = settings["seed"], training_settings(ctx, command)
     left_out = None  # an output the run could not write: the others are, then it fails
     try:
         vectors = train_vectors(
@@ -559,14 +525,14 @@ def train(corpus, output, fmt, quiet, cbow_sum, save_vocab, read_vocab, **settin
             progress=not quiet,
             on_start=None if quiet else run_started(output, long_run),
             on_epoch_end=None if quiet else print_epoch,
-            **heldout,
+            **dataclasses.asdict(heldout),
             notes=notes,
             cluster=cluster,
-            **long_run,
+            **dataclasses.asdict(long_run),
             **settings,
         )
     except (KeyboardInterrupt, Terminated, ClusterLost) as err:
-        raise Stopped(err, long_run["checkpoint"] or long_run["resume"], cluster) from None
+        raise Stopped(err, long_run.checkpoints, cluster) from None
     except UnwritableOutput as err:
         vectors, left_out = err.vectors, err
     write_start = time.perf_counter()
@@ -575,17 +541,17 @@ def train(corpus, output, fmt, quiet, cbow_sum, save_vocab, read_vocab, **settin
         echo_summary(vectors, output, time.perf_counter() - write_start)
         for line in written:
             click.echo(line, err=True)
-        if long_run["report"]:  # written by ``train_vectors``
-            click.echo(f"w2v: wrote the run's report to {long_run['report']}", err=True)
+        if long_run.report:  # written by ``train_vectors``
+            click.echo(f"w2v: wrote the run's report to {long_run.report}", err=True)
     if left_out is not None:
         raise left_out
 
 
-def run_started(output: str, long_run: dict) -> Callable[[TrainConfig], None]:
+def run_started(output: str, long_run: LongRun) -> Callable[[TrainConfig], None]:
     """``w2v train``'s ``on_start`` (without ``-q``): the settings the run trains with,
     in a line, and a note where ``-o`` keeps less than the run trains: the character
     n-grams of a subword model, which only a model file holds."""
-    kept = long_run["save_model"] or long_run["save_fasttext"]
+    kept = long_run.save_model or long_run.save_fasttext
 
     def started(config: TrainConfig) -> None:
         note(f"training {config.summary()}")
@@ -649,48 +615,62 @@ def heldout_figure(bits: float, standard_error: float) -> str:
     return f"{bits:.4f} ± {standard_error:.4f} bits per word (± its sampling standard error)"
 
 
-def check_train_options(ctx, corpus, output, save_vocab, read_vocab, long_run, extras, cbow_sum, settings) -> None:
+def training_settings(ctx: click.Context, command: TrainCommand) -> dict:
+    """``w2v.train``'s settings for ``command``: with ``--resume`` or ``--init-model``
+    only those given (or preset), the model's own applying to the others; ``cbow_mean``
+    from ``--cbow-sum``."""
+    settings, continued = dict(command.settings), command.long_run.resume or command.long_run.init_model
+    if continued:  # settings not given (nor preset) come from the model
+        settings = {k: v for k, v in settings.items() if ctx.get_parameter_source(k) != DEFAULT}
+    if not continued or ctx.get_parameter_source("cbow_sum") != DEFAULT:
+        settings["cbow_mean"] = not command.cbow_sum
+    return settings
+
+
+def check_train_options(command: TrainCommand) -> None:
     """The train command's usage rules and output checks, before any work."""
+    corpus, output, save_vocab, read_vocab = command.corpus, command.output, command.save_vocab, command.read_vocab
+    long_run, extras, settings = command.long_run, command.extras, command.settings
     if not corpus:
         raise click.UsageError(
-            f"the checkpoint in {long_run['resume']} does not name its corpus: give it"
-            if long_run["resume"]
+            f"the checkpoint in {long_run.resume} does not name its corpus: give it"
+            if long_run.resume
             else "give a CORPUS (or --resume FOLDER)"
         )
-    if long_run["checkpoint_every"] and not (long_run["checkpoint"] or long_run["resume"]):
+    if long_run.checkpoint_every and not (long_run.checkpoint or long_run.resume):
         raise click.UsageError("--checkpoint-every needs --checkpoint FOLDER")
     outputs = (
-        {"-o": output, "--save-vocab": save_vocab, "--save-model": long_run["save_model"]}
-        | {"--save-fasttext": long_run["save_fasttext"], "--plot": extras["plot"], "--report": long_run["report"]}
-        | ({"--classes-output": extras["classes_output"]} if extras["classes"] else {})
+        {"-o": output, "--save-vocab": save_vocab, "--save-model": long_run.save_model}
+        | {"--save-fasttext": long_run.save_fasttext, "--plot": extras.plot, "--report": long_run.report}
+        | ({"--classes-output": extras.classes_output} if extras.classes else {})
         | checkpoint_file(long_run)
     )
     check_distinct_outputs(outputs)
-    inputs = [("CORPUS", path) for path in corpus if os.path.isfile(path)]  # a folder's files: corpus_sources
-    inputs += [
-        ("--heldout", settings["heldout"]),
+    inputs: list[tuple[str, str | None]] = [("CORPUS", path) for path in corpus if os.path.isfile(path)]
+    inputs += [  # a folder's files: corpus_sources
+        ("--heldout", command.heldout.heldout),
         ("--read-vocab", read_vocab),
-        ("--init-model", long_run["init_model"]),
+        ("--init-model", long_run.init_model),
     ]
     check_inputs_kept(inputs, outputs)
-    if extras["plot"]:
-        picture_format(extras["plot"])  # matplotlib and the picture's format, before training
-    if cbow_sum and settings["model"] != "cbow" and not long_run["init_model"]:
+    if extras.plot:
+        picture_format(extras.plot)  # matplotlib and the picture's format, before training
+    if command.cbow_sum and settings["model"] != "cbow" and not long_run.init_model:
         reject_unused(("cbow_sum",), "with --model skipgram")
-    if long_run["init_model"] and not holds_vectors_alone(long_run["init_model"]):  # vectors: the corpus's words
+    if long_run.init_model and not holds_vectors_alone(long_run.init_model):  # vectors: the corpus's words
         reject_unused(("read_vocab", "max_vocab"), "with --init-model (it keeps the model's vocabulary)")
-    if not extras["phrases"]:
+    if not extras.phrases:
         reject_unused(("phrase_threshold", "phrase_passes"), "without --phrases")
-    if not extras["classes"]:
+    if not extras.classes:
         reject_unused(("classes_output",), "without --classes K")
     check_writable(output)
     for path in (
         save_vocab,
-        long_run["save_model"],
-        long_run["save_fasttext"],
-        extras["classes_output"] if extras["classes"] else None,
-        extras["plot"],
-        long_run["report"],
+        long_run.save_model,
+        long_run.save_fasttext,
+        extras.classes_output if extras.classes else None,
+        extras.plot,
+        long_run.report,
     ):
         if path is not None:
             check_writable(path)
@@ -698,47 +678,47 @@ def check_train_options(ctx, corpus, output, save_vocab, read_vocab, long_run, e
         raise W2VError(f"vocabulary file not found: {read_vocab}")
 
 
-def checkpoint_file(long_run: dict) -> dict[str, str]:
+def checkpoint_file(long_run: LongRun) -> dict[str, str]:
     """The checkpoint file the run writes (``state.checkpoint_path``), by the option that
     names its folder: ``--checkpoint``, else ``--resume`` when it names a folder; empty for none."""
-    if long_run["checkpoint"]:
-        return {"--checkpoint": checkpoint_path(long_run["checkpoint"])}
-    resume = long_run["resume"]
+    if long_run.checkpoint:
+        return {"--checkpoint": checkpoint_path(long_run.checkpoint)}
+    resume = long_run.resume
     return {"--resume": checkpoint_path(resume)} if resume and os.path.isdir(resume) else {}
 
 
-def check_cluster_options(cluster: str | None, extras: dict) -> None:
+def check_cluster_options(cluster: str | None, extras: Extras) -> None:
     """The options that need ``--cluster``, and those it cannot take."""
     if cluster is None:
         reject_unused(("sync_words", "combine"), "without --cluster")
-    elif extras["phrases"]:
+    elif extras.phrases:
         raise click.UsageError(
             "--phrases reads the corpus here: run w2v phrases --cluster first and train on its folder"
         )
 
 
-def name_resumed_outputs(long_run: dict, output: str, extras: dict) -> None:
+def name_resumed_outputs(long_run: LongRun, output: str, extras: Extras) -> None:
     """``--resume``: one stderr line naming every file the run will write, before it
     starts, also with ``-q``: a checkpoint names its corpus and outputs as a script
     would (``rerun_recipe``), and one made elsewhere may point them anywhere."""
-    resume = long_run["resume"]
+    resume = long_run.resume or ""
     written = [f"-o {output}"]
-    if long_run["save_model"]:
-        written.append(f"--save-model {long_run['save_model']}")
-    if long_run["save_fasttext"]:
-        written.append(f"--save-fasttext {long_run['save_fasttext']}")
-    if extras["classes"]:
-        written.append(f"--classes-output {extras['classes_output']}")
-    folder = long_run["checkpoint"] or (resume if os.path.isdir(resume) else None)
+    if long_run.save_model:
+        written.append(f"--save-model {long_run.save_model}")
+    if long_run.save_fasttext:
+        written.append(f"--save-fasttext {long_run.save_fasttext}")
+    if extras.classes:
+        written.append(f"--classes-output {extras.classes_output}")
+    folder = long_run.checkpoint or (resume if os.path.isdir(resume) else None)
     if folder:
         written.append(f"checkpoints in {folder}")
     click.echo(display_word(f"w2v: resuming {resume}; writing {', '.join(written)}"), err=True)  # paths from a file
 
 
-def phrased_corpus(corpus: list[str], extras: dict, settings: dict, quiet: bool) -> list[str] | Iterator[list[bytes]]:
+def phrased_corpus(corpus: list[str], extras: Extras, settings: dict, quiet: bool) -> list[str] | Iterator[list[bytes]]:
     """``train --phrases``: the corpus with the phrases it holds joined on the fly
     (never written); else the corpus as given."""
-    if not extras["phrases"]:
+    if not extras.phrases:
         return corpus
 
     streams = [source for source in corpus if is_stream(source)]
@@ -747,12 +727,12 @@ def phrased_corpus(corpus: list[str], extras: dict, settings: dict, quiet: bool)
             f"--phrases reads the corpus more than once: give files, not {streams[0]} "
             "(standard input or a pipe, read only once)"
         )
-    passes = extras["phrase_passes"]
+    passes = extras.phrase_passes
     with Steps(not quiet) as steps:
         table = learn_phrases(
             corpus,
             min_count=settings["min_count"],
-            threshold=extras["phrase_threshold"],
+            threshold=extras.phrase_threshold,
             passes=passes,
             prune_at=settings["prune_at"],
             on_read=passes_read(steps, passes),
@@ -763,13 +743,13 @@ def phrased_corpus(corpus: list[str], extras: dict, settings: dict, quiet: bool)
     return phrased_lines(corpus, table)
 
 
-def write_trained(vectors, output: str, fmt: str, extras: dict, seed: int, quiet: bool) -> list[str]:
+def write_trained(vectors, output: str, fmt: str, extras: Extras, seed: int, quiet: bool) -> list[str]:
     """Write the vectors to ``output`` and, with ``--classes K``, cluster them first and
     write the classes too, then with ``--plot FILE`` draw the loss per epoch; return the
     lines that say what else was written, for after the training summary. The vectors file is renamed into place last: when clustering
     or writing the classes fails, an old one is not replaced."""
 
-    k, classes_output = extras["classes"], extras["classes_output"]
+    k, classes_output = extras.classes, extras.classes_output
     written = []
     if k:
         found = word_classes(vectors, k, seed=seed, progress=not quiet)
@@ -781,9 +761,9 @@ def write_trained(vectors, output: str, fmt: str, extras: dict, seed: int, quiet
             written.append(
                 f"w2v: {plural(len(vectors), 'word')} in {plural(k, 'class', 'classes')}; wrote {classes_output}"
             )
-    if extras["plot"]:  # after the vectors are in place: a picture is not worth losing them for
+    if extras.plot:  # after the vectors are in place: a picture is not worth losing them for
         report = vectors.report
         heldout = HeldOut(report.epoch_heldout, report.epoch_heldout_se, report.heldout_unigram)
-        plot_loss(extras["plot"], report.epoch_loss, heldout)
-        written.append(f"w2v: loss of {plural(len(vectors.report.epoch_loss), 'epoch')} drawn; wrote {extras['plot']}")
+        plot_loss(extras.plot, report.epoch_loss, heldout)
+        written.append(f"w2v: loss of {plural(len(vectors.report.epoch_loss), 'epoch')} drawn; wrote {extras.plot}")
     return written
