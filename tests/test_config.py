@@ -1,5 +1,6 @@
 """TrainConfig defaults, resolution and validation; TOML presets; the CLI's use of them."""
 
+import dataclasses
 import os
 
 import numpy as np
@@ -174,11 +175,9 @@ def recorded(monkeypatch, tmp_path):
             "on_start",
             "on_epoch_end",
             "notes",
-            "heldout",
-            "heldout_pairs",
-            "heldout_normalised",
             "cluster",
-            *cli_training.LONG_RUN_OPTIONS,
+            *(field.name for field in dataclasses.fields(cli_training.HeldOutText)),
+            *(field.name for field in dataclasses.fields(cli_training.LongRun)),
         ):
             settings.pop(key)
         return settings

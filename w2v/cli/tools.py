@@ -1,6 +1,7 @@
 """More tools: ``score``, ``plot``, ``vocab``, ``classes``, ``phrases``."""
 
 import os
+from typing import TYPE_CHECKING
 
 import click
 
@@ -10,7 +11,6 @@ from w2v.cli.training import check_inputs_kept, corpus_sources, heldout_figure, 
 from w2v.cluster.phrases import check_new_folder
 from w2v.config import DEFAULT_PRUNE_AT, MAX_WINDOW
 from w2v.corpus.phrases import check_npmi_threshold
-from w2v.engine.scoring import Score, above_unigram_note
 from w2v.errors import ConfigError, W2VError, plural
 from w2v.files import check_writable, skip_bom
 from w2v.losses import LOSSES
@@ -20,6 +20,9 @@ from w2v.toolkit import score as score_held_out  # the command below is ``score`
 from w2v.vectors.plots import METHODS as PLOT_METHODS
 from w2v.vectors.plots import check_method, picture_format, plot_words, project
 from w2v.words import decode_word, display_word
+
+if TYPE_CHECKING:  # types only: the command calls the library
+    from w2v.engine.scoring import Score
 
 CLUSTER_HELP = "Count on a Dask cluster: local:N (N processes here), tcp://HOST:PORT or a scheduler file."
 
@@ -76,15 +79,12 @@ def score(model, corpus, window, max_pairs, max_normalised, seed, as_json, per_l
             )
             if s.mean_log_z is not None:
                 click.echo(diagnostics_line(s))
-    sample = result.sample
-    notes = [
-        above_unigram_note(s.loss, sample, bits=s.bits_per_word, unigram=s.unigram_bits_per_word) for s in result.scores
-    ]
-    for line in [line for line in notes if line is not None][:1]:  # the first loss's: one line is enough
-        click.echo(f"w2v: {line}", err=True)
+    said = result.above_unigram()
+    if said is not None:
+        click.echo(f"w2v: {said}", err=True)
 
 
-def diagnostics_line(score: Score) -> str:
+def diagnostics_line(score: "Score") -> str:
     """``score``'s second line: the figures of its raw scores ``s``, labelled as what
     they are, not scores of the model: softmax(s) where the loss's own distribution
     is another (negative sampling's implied one), and exp(s) taken as probabilities

@@ -7,6 +7,7 @@ import sys
 import time
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, replace
+from typing import TYPE_CHECKING
 
 import click
 
@@ -25,7 +26,6 @@ from w2v.config import (
 )
 from w2v.corpus.phrases import learn_phrases, passes_read, phrased_lines
 from w2v.corpus.sources import check_text, expand_sources, is_stream, without_outputs
-from w2v.engine.callbacks import EpochEnd
 from w2v.errors import ClusterLost, ConfigError, UnwritableOutput, W2VError, plural
 from w2v.files import atomic_output, binary_name, check_writable, is_special
 from w2v.losses import LOSSES
@@ -38,6 +38,9 @@ from w2v.vectorio.modelfile import checkpoint_path
 from w2v.vectorio.word2vec import refuse_pickle_name, write_vectors
 from w2v.vectors.plots import HeldOut, picture_format, plot_loss
 from w2v.words import display_word
+
+if TYPE_CHECKING:  # types only: the command calls the library
+    from w2v.engine.callbacks import EpochEnd
 
 
 def apply_preset(ctx: click.Context, _param, preset: str | None) -> str | None:
@@ -595,7 +598,7 @@ def loss_line(report) -> str:
     return f"{report.epoch_loss[-1]:.4f} nats" + (f" ({titles})" if titles else "")
 
 
-def print_epoch(end: EpochEnd) -> None:
+def print_epoch(end: "EpochEnd") -> None:
     """The line ``w2v train`` prints after each epoch (above a terminal's bar; in a log,
     one line an epoch): the training loss, and with ``--heldout`` the held-out figure
     and the unigram model's, its baseline."""

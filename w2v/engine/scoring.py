@@ -464,6 +464,12 @@ class ScoreResult:
     sentence_bits: np.ndarray
     sample: float = 0.0
 
+    def above_unigram(self) -> str | None:
+        """The first loss's ``above_unigram_note`` (one line is enough), or None."""
+        notes = (above_unigram_note(s.loss, self.sample, bits=s.bits_per_word, unigram=s.unigram_bits_per_word)
+                 for s in self.scores)  # fmt: skip
+        return next((note for note in notes if note is not None), None)
+
 
 def model_losses(config) -> list[str]:
     """The losses a model of ``config`` can be scored with: ``hs`` first, then its word output vectors'."""
