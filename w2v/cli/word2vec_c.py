@@ -191,8 +191,6 @@ def accuracy_arguments(vectors_path: str | None, args: list[str]) -> tuple[str, 
     file = args.pop(0) if names_file else None
     if len(args) > 1:
         raise click.UsageError(f"got unexpected extra argument ({args[1]})")
-    try:
-        threshold = click.IntRange(min=0).convert(args[0], None, None) if args else 0
-    except click.BadParameter as err:
-        raise click.BadParameter(err.message, param_hint="'THRESHOLD'") from None
-    return one_vectors_file(file, vectors_path), threshold
+    if args and not (args[0].isascii() and args[0].isdigit()):  # digits alone: no sign, no other script's
+        raise click.BadParameter(f"{args[0]!r} is not a whole number of 0 or more", param_hint="'THRESHOLD'")
+    return one_vectors_file(file, vectors_path), int(args[0]) if args else 0
