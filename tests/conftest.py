@@ -45,6 +45,19 @@ def without_progress(err: str) -> str:
     return "".join(line for line in err.splitlines(keepends=True) if not PROGRESS_LINE.match(line))
 
 
+@pytest.fixture(scope="session", autouse=True)
+def compiled_kernels(tmp_path_factory) -> None:
+    """Numba's cache holds the counting and training kernels before the first test: on
+    a clean checkout the first run compiles them and says so on stderr, with ``-q``
+    too, and a test of a command's exact stderr that a worker happens to run first
+    would read that note. Tests of the compiling itself use caches of their own."""
+    import w2v
+
+    corpus = tmp_path_factory.mktemp("warm") / "warm.txt"
+    corpus.write_text("\n".join(TINY_LINES * 20) + "\n")
+    w2v.train(str(corpus), dim=4, epochs=1, threads=1, min_count=1)
+
+
 @pytest.fixture(scope="session")
 def wiki6() -> Path:
     """The 6 MB Wikipedia slice; the test is skipped where the shared data is absent."""
