@@ -224,8 +224,8 @@ class TrainConfig:
     def validate_losses(self) -> None:
         """ConfigError for no loss, two losses of the word output vectors, or a
         loss setting that the chosen losses do not use."""
-        for name in ("nce", "sampled_softmax"):
-            value = getattr(self, name)
+        for name in (loss.setting for loss in WORD_LOSSES if loss.draws and loss.setting != "negative"):
+            value = getattr(self, name)  # negative's own check is validate's (None: its default)
             if not isinstance(value, int) or not 0 <= value <= MAX_COUNT:
                 raise ConfigError(f"{name} must be 0 (off) or a positive integer, not {value!r}")
         chosen = [loss for loss in WORD_LOSSES if getattr(self, loss.setting)]

@@ -640,7 +640,7 @@ def check_train_options(command: TrainCommand) -> None:
             if long_run.resume
             else "give a CORPUS (or --resume FOLDER)"
         )
-    if long_run.checkpoint_every and not (long_run.checkpoint or long_run.resume):
+    if long_run.checkpoint_every and not long_run.checkpoints:
         raise click.UsageError("--checkpoint-every needs --checkpoint FOLDER")
     outputs = (
         {"-o": output, "--save-vocab": save_vocab, "--save-model": long_run.save_model}
@@ -671,7 +671,7 @@ def check_train_options(command: TrainCommand) -> None:
         save_vocab,
         long_run.save_model,
         long_run.save_fasttext,
-        extras.classes_output if extras.classes else None,
+        extras.classes_file,
         extras.plot,
         long_run.report,
     ):
