@@ -1,0 +1,152 @@
+r"""The plan of skip-gram negative sampling trained in blocks on N machines: which
+machine owns which rows, and which block each trains when (PyTorch-BigGraph's
+bucket schedule, Lerer et al., SysML 2019, applied to word2vec).
+
+Every row has one owner at a time, and training pairs travel to the rows:
+
+- the input vectors (rows of ``syn0``) are split into N left partitions L_m, one a
+  machine, balanced by kept-token mass ``count(w) keep(w)`` (``left_partitions``),
+  assigned afresh each epoch;
+- the output vectors (rows of ``syn1neg``) into 2N right partitions R_j by rank
+  round robin: word w (ids are ranks by count) is in ``R_(w mod 2N)``, its index
+  there ``w div 2N``;
+- an epoch is S sweeps, a sweep 2N sub-steps; in sub-step s machine m trains block
+  ``(L_m, R_((2m + s) mod 2N))`` (``block_right``): the blocks of a sub-step share no
+  row, every (L, R) meets once a sweep, and a right partition, once trained, is
+  next needed two sub-steps later by the machine before: one sub-step to move it;
+- the pair (context c, centre o) is trained in block ``(L_owner(c), R_(o mod 2N))``,
+  in its sweep, by the machine owning c; a machine sends each of its pairs there
+  (``pair_keys``: the block and the pair's key within it, ``paircodec``).
+
+The learning rate follows one process's schedule: ``alpha0 (1 - p)``, floored at
+``min_alpha``, with p the fraction of the run done, ``(e 2NS + k 2N + s + f) / (E 2NS)``
+for epoch e, sweep k, sub-step s and f the fraction of the block done (``block_alphas``).
+"""
+
+from typing import NamedTuple
+
+import numpy as np
+
+from w2v.corpus.vocab import build_alias
+from w2v.engine.chunks import ChunkNoise
+from w2v.engine.jit import jit_kernel
+
+HEAVIEST = 8  # words a machine that are placed heaviest first, before the rest in random order
+
+
+class Plan(NamedTuple):
+    """The placement of one epoch: N machines, each word's input row's owner."""
+
+    machines: int  # N
+    owner: np.ndarray  # (V,) int32: the machine whose left partition holds each word
+    local: np.ndarray  # (V,) int32: the word's index in its left partition (ids in increasing order)
+    sizes: np.ndarray  # (N,) int64: the words of each left partition
+    members: np.ndarray  # (V,) int32: the words of L_0, then of L_1, ... each in increasing order
+    first: np.ndarray  # (N + 1,) int64: L_m is members[first[m] : first[m + 1]]
+
+    @property
+    def parts(self) -> int:
+        """The right partitions, 2N."""
+        return 2 * self.machines
+
+    @property
+    def blocks(self) -> int:
+        """The blocks (L_m, R_j), numbered ``m * 2N + j``."""
+        return self.machines * self.parts
+
+
+@jit_kernel
+def lightest_first(order, mass, machines):
+    """Each word of ``order`` ((V,) int64) in turn to the machine holding the least
+    ``mass`` ((V,) float64) so far. Returns the owners, (V,) int32."""
+    load = np.zeros(machines)
+    owner = np.empty(order.shape[0], np.int32)
+    for w in order:
+        lightest = 0
+        for m in range(1, machines):
+            if load[m] < load[lightest]:
+                lightest = m
+        owner[w] = lightest
+        load[lightest] += mass[w]
+    return owner
+
+
+def left_partitions(mass: np.ndarray, machines: int, rng: np.random.Generator) -> Plan:
+    """The plan that balances the kept-token ``mass`` ((V,) float64) of the input rows
+    over ``machines``: the ``HEAVIEST * machines`` heaviest words placed heaviest first
+    (the greedy rule for balance), the rest in an order drawn from ``rng``, each to
+    the lightest machine so far, so that which words share a machine changes from
+    epoch to epoch."""
+    by_mass = np.argsort(-mass, kind="stable")
+    head = HEAVIEST * machines
+    order = np.concatenate([by_mass[:head], rng.permutation(by_mass[head:])])
+    owner = lightest_first(order.astype(np.int64), mass.astype(np.float64), machines)
+    members = np.argsort(owner, kind="stable").astype(np.int32)  # ids increasing within each owner
+    sizes = np.bincount(owner, minlength=machines).astype(np.int64)
+    first = np.concatenate([[0], np.cumsum(sizes)])
+    local = np.empty(owner.shape[0], np.int32)
+    local[members] = np.arange(owner.shape[0]) - first[owner[members]]
+    return Plan(machines, owner, local, sizes, members, first)
+
+
+def block_right(machine: int, substep: int, machines: int) -> int:
+    """The right partition machine ``machine`` trains in sub-step ``substep``: (2m + s) mod 2N."""
+    return (2 * machine + substep) % (2 * machines)
+
+
+def right_members(part: int, parts: int, vocab: int) -> np.ndarray:
+    """The words of right partition ``part`` of ``parts``: part, part + parts, ... (int32)."""
+    return np.arange(part, vocab, parts, dtype=np.int32)
+
+
+def right_noise(noise: np.ndarray, centres: np.ndarray, parts: int, samples: int, corrected: bool) -> list[ChunkNoise]:
+    """Each right partition's noise: the noise distribution ``noise`` ((V,) float64, summing
+    to 1) restricted to it, and the draws a chunk: ``samples`` times
+    ``rho_j = Q_j / T_j`` where ``corrected`` (Q_j its noise mass, T_j its share of
+    the pairs' centre words, ``centres`` (V,) float64 summing to 1), else ``samples``."""
+    tables = []
+    for j in range(parts):
+        members = right_members(j, parts, noise.shape[0])
+        mass = noise[members].sum()
+        prob, idx = build_alias(noise[members] / mass)
+        rho = mass / centres[members].sum() if corrected else 1.0
+        tables.append(ChunkNoise(prob, idx, members, float(samples * rho)))
+    return tables
+
+
+@jit_kernel
+def block_keys(contexts, centres, owner, local, machines):
+    """Each pair's block, ``owner(c) * 2N + (o mod 2N)`` ((P,) int32), and its key
+    there, ``(o div 2N) * |L| + local(c)`` ((P,) int64, ``paircodec``), for the
+    pairs (``contexts[i]``, ``centres[i]``); |L| the size of c's left partition."""
+    parts = 2 * machines
+    sizes = np.zeros(machines, np.int64)
+    for w in range(owner.shape[0]):
+        sizes[owner[w]] += 1
+    blocks = np.empty(contexts.shape[0], np.int32)
+    keys = np.empty(contexts.shape[0], np.int64)
+    for i in range(contexts.shape[0]):
+        c, o = contexts[i], centres[i]
+        blocks[i] = owner[c] * parts + o % parts
+        keys[i] = np.int64(o // parts) * sizes[owner[c]] + local[c]
+    return blocks, keys
+
+
+def pair_words(plan: Plan, blocks: np.ndarray, keys: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """The (contexts, centres) ((P,) int32 each) that ``keys`` ((P,) int64) name in
+    ``blocks`` ((P,) int32): ``block_keys`` undone."""
+    machine, part = np.divmod(blocks, plan.parts)
+    centre_local, context_local = np.divmod(keys, plan.sizes[machine])
+    contexts = plan.members[plan.first[machine] + context_local]
+    return contexts.astype(np.int32), (centre_local * plan.parts + part).astype(np.int32)
+
+
+def block_alphas(alphas: tuple[float, float], position: tuple[int, int, int], steps: tuple[int, int, int]):
+    """The learning rate at the start and the end of a block: ``alphas`` (alpha0,
+    min_alpha); ``position`` (epoch, sweep, sub-step) of ``steps`` (epochs, sweeps,
+    sub-steps a sweep). Returns (2,) float64."""
+    epochs, sweeps, substeps = steps
+    epoch, sweep, substep = position
+    done = (epoch * sweeps + sweep) * substeps + substep
+    progress = np.array([done, done + 1]) / (epochs * sweeps * substeps)
+    return alphas[0] - (alphas[0] - alphas[1]) * np.minimum(progress, 1.0)
