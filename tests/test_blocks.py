@@ -8,6 +8,8 @@ import numpy as np
 import pytest
 from reference import ALIAS_ONE, alias_probabilities, draw_noise, lcg, logistic_units
 
+from w2v.cluster.blockmachine import BlockMachine, Schedule, Text, sweep_pairs
+from w2v.cluster.blockrun import Start, gather, train_blocks
 from w2v.cluster.blocks import (
     block_alphas,
     block_keys,
@@ -245,3 +247,65 @@ def test_a_blocks_chunks_hold_every_machines_pairs_of_it_once_grouped_by_centre(
         assert sorted(order.tolist()) == list(range(len(chunks.centres)))
         assert np.diff(chunks.starts).max() <= 16
         assert len(set(chunks.centres.tolist())) == len(set(o for _, o in want))  # a centre's chunks are one run
+
+
+def zipf_text(tokens: int, vocab_size: int, seed: int) -> tuple[np.ndarray, Vocab]:
+    """``tokens`` ids drawn from a Zipf law over ``vocab_size`` words, sentences of 40,
+    and their vocabulary (ids ranks by count)."""
+    rng = np.random.default_rng(seed)
+    weights = 1.0 / np.arange(1, vocab_size + 1)
+    ids = rng.choice(vocab_size, tokens, p=weights / weights.sum()).astype(np.int32)
+    counts = np.bincount(ids, minlength=vocab_size)
+    rank = np.empty(vocab_size, np.int32)
+    rank[np.argsort(-counts, kind="stable")] = np.arange(vocab_size)
+    ids = rank[ids]
+    ids[39::40] = -1
+    return ids, Vocab([b"w%d" % i for i in range(vocab_size)], np.sort(counts)[::-1].astype(np.int64) + 1)
+
+
+def block_machines(ids: np.ndarray, vocab: Vocab, config: TrainConfig, schedule: Schedule) -> list[BlockMachine]:
+    """``schedule.machines`` connected machines, each on a contiguous run of batches of 1,000 ids."""
+    starts = np.arange(0, len(ids) + 1, 1000, dtype=np.int64)
+    bounds = np.linspace(0, len(starts) - 1, schedule.machines + 1).astype(int)
+    machines = []
+    for rank in range(schedule.machines):
+        first, last = bounds[rank], bounds[rank + 1]
+        text = Text(ids[starts[first] : starts[last]], starts[first : last + 1] - starts[first], first, len(starts) - 1)
+        machines.append(BlockMachine(rank, text, vocab, config, schedule))
+    for machine in machines:
+        machine.connect(machines)
+    return machines
+
+
+BLOCK_CONFIG = TrainConfig(model="skipgram", dim=16, epochs=3, seed=5, threads=1, sample=1e-2, min_count=1)
+
+
+def test_a_run_resumed_from_a_sweeps_weights_goes_on_as_if_never_stopped():
+    """Every row has one owner: the rows gathered after a sweep are the whole model, and
+    machines started from them at the next sweep train as the first machines would have."""
+    ids, vocab = zipf_text(24_000, 300, 1)
+    config, schedule = BLOCK_CONFIG.resolved(), Schedule(machines=3, sweeps=2)
+    whole = block_machines(ids, vocab, config, schedule)
+    saved = {}
+    train_blocks(
+        whole, config.epochs, schedule, after_sweep=lambda e, k: saved.setdefault((e, k), gather(whole, 300, 16))
+    )
+    resumed = block_machines(ids, vocab, config, schedule)
+    train_blocks(resumed, config.epochs, schedule, Start(1, 1, saved[(1, 0)]))
+    for got, want in zip(gather(resumed, 300, 16), gather(whole, 300, 16), strict=True):
+        np.testing.assert_array_equal(got, want)
+    assert not np.array_equal(saved[(1, 0)][1], saved[(2, 1)][1])  # the output rows trained on after the save
+
+
+@pytest.mark.parametrize("machines", [1, 2, 4])
+def test_a_run_on_any_number_of_machines_trains_every_pair_once(machines):
+    ids, vocab = zipf_text(24_000, 300, 2)
+    config, schedule = BLOCK_CONFIG.resolved(), Schedule(machines=machines, sweeps=2)
+    run = block_machines(ids, vocab, config, schedule)
+    train_blocks(run, config.epochs, schedule)
+    pairs = sum(machine.trained()[1] for machine in run)
+    made = [sum(len(sweep_pairs(m.text, m.keep_prob, config, schedule, (e, k))[0]) for m in run for k in range(2))
+            for e in range(config.epochs)]  # fmt: skip
+    assert pairs.tolist() == made
+    syn0, syn1neg = gather(run, 300, 16)
+    assert np.isfinite(syn0).all() and np.abs(syn1neg).max() > 0.01

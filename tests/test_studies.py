@@ -304,26 +304,26 @@ def test_equal_time_refuses_runs_of_other_settings(corpus: Path, tmp_path: Path)
 
 def test_the_block_simulation_trains_every_pair_once_and_counts_its_traffic(corpus: Path, tmp_path: Path) -> None:
     """studies/block_cluster: every pair the machines make is trained once, in its block;
-    the loss falls; each right partition moves once for each of its trainings but the
-    first; the bytes sent are the frames of the blocks another machine owns."""
+    the loss falls; each right partition is handed on after each of its trainings; the
+    pair bytes sent are the frames of the blocks another machine owns."""
     from w2v.cluster.pairs import window_pairs
     from w2v.config import TrainConfig
-    from w2v.engine.weights import Model
 
     blocks = study("block_cluster")
     config = TrainConfig(model="skipgram", dim=16, epochs=2, seed=3, threads=1, sample=1e-3).resolved()
     data = blocks.load_corpus(corpus, config, tmp_path)
     spec = blocks.Spec(machines=3, sweeps=2, corrected=True, seed=3)
     _, tally = blocks.simulate(data, config, spec)
-    keep = Model.build(data.vocab, config).keep_prob
+    keep = data.vocab.keep_probabilities(config.sample)
     seeds = [batch_seed_of(spec.seed, epoch, len(data.starts) - 1) for epoch in range(config.epochs)]
     made = [len(window_pairs(data.tokens, data.starts, s, keep, config.window)[0]) for s in seeds]
     assert tally.pairs.tolist() == made
     assert tally.loss[1] / tally.pairs[1] < tally.loss[0] / tally.pairs[0]
     trainings = config.epochs * spec.sweeps * spec.machines  # of each right partition: once by each machine a sweep
-    assert tally.handoff_bytes == (trainings - 1) * len(data.vocab) * config.dim * 4
-    assert 0 < tally.pair_bytes < 2 * tally.pairs_sent
-    assert tally.pairs_sent < sum(made) * (spec.machines - 1) / spec.machines * 1.1
+    assert tally.sent.right_bytes == trainings * len(data.vocab) * config.dim * 4
+    assert 0 < tally.sent.pair_bytes < 2 * tally.sent.pairs
+    assert tally.sent.pairs < sum(made) * (spec.machines - 1) / spec.machines * 1.1
+    assert 0 < tally.sent.input_bytes < len(data.vocab) * config.dim * 4
 
 
 def batch_seed_of(seed: int, epoch: int, batches: int) -> np.ndarray:

@@ -31,19 +31,16 @@ import json
 import sys
 import tempfile
 import time
-from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import NamedTuple
 
 import numpy as np
 
-from w2v.cluster.blocks import Plan, block_alphas, block_right, left_partitions, right_noise
-from w2v.cluster.pairs import Frames, block_chunks, machine_frames, window_pairs
+from w2v.cluster.blockmachine import BlockMachine, Schedule, Sent, Text
+from w2v.cluster.blockrun import gather, sent_total, train_blocks
 from w2v.config import TrainConfig
 from w2v.corpus.idstream import encode_corpus
-from w2v.engine.chunks import chunk_settings, train_chunks
-from w2v.engine.weights import Model
-from w2v.engine.workers import batch_seed
+from w2v.errors import DivergedError
 from w2v.vectorio.modelfile import TrainState
 from w2v.vectors.wordvectors import Vectors
 from w2v.words import decode_word
@@ -75,18 +72,13 @@ class Spec(NamedTuple):
     seed: int
 
 
-class Tally:
+class Tally(NamedTuple):
     """What a run moved and trained."""
 
-    def __init__(self, epochs: int):
-        self.pair_bytes = 0  # encoded pairs sent to another machine
-        self.pairs_sent = 0
-        self.handoff_bytes = 0  # right partitions moved between machines
-        self.reassign_bytes = 0  # input rows moved to a new owner between epochs
-        self.chunks = 0
-        self.train_seconds = 0.0  # in the chunk kernel (wall clock, all threads at once)
-        self.loss = np.zeros(epochs)
-        self.pairs = np.zeros(epochs, np.int64)
+    sent: Sent  # the bytes the machines sent each other
+    loss: np.ndarray  # (epochs,) nats summed over the pairs trained
+    pairs: np.ndarray  # (epochs,) pairs trained
+    chunks: int  # chunks trained
 
 
 def load_corpus(path: Path, config: TrainConfig, work: Path) -> Corpus:
@@ -98,114 +90,51 @@ def load_corpus(path: Path, config: TrainConfig, work: Path) -> Corpus:
     return Corpus(np.concatenate(batches), starts, stream.words, encoded.vocab)
 
 
-def machine_batches(corpus: Corpus, spec: Spec, machine: int, sweep: int) -> np.ndarray:
-    """The batches machine ``machine`` makes pairs of in sweep ``sweep``: the sweep's
-    1/S of its part, the machine's the m-th of N contiguous parts."""
+def machine_text(corpus: Corpus, spec: Spec, machine: int) -> Text:
+    """Machine ``machine``'s part: the m-th of N contiguous runs of the corpus' batches."""
     batches = len(corpus.starts) - 1
-    part = np.arange(batches * machine // spec.machines, batches * (machine + 1) // spec.machines)
-    return part[len(part) * sweep // spec.sweeps : len(part) * (sweep + 1) // spec.sweeps]
+    first, last = batches * machine // spec.machines, batches * (machine + 1) // spec.machines
+    starts = corpus.starts[first : last + 1]
+    return Text(corpus.tokens[starts[0] : starts[-1]], starts - starts[0], first, batches)
 
 
-def machine_pairs(corpus: Corpus, model: Model, spec: Spec, epoch: int, batches: np.ndarray):
-    """The pairs of ``batches`` (contiguous), each batch seeded by its index in the run."""
-    if not len(batches):
-        return np.empty(0, np.int32), np.empty(0, np.int32)
-    first, last = batches[0], batches[-1] + 1
-    starts = corpus.starts[first : last + 1] - corpus.starts[first]
-    seeds = np.array([batch_seed(spec.seed, epoch * (len(corpus.starts) - 1) + int(b)) for b in batches], np.uint64)
-    tokens = corpus.tokens[corpus.starts[first] : corpus.starts[last]]
-    return window_pairs(tokens, starts, seeds, model.keep_prob, SETTINGS["window"])
+def simulate(corpus: Corpus, config: TrainConfig, spec: Spec) -> tuple[tuple[np.ndarray, np.ndarray], Tally]:
+    """Train ``config`` on ``corpus`` in blocks on ``spec.machines`` machines of this
+    process; the weights (syn0, syn1neg) and what the run moved and trained."""
+    schedule = Schedule(spec.machines, spec.sweeps, spec.corrected)
+    machines = [BlockMachine(m, machine_text(corpus, spec, m), corpus.vocab, config, schedule)
+                for m in range(spec.machines)]  # fmt: skip
+    for machine in machines:
+        machine.connect(machines)
+    train_blocks(machines, config.epochs, schedule, after_sweep=lambda epoch, _: check_finite(machines, epoch))
+    weights = gather(machines, len(corpus.vocab), config.dim)
+    trained = [machine.trained() for machine in machines]
+    tally = Tally(sent_total(machines), *(sum(column) for column in zip(*trained, strict=True)))
+    for machine in machines:
+        machine.close()
+    return weights, tally
 
 
-class Sweep(NamedTuple):
-    """What a sweep trains with: the model, its settings and plan, where it is in the run."""
-
-    model: Model
-    config: TrainConfig
-    plan: Plan
-    noises: list  # each right partition's ChunkNoise
-    spec: Spec
-    position: tuple[int, int]  # (epoch, sweep)
+def check_finite(machines: list[BlockMachine], epoch: int) -> None:
+    """DivergedError where a machine's rows are no longer finite."""
+    for machine in machines:
+        _, inputs, rights = machine.held()
+        if not (np.isfinite(inputs).all() and all(np.isfinite(rows).all() for rows in rights.values())):
+            raise DivergedError(f"training diverged in epoch {epoch + 1}: non-finite weights")
 
 
-def train_block(sweep: Sweep, frames: list[Frames], substep: int, machine: int, pool: ThreadPoolExecutor, tally: Tally):
-    """Machine ``machine``'s block of sub-step ``substep``: its chunks, made from every
-    machine's ``frames`` of it (``block_chunks``), split between the threads."""
-    plan, config, spec, model = sweep.plan, sweep.config, sweep.spec, sweep.model
-    part = block_right(machine, substep, plan.machines)
-    block = machine * plan.parts + part
-    rng = np.random.default_rng([spec.seed, *sweep.position, block])
-    chunks, order = block_chunks([sent.frame(block) for sent in frames], plan, block, rng)
-    steps = (config.epochs, spec.sweeps, plan.parts)
-    alphas = block_alphas((config.alpha, config.min_alpha), (*sweep.position, substep), steps)
-    settings = chunk_settings(config.window, int(np.ceil(max(n.draws for n in sweep.noises))), config.threads)
-    job = ((sweep.position[0] * spec.sweeps + sweep.position[1]) * plan.blocks + block) * config.threads
-    seeds = [batch_seed(spec.seed, (1 << 40) + job + t) for t in range(config.threads)]
-    arguments = (model.syn0, model.tables, sweep.noises[part], settings, alphas)
-    pieces = zip(np.array_split(order, config.threads), seeds, strict=True)
-    started = time.perf_counter()
-    runs = list(pool.map(lambda piece: train_chunks(chunks, piece[0], *arguments, piece[1]), pieces))
-    tally.train_seconds += time.perf_counter() - started
-    for loss, pairs in runs:
-        tally.loss[sweep.position[0]] += loss
-        tally.pairs[sweep.position[0]] += pairs
-    tally.chunks += len(order)
-
-
-def train_sweep(sweep: Sweep, corpus: Corpus, holders: np.ndarray, pool: ThreadPoolExecutor, tally: Tally) -> None:
-    """Make, send and train one sweep's pairs, sub-step by sub-step, counting the pairs'
-    bytes sent to other machines and the right partitions' hand-offs (``holders``:
-    the machine holding each, -1 none yet)."""
-    plan, spec = sweep.plan, sweep.spec
-    frames = []
-    for machine in range(plan.machines):
-        batches = machine_batches(corpus, spec, machine, sweep.position[1])
-        sent = machine_frames(*machine_pairs(corpus, sweep.model, spec, sweep.position[0], batches), plan)
-        elsewhere = np.arange(plan.blocks) // plan.parts != machine
-        tally.pair_bytes += int(np.diff(sent.at)[elsewhere].sum())
-        tally.pairs_sent += int(sent.counts[elsewhere].sum())
-        frames.append(sent)
-    row_bytes = sweep.model.syn0.shape[1] * 4
-    for substep in range(plan.parts):
-        for machine in range(plan.machines):
-            part = block_right(machine, substep, plan.machines)
-            if holders[part] not in (-1, machine):
-                tally.handoff_bytes += len(sweep.noises[part].members) * row_bytes
-            holders[part] = machine
-            train_block(sweep, frames, substep, machine, pool, tally)
-
-
-def simulate(corpus: Corpus, config: TrainConfig, spec: Spec) -> tuple[Model, Tally]:
-    """Train ``config`` on ``corpus`` in blocks as ``spec`` says; the model and what it moved."""
-    model = Model.build(corpus.vocab, config)
-    kept = corpus.vocab.counts * model.keep_prob.astype(np.float64)
-    noise = corpus.vocab.noise_distribution(config.ns_exponent)
-    noises = right_noise(noise, kept / kept.sum(), 2 * spec.machines, config.negative, spec.corrected)
-    tally, plan = Tally(config.epochs), None
-    holders = np.full(2 * spec.machines, -1)
-    with ThreadPoolExecutor(config.threads) as pool:
-        for epoch in range(config.epochs):
-            placed = left_partitions(kept, spec.machines, np.random.default_rng([spec.seed, epoch]))
-            if plan is not None:
-                tally.reassign_bytes += int((placed.owner != plan.owner).sum()) * model.syn0.shape[1] * 4
-            plan = placed
-            for sweep in range(spec.sweeps):
-                train_sweep(Sweep(model, config, plan, noises, spec, (epoch, sweep)), corpus, holders, pool, tally)
-            model.check_diverged(epoch + 1, config.alpha)
-    return model, tally
-
-
-def scored(corpus: Corpus, config: TrainConfig, model: Model, tally: Tally, paths: dict, work: Path) -> dict:
-    """The run's model saved and scored: held-out bits a word, analogies, WS-353."""
+def scored(corpus: Corpus, config: TrainConfig, weights: tuple, tally: Tally, paths: dict, work: Path) -> dict:
+    """The run's weights (syn0, syn1neg) saved and scored: held-out bits a word, analogies, WS-353."""
     batches = len(corpus.starts) - 1
+    syn0, syn1neg = weights
     state = TrainState(
-        config=config, vocab=corpus.vocab, syn0=model.syn0, syn1=model.tables.syn1, syn1neg=model.tables.syn1neg,
+        config=config, vocab=corpus.vocab, syn0=syn0, syn1=np.zeros((0, config.dim), np.float32), syn1neg=syn1neg,
         epoch_loss=tally.loss, epoch_examples=tally.pairs, jobs_done=batches * config.epochs, batches=batches,
         stream_words=corpus.words,
     )  # fmt: skip
     model_file, vectors_file = work / "model.npz", work / "vectors.bin"
     state.save(str(model_file))
-    Vectors([decode_word(word) for word in corpus.vocab.words], model.syn0).save(vectors_file)
+    Vectors([decode_word(word) for word in corpus.vocab.words], syn0).save(vectors_file)
     score = w2v_json("score", str(model_file), str(paths["heldout"]), "--max-pairs", str(SCORE_PAIRS))
     evaluation = w2v_json("eval", "-v", str(vectors_file))
     return {"analogy": evaluation["analogies"][0]["accuracy"], "ws353": evaluation["similarity"][0]["spearman"],
@@ -217,20 +146,19 @@ def simulated_run(spec: Spec, paths: dict, work: Path) -> dict:
     config = TrainConfig(**{**SETTINGS, **LOSS, "model": "skipgram", "seed": spec.seed}).resolved()
     corpus = load_corpus(paths["train"], config, work)
     started = time.perf_counter()
-    model, tally = simulate(corpus, config, spec)
+    weights, tally = simulate(corpus, config, spec)
     seconds = time.perf_counter() - started
-    words = corpus.words * config.epochs
+    words, sent = corpus.words * config.epochs, tally.sent
     return {
-        **scored(corpus, config, model, tally, paths, work),
+        **scored(corpus, config, weights, tally, paths, work),
         "seconds": seconds,
         "words": words,
         "pairs_per_word": float(tally.pairs.sum() / words),
-        "bytes_per_pair_sent": tally.pair_bytes / max(tally.pairs_sent, 1),
-        "pair_bytes_per_word": tally.pair_bytes / words,
-        "handoff_bytes_per_sweep": tally.handoff_bytes / (config.epochs * spec.sweeps),
-        "reassign_bytes_per_epoch": tally.reassign_bytes / max(config.epochs - 1, 1),
+        "bytes_per_pair_sent": sent.pair_bytes / max(sent.pairs, 1),
+        "pair_bytes_per_word": sent.pair_bytes / words,
+        "handoff_bytes_per_sweep": sent.right_bytes / (config.epochs * spec.sweeps),
+        "reassign_bytes_per_epoch": sent.input_bytes / max(config.epochs - 1, 1),
         "pairs_per_chunk": float(tally.pairs.sum() / max(tally.chunks, 1)),
-        "train_seconds": tally.train_seconds,
         "epoch_loss": (tally.loss / np.maximum(tally.pairs, 1)).tolist(),
         "vocab": len(corpus.vocab),
     }

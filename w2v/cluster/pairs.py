@@ -104,6 +104,11 @@ class Frames(NamedTuple):
         """Block ``block``'s frame and its pairs."""
         return self.data[self.at[block] : self.at[block + 1]], int(self.counts[block])
 
+    def share(self, first: int, last: int) -> "Frames":
+        """The frames of blocks ``first`` .. ``last - 1``, numbered from 0."""
+        at = self.at[first : last + 1]
+        return Frames(self.data[at[0] : at[-1]], at - at[0], self.counts[first:last])
+
 
 def machine_frames(contexts: np.ndarray, centres: np.ndarray, plan: Plan) -> Frames:
     """The frames of a machine's pairs (``window_pairs``) for every block of ``plan``:
