@@ -37,16 +37,16 @@ CORES = (2, 16, 64)
 
 def measured_points(results: dict, epochs: int) -> tuple[float, list[tuple[float, float]]]:
     """The simulation's pairs a word (mean over its runs) and its (density, bytes a
-    pair sent) points, one a machine count and sweeps (means over seeds); ``epochs``
-    the runs' epochs. Runs are keyed ``skip-gram NS/N=8 S=1 rho on/seed 1``."""
+    pair sent) points, one a machine count and sweeps (means over their runs);
+    ``epochs`` the runs' epochs. Runs are keyed ``skip-gram NS/N=8 S=1 rho on/seed 1``."""
     runs = {key: r for key, r in results.items() if r.get("bytes_per_pair_sent", 0) > 0}
     pairs = float(np.mean([r["pairs_per_word"] for r in runs.values()]))
-    by_density: dict[float, list[float]] = {}
+    by_shape: dict[tuple[int, int], list[tuple[float, float]]] = {}
     for key, r in runs.items():
         machines, sweeps = (int(part.split("=")[1]) for part in key.split("/")[1].split()[:2])
         density = block_density(r["pairs_per_word"], r["words"] / epochs, r["vocab"], machines, sweeps)
-        by_density.setdefault(density, []).append(r["bytes_per_pair_sent"])
-    return pairs, sorted((d, float(np.mean(b))) for d, b in by_density.items())
+        by_shape.setdefault((machines, sweeps), []).append((density, r["bytes_per_pair_sent"]))
+    return pairs, sorted(tuple(np.mean(points, axis=0).tolist()) for points in by_shape.values())
 
 
 def block_density(pairs_a_word: float, words: float, vocab: int, machines: int, sweeps: int) -> float:
