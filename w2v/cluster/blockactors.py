@@ -11,19 +11,25 @@ thread trains or waits on another actor. With one thread a worker the run's
 weights are those of the same machines in one process (``blockrun``), byte for byte.
 """
 
+import contextlib
+import functools
 import tempfile
-from typing import Any
+import time
+from collections.abc import Callable
+from typing import Any, NamedTuple
 
 import numpy as np
 
 from w2v.cluster.blockmachine import BlockMachine, Schedule, Sent, Text
 from w2v.cluster.blockrun import Start, gather, on_all, train_blocks
-from w2v.cluster.connect import Cluster
+from w2v.cluster.connect import CONNECT_SECONDS, WAKE_SECONDS, Cluster
 from w2v.cluster.pairs import Frames
+from w2v.cluster.training import MAX_REPLACEMENTS, worker_lost
 from w2v.config import TrainConfig
 from w2v.corpus.idstream import encode_corpus
 from w2v.corpus.parts import Part
 from w2v.corpus.vocab import Vocab
+from w2v.errors import ClusterLost
 
 
 def encoded_text(parts: list[Part], vocab: Vocab, config: TrainConfig, workdir: str) -> Text:
@@ -95,35 +101,88 @@ class ClusterMachine:
         self.workdir.cleanup()
 
 
-def start_machines(cluster: Cluster, groups: list[list[Part]], vocab: Vocab, config: TrainConfig,
-                   schedule: Schedule) -> list[Any]:  # fmt: skip
-    """A ``ClusterMachine`` of ``schedule`` for each group of parts, each on a worker of
-    its own, located among the run's batches and connected to the others. Returns
-    their futures (an actor lives while its future does) then their actors."""
-    workers = cluster.workers()
+class MachinesRun(NamedTuple):
+    """What a run in blocks on a cluster trains: ``groups`` of parts (a machine each)
+    of ``config`` (skip-gram NS, resolved) over ``vocab``, ``sweeps`` sweeps an epoch."""
+
+    groups: list[list[Part]]
+    vocab: Vocab
+    config: TrainConfig
+    sweeps: int
+
+
+class Machines(NamedTuple):
+    """A run's machines on the cluster: their futures (an actor lives while its future
+    does), their actors and the worker each is on."""
+
+    futures: list[Any]
+    actors: list[Any]
+    workers: list[str]
+
+
+def start_machines(cluster: Cluster, run: MachinesRun) -> Machines:
+    """A ``ClusterMachine`` for each group of ``run``'s parts, each on a worker of its
+    own, located among the run's batches and connected to the others."""
+    workers, schedule = cluster.workers(), Schedule(len(run.groups), run.sweeps)
+    where = [workers[rank % len(workers)] for rank in range(len(run.groups))]
     futures = [
-        cluster.client.submit(ClusterMachine, rank, group, vocab, config, schedule, actor=True,
-                              workers=[workers[rank % len(workers)]], allow_other_workers=False, pure=False)
-        for rank, group in enumerate(groups)
+        cluster.client.submit(ClusterMachine, rank, group, run.vocab, run.config, schedule, actor=True,
+                              workers=[where[rank]], allow_other_workers=False, pure=False)
+        for rank, group in enumerate(run.groups)
     ]  # fmt: skip
-    actors = [future.result() for future in futures]
-    sizes = on_all(actors, "batches")
-    firsts = np.concatenate([[0], np.cumsum(sizes)]).astype(int)
+    actors = [cluster.result(future, on=worker) for future, worker in zip(futures, where, strict=True)]
+    firsts = np.concatenate([[0], np.cumsum(on_all(actors, "batches"))]).astype(int)
+    on_all(actors, "connect", actors)
     for actor, first in zip(actors, firsts, strict=False):
         actor.locate(int(first), int(firsts[-1])).result()
-    on_all(actors, "connect", actors)
-    return [futures, actors]
+    return Machines(futures, actors, where)
 
 
-def train_on_machines(cluster: Cluster, groups: list[list[Part]], vocab: Vocab, config: TrainConfig,
-                      sweeps: int, start: Start) -> tuple[np.ndarray, np.ndarray]:  # fmt: skip
-    """Train ``config`` (skip-gram NS, resolved) in blocks, ``sweeps`` sweeps an epoch,
-    on a machine a group of parts; the weights (syn0, syn1neg)."""
-    schedule = Schedule(len(groups), sweeps)
-    futures, actors = start_machines(cluster, groups, vocab, config, schedule)
-    try:
-        train_blocks(actors, config.epochs, schedule, start)
-        return gather(actors, len(vocab), config.dim)
-    finally:
-        on_all(actors, "close")
-        del futures
+def train_on_machines(cluster: Cluster, run: MachinesRun, start: Start,
+                      after_sweep: Callable[[Start], None] | None = None) -> tuple[np.ndarray, np.ndarray]:  # fmt: skip
+    """Train ``run`` from ``start``; the weights (syn0, syn1neg). After each sweep the
+    machines' rows are gathered (the whole model: every row has one owner) and
+    ``after_sweep`` is given where the run would start again from them. A worker lost
+    (``training.worker_lost``) sends the run back to the last sweep's end: new machines
+    start from its rows once the cluster no longer lists the lost worker, and train as
+    the first ones would have (byte for byte with one thread), up to
+    ``MAX_REPLACEMENTS`` times; then ClusterLost."""
+    saved = [start]
+    for lost in range(MAX_REPLACEMENTS + 1):
+        machines = start_machines(cluster, run)
+        try:
+            train_blocks(machines.actors, run.config.epochs, Schedule(len(run.groups), run.sweeps), saved[-1],
+                         functools.partial(keep_sweep, run, machines.actors, saved, after_sweep))  # fmt: skip
+            return gather(machines.actors, len(run.vocab), run.config.dim)
+        except Exception as error:
+            if not worker_lost(error):
+                raise
+            if lost == MAX_REPLACEMENTS:
+                message = f"lost a worker again ({error}) after {MAX_REPLACEMENTS}, the most a run survives"
+                raise ClusterLost(message) from None
+            without_lost(cluster, set(machines.workers), len(run.groups))
+        finally:
+            with contextlib.suppress(Exception):  # a lost worker's actor has nothing left to close
+                on_all(machines.actors, "close")
+    raise AssertionError("the loop returns or raises")
+
+
+def keep_sweep(run: MachinesRun, actors: list[Any], saved: list[Start], after_sweep, epoch: int, sweep: int) -> None:
+    """After sweep ``sweep`` of epoch ``epoch``: the run's rows and where it goes on, into ``saved``."""
+    after = Start(epoch, sweep + 1) if sweep + 1 < run.sweeps else Start(epoch + 1, 0)
+    saved.append(after._replace(weights=gather(actors, len(run.vocab), run.config.dim)))
+    if after_sweep is not None:
+        after_sweep(saved[-1])
+
+
+def without_lost(cluster: Cluster, used: set[str], count: int) -> list[str]:
+    """The workers, once the cluster lists ``count`` and no longer all of ``used``
+    (a lost worker's address leaves the list; one started again has another), or
+    whatever it lists after ``CONNECT_SECONDS``."""
+    deadline = time.monotonic() + CONNECT_SECONDS
+    while time.monotonic() < deadline:
+        workers = cluster.workers()
+        if len(workers) >= count and not used <= set(workers):
+            return workers
+        time.sleep(WAKE_SECONDS)
+    return cluster.wait_for_workers()

@@ -61,17 +61,29 @@ class Sent(NamedTuple):
     input_bytes: int = 0  # input rows moved to their next owner
 
 
-def settled(answer: Any) -> Any:
-    """What a peer's method returned: a Dask actor's future waited on; a coroutine
-    (the receiving method of an actor on this same worker, which Dask hands over as
-    the object itself) run to its end, as it never waits; else the answer itself."""
+PEER_SECONDS = 10.0  # the longest a machine waits for another to take a small message
+PEER_RATE = 10e6  # bytes a second below which a peer taking a larger one counts as lost
+
+
+def peer_seconds(nbytes: int) -> float:
+    """How long a machine waits for another to take ``nbytes`` bytes (``settled``)."""
+    return PEER_SECONDS + nbytes / PEER_RATE
+
+
+def settled(answer: Any, timeout: float | None = None) -> Any:
+    """What a peer's method returned: a Dask actor's future waited on (TimeoutError
+    after ``timeout`` s); a coroutine (the receiving method of an actor on this same
+    worker, which Dask hands over as the object itself) run to its end, as it never
+    waits; else the answer itself. A machine waits on another for ``peer_seconds``
+    at most: a call in flight to a worker that dies is never answered, and the
+    machine's one actor thread must come free for the run's next machines."""
     if inspect.iscoroutine(answer):
         try:
             answer.send(None)
         except StopIteration as done:
             return done.value
         raise RuntimeError("a machine's receiving method waited on something")
-    return answer.result() if hasattr(answer, "result") else answer
+    return answer.result(timeout) if hasattr(answer, "result") else answer
 
 
 class BlockMachine:
@@ -129,7 +141,7 @@ class BlockMachine:
             rows = self.inputs[moving]
             if machine != self.rank:
                 self.sent = self.sent._replace(input_bytes=self.sent.input_bytes + rows.nbytes)
-            settled(self.peers[machine].receive_inputs(words[moving], rows))
+            settled(self.peers[machine].receive_inputs(words[moving], rows), peer_seconds(rows.nbytes))
 
     def receive_inputs(self, words: np.ndarray, rows: np.ndarray) -> None:
         """Input rows ``rows`` of ``words`` for the next epoch."""
@@ -155,7 +167,7 @@ class BlockMachine:
             if machine != self.rank:
                 self.sent = self.sent._replace(pairs=self.sent.pairs + int(share.counts.sum()),
                                                pair_bytes=self.sent.pair_bytes + len(share.data))  # fmt: skip
-            settled(self.peers[machine].receive_frames(self.rank, share))
+            settled(self.peers[machine].receive_frames(self.rank, share), peer_seconds(len(share.data)))
 
     def receive_frames(self, sender: int, frames: Frames) -> None:
         """The frames of this machine's 2N blocks that ``sender`` made this sweep."""
@@ -178,7 +190,7 @@ class BlockMachine:
         after = (self.rank - 1) % self.schedule.machines
         if after != self.rank:
             self.sent = self.sent._replace(right_bytes=self.sent.right_bytes + rows.nbytes)
-        settled(self.peers[after].receive_right(part, rows))
+        settled(self.peers[after].receive_right(part, rows), peer_seconds(rows.nbytes))
 
     def train_in_threads(self, chunks: Chunks, order: np.ndarray, position: tuple[int, int, int], part: int) -> None:
         """Train ``chunks`` in ``order`` on the input rows and right partition ``part``,
