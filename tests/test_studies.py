@@ -22,6 +22,7 @@ STUDIES = (
     "path_sharing",
     "cbow_parity",
     "block_cluster",
+    "c_trace",
 )
 
 

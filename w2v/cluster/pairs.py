@@ -35,7 +35,7 @@ def window_pairs(tokens, batch_starts, seeds, keep_prob, window):
     for b in range(seeds.shape[0]):
         batch, state, i = tokens[batch_starts[b] : batch_starts[b + 1]], np.uint64(seeds[b]), 0
         while i < batch.shape[0]:
-            length, i, state = subsampled_sentence(batch, i, keep_prob, sentence, state)
+            length, i, state = subsampled_sentence(batch, i, keep_prob, sentence, state, None)
             for pos in range(length):
                 state = lcg_next(state)
                 reach = window - np.int64((state >> np.uint64(16)) % np.uint64(window))

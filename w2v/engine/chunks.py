@@ -128,7 +128,7 @@ def train_chunks(chunks, order, syn0, tables, noise, settings, alphas, seed):
     labels[:] = 0.0
     labels[0] = 1.0
     offsets[:] = 0.0
-    buffers = Scratch(stack_matrix(CHUNK, stride), stack_matrix(CHUNK, stride), stack_matrix(2, UNITS), no_table)
+    buffers = Scratch(stack_matrix(CHUNK, stride), stack_matrix(CHUNK, stride), stack_matrix(2, UNITS), no_table, None)
     top = Top(stack_matrix(0, stride), 0, no_rows)
     outputs = Outputs(tables, top, Units(tables.syn1neg, no_rows[:0], None, offsets[:0]))
     sources = InputRows(syn0, no_rows[:0], syn0, no_rows[:0])

@@ -337,6 +337,35 @@ def lanes_totals4(typingctx, out, at, a, b, c, d):
     return types.void(out, at, a, b, c, d), codegen
 
 
+PLAIN_MATH = ("afn",)  # a flag that no addition or multiplication reads: see ``plain_add``
+
+
+def plain_binop(opname):
+    """An intrinsic ``a op b`` on two floats of one type, as IEEE arithmetic (``plain_add``)."""
+
+    def typer(typingctx, a, b):
+        if not isinstance(a, types.Float) or a != b:
+            return None
+
+        def codegen(context, builder, signature, args):
+            return getattr(builder, opname)(args[0], args[1], flags=PLAIN_MATH)
+
+        return a(a, b), codegen
+
+    return intrinsic(typer)
+
+
+plain_add = plain_binop("fadd")
+plain_add.__doc__ = """``a + b`` (two float32 or two float64) rounded as IEEE arithmetic: the compiler may
+neither reorder it among other additions nor fuse it with a multiplication, which
+the kernels' ``FASTMATH`` lets it do. Numba gives every float operation without
+flags its ``FASTMATH`` flags; ``PLAIN_MATH``'s one flag (approximate functions)
+keeps them off and means nothing to an addition. For word2vec.c's float order
+(``c_arithmetic``)."""
+plain_mul = plain_binop("fmul")
+plain_mul.__doc__ = """``a * b`` rounded as IEEE arithmetic, never fused with an addition (``plain_add``)."""
+
+
 @jit_helper
 def prefetch_row(matrix, row, dim):
     """Prefetch every cache line (``LINE_FLOATS`` float32) of ``matrix[row]`` ((dim,) float32)."""

@@ -62,6 +62,10 @@ alias table of the exact unigram**0.75 distribution rather than a 1e8-entry
 table; skip-gram batches each window (``window_loss``); with several threads,
 each batch trains the top of the tree in a copy of its own (``top_of_tree``);
 with subwords, a position's input rows move when it leaves reach (``InputRows``).
+``Settings.arithmetic`` (None in every run) makes the kernel take word2vec.c's
+draws, sigmoid table, float order and skip-gram pair order instead
+(``c_arithmetic``): studies/c_trace traces it against word2vec.c, which it then
+matches bit for bit.
 """
 
 from typing import Any, NamedTuple
@@ -72,6 +76,15 @@ from numba.extending import overload, register_jitable
 
 from w2v.config import TrainConfig
 from w2v.corpus.vocab import MAX_CODE_LENGTH  # the longest Huffman path: sizes the buffer of (unit, input) pairs
+from w2v.engine.c_arithmetic import (
+    MAX_SENTENCE,
+    dot_in_order,
+    low16_uniform,
+    move_in_order,
+    record_step,
+    table_noise,
+    table_sigmoid,
+)
 from w2v.engine.jit import (
     LANES,
     LINE_FLOATS,
@@ -117,6 +130,7 @@ class Settings(NamedTuple):
     subwords: bool  # a word's input is the mean of its rows ``tables.subword_rows`` (``InputRows``)
     beta: float = 0.0  # the full softmax's self-normalisation weight (``softmax_loss``)
     sharers: int = 1  # threads training the weights at once, T (``top_of_tree``)
+    arithmetic: Any = None  # None: w2v's; a ``c_arithmetic.CArithmetic``: word2vec.c's draws, sigmoid, float order
 
     @classmethod
     def of(cls, config: TrainConfig, sharers: int) -> "Settings":
@@ -130,13 +144,15 @@ class Settings(NamedTuple):
 
 class Scratch(NamedTuple):
     """The float32 buffers an example is worked in, reused from one to the next: on
-    the kernel's stack, but ``table``. S = ``row_stride(D)``; the inputs of an
-    example are rows 0 .. count - 1 of ``inputs`` (1 for CBOW, up to ``CHUNK``)."""
+    the kernel's stack, but ``table``; and the arithmetic it is worked with.
+    S = ``row_stride(D)``; the inputs of an example are rows 0 .. count - 1 of
+    ``inputs`` (1 for CBOW, up to ``CHUNK``)."""
 
     inputs: np.ndarray  # (CHUNK, S): the inputs x_i, each in the first D floats of a row
     grads: np.ndarray  # (CHUNK, S): their gradients, added to the input rows after the example
     pairs: np.ndarray  # (2, UNITS): the (unit, input) pairs' logits then steps, unit by unit; their labels
     table: np.ndarray  # (>= R, CHUNK): the softmax's logits then steps, a row per candidate (``softmax_loss``)
+    arithmetic: Any  # ``Settings.arithmetic``, for the loss code, which is handed the buffers alone
 
 
 class Units(NamedTuple):
@@ -221,6 +237,55 @@ def uniform24(state):
     return np.float32(state >> np.uint64(40)) * np.float32(1.0 / 16777216.0)
 
 
+@jit_helper
+def subsample_draw(state, keep, arithmetic):
+    """Subsampling's decision on a word kept with probability ``keep`` (float32):
+    (dropped, new state). A draw for a word that may be dropped, from the high 24
+    bits (``uniform24``); under ``arithmetic`` (``c_arithmetic``), word2vec.c's: a
+    draw for every word while subsampling is on, from the low 16 bits."""
+    if arithmetic is None:
+        if keep < 1.0:
+            state = lcg_next(state)
+            return keep < uniform24(state), state
+        return False, state
+    if not arithmetic.subsampling:
+        return False, state
+    state = lcg_next(state)
+    return keep < low16_uniform(state), state
+
+
+@jit_helper
+def window_reach(state, window, arithmetic):
+    """A centre word's window, ``window - b`` words each side, b uniform in
+    [0, window) from the generator's ``state`` (just stepped): from its bits 16 and
+    up; under ``arithmetic``, word2vec.c's ``r % window``."""
+    if arithmetic is None:
+        return window - np.int64((state >> np.uint64(16)) % np.uint64(window))
+    return window - np.int64(state % np.uint64(window))
+
+
+@jit_helper
+def sentence_full(length, arithmetic):
+    """Whether a sentence ends at its ``length``-th word kept: never (w2v cuts a line
+    into pieces of tokens as it reads it); under ``arithmetic``, at word2vec.c's
+    ``MAX_SENTENCE``."""
+    if arithmetic is None:
+        return False
+    return length >= MAX_SENTENCE
+
+
+@jit_helper
+def empty_sentence_draw(state, length, arithmetic):
+    """The generator's state after a sentence of ``length`` words kept is begun: as
+    it was; under ``arithmetic``, one step on for an empty sentence, as word2vec.c
+    draws a window for a stale centre word it then trains nothing on."""
+    if arithmetic is None:
+        return state
+    if length > 0:
+        return state
+    return lcg_next(state)
+
+
 LOG1P_UNIT = (  # log(1 + x) on [0, 1]: degree-7 Chebyshev fit, power basis, |error| < 6e-7
     5.62195900721818e-07,
     0.9999574870750696,
@@ -291,6 +356,16 @@ def draw_noise(state, alias_prob, alias_idx):
     return alias_idx[column], state
 
 
+@jit_helper
+def noise_word(state, tables, arithmetic):
+    """One noise word: (its id, new state), from the alias table (``draw_noise``);
+    under ``arithmetic``, from word2vec.c's unigram table (``c_arithmetic.table_noise``)."""
+    if arithmetic is None:
+        return draw_noise(state, tables.alias_prob, tables.alias_idx)
+    state = lcg_next(state)
+    return table_noise(state, arithmetic.noise_starts), state
+
+
 @jit_inline
 def draw_candidates(candidates, offsets, target, settings, log_k, state, tables):
     """The candidate output rows of an example, into ``candidates`` ((samples + 1,)
@@ -306,7 +381,7 @@ def draw_candidates(candidates, offsets, target, settings, log_k, state, tables)
     candidates[0] = target
     n = 1
     for _ in range(settings.samples):
-        word, state = draw_noise(state, tables.alias_prob, tables.alias_idx)
+        word, state = noise_word(state, tables, settings.arithmetic)
         if word != target or settings.kind != NS:
             candidates[n] = word
             n += 1
@@ -327,17 +402,15 @@ def all_distinct(words):
 
 
 @jit_helper
-def logits(inputs, count, o, out, dim):
-    """``out[i] = inputs[i] . o`` for the ``count`` inputs (float32; ``o`` (D,)), in
-    blocks of ``LANES`` floats: four inputs at a time against each block of ``o``,
-    so that the four sums do not wait on each other, then two, then one, so that
-    no dot product is computed twice. One input (CBOW) is a plain loop, which LLVM
-    vectorises with partial sums of its own: measured faster there than masked blocks."""
+def logits(buffers, count, o, out, dim):
+    """``out[i] = x_i . o`` for the ``count`` inputs ``x_i = buffers.inputs[i]``
+    (float32; ``o`` (D,)), in blocks of ``LANES`` floats: four inputs at a time
+    against each block of ``o``, so that the four sums do not wait on each other,
+    then two, then one, so that no dot product is computed twice. One input (CBOW)
+    is a plain loop (``dot_one``)."""
+    inputs = buffers.inputs
     if count == 1:
-        x, f = inputs[0], np.float32(0.0)
-        for k in range(dim):
-            f += x[k] * o[k]
-        out[0] = f
+        out[0] = dot_one(inputs[0], o, dim, buffers.arithmetic)
         return
     i = 0
     while count - i >= 4:
@@ -348,6 +421,19 @@ def logits(inputs, count, o, out, dim):
         i += 2
     if count - i == 1:
         dot_group(inputs, i, 1, o, out, dim)
+
+
+@jit_helper
+def dot_one(x, o, dim, arithmetic):
+    """``x . o`` over the first ``dim`` floats (float32): a plain loop, which LLVM
+    vectorises with partial sums of its own (measured faster than masked blocks for
+    one input); under ``arithmetic`` in order, word2vec.c's (``c_arithmetic.dot_in_order``)."""
+    if arithmetic is not None and arithmetic.in_order:
+        return dot_in_order(x, o, dim)
+    f = np.float32(0.0)
+    for k in range(dim):
+        f += x[k] * o[k]
+    return f
 
 
 @jit_helper
@@ -376,15 +462,19 @@ def dot_group(inputs, first, n, o, out, dim):
 
 
 @jit_helper
-def unit_steps(steps, labels, n, hs_rule, alpha):
+def unit_steps(steps, labels, n, hs_rule, alpha, arithmetic):
     """Turn the logits ``steps[:n]`` of (output unit, input) pairs into steps, in
     place: g = alpha (label - sigma(f)) (float32), ``labels[:n]`` (float32, 0 or 1)
     holding each pair's label. With ``hs_rule``, g = 0 where |f| >= 6: word2vec.c's
     hierarchical softmax leaves those nodes alone (negative sampling saturates
-    instead). Returns the loss summed over the pairs (nats).
+    instead). Returns the loss summed over the pairs (nats). Under ``arithmetic``
+    with a sigmoid table, the steps take word2vec.c's (``table_unit_steps``); the
+    loop of every run of w2v is apart from it, so that it compiles as it would alone.
 
     One flat loop over contiguous buffers, which the compiler vectorises: a
     skip-gram path has about 14 nodes x 6 inputs."""
+    if arithmetic is not None and arithmetic.sigmoid.shape[0]:
+        return table_unit_steps(steps, labels, n, hs_rule, alpha, arithmetic.sigmoid)
     loss = 0.0
     for p in range(n):
         f = steps[p]
@@ -399,19 +489,33 @@ def unit_steps(steps, labels, n, hs_rule, alpha):
 
 
 @jit_helper
+def table_unit_steps(steps, labels, n, hs_rule, alpha, sigmoid):
+    """``unit_steps`` with word2vec.c's sigmoid table ``sigmoid`` for the steps
+    (``c_arithmetic.table_sigmoid``); the loss still of the computed sigmoid."""
+    loss = 0.0
+    for p in range(n):
+        f = steps[p]
+        label = labels[p]
+        _, step = logistic(f, label)
+        loss += step
+        if hs_rule and not (-HS_MAX_EXP < f < HS_MAX_EXP):
+            steps[p] = np.float32(0.0)
+        else:
+            steps[p] = np.float32((label - table_sigmoid(sigmoid, f)) * alpha)
+    return loss
+
+
+@jit_helper
 def move_unit(buffers, count, o, steps, dim):
     """Apply one output unit's steps ``steps`` ((count,) float32): each input's gradient
     ``buffers.grads[i]`` gains ``steps[i] * o`` against the row as it was, and the row
     ``o`` (D,) moves by the sum of the ``steps[i] * inputs[i]``. Block by block of
     ``LANES`` floats, the row's block held in registers across the inputs; one
     input (CBOW's hidden vector) moves the row directly in a plain loop, as
-    word2vec.c does."""
+    word2vec.c does (``move_one``)."""
     inputs, grads = buffers.inputs, buffers.grads
     if count == 1:
-        g, x, gradient = steps[0], inputs[0], grads[0]
-        for k in range(dim):
-            gradient[k] += g * o[k]
-            o[k] += g * x[k]
+        move_one(steps[0], inputs[0], grads[0], o, dim, buffers.arithmetic)
         return
     for k in range(0, dim, LANES):
         row = lanes_load(o, k, dim)
@@ -421,6 +525,19 @@ def move_unit(buffers, count, o, steps, dim):
             lanes_store(grads[i], k, dim, lanes_fma(g, row, lanes_load(grads[i], k, dim)))
             moved = lanes_fma(g, lanes_load(inputs[i], k, dim), moved)
         lanes_store(o, k, dim, moved)
+
+
+@jit_helper
+def move_one(g, x, gradient, o, dim, arithmetic):
+    """One input ``x``'s updates by one output row ``o`` at step ``g``: ``gradient``
+    gains ``g o`` against the row as it was, and ``o`` gains ``g x``, in a plain loop;
+    under ``arithmetic`` in order, in word2vec.c's rounding (``c_arithmetic.move_in_order``)."""
+    if arithmetic is not None and arithmetic.in_order:
+        move_in_order(g, x, gradient, o, dim)
+        return
+    for k in range(dim):
+        gradient[k] += g * o[k]
+        o[k] += g * x[k]
 
 
 @jit_helper
@@ -471,7 +588,7 @@ def logistic_units(buffers, count, units, first, last, hs_rule, alpha, dim):
     taking the units one by one. ``buffers.pairs`` holds the pairs' logits then
     steps, unit by unit (``count`` to a unit), and their labels. Returns the loss (nats)."""
     unit_logits(buffers, count, units, first, last, 0, dim)
-    loss = unit_steps(buffers.pairs[0], buffers.pairs[1], (last - first) * count, hs_rule, alpha)
+    loss = unit_steps(buffers.pairs[0], buffers.pairs[1], (last - first) * count, hs_rule, alpha, buffers.arithmetic)
     move_units(buffers, count, units, first, last, buffers.pairs[0], dim)
     return loss
 
@@ -485,7 +602,7 @@ def unit_logits(buffers, count, units, first, last, at, dim):
     steps, pair_labels = buffers.pairs[0], buffers.pairs[1]
     for u in range(first, last):
         start = at + (u - first) * count
-        logits(buffers.inputs, count, units.out[units.rows[u]], steps[start : start + count], dim)
+        logits(buffers, count, units.out[units.rows[u]], steps[start : start + count], dim)
         offset = logit_offset(units.offsets, u)
         for i in range(start, start + count):
             pair_labels[i] = units.labels[u]
@@ -553,7 +670,7 @@ def hierarchical_softmax(buffers, count, target, tables, top, alpha, dim):
     copied = Units(copy, top_rows, labels, None)
     unit_logits(buffers, count, copied, 0, n, 0, dim)
     unit_logits(buffers, count, tree, n, nodes.shape[0], n * count, dim)
-    loss = unit_steps(buffers.pairs[0], buffers.pairs[1], nodes.shape[0] * count, True, alpha)
+    loss = unit_steps(buffers.pairs[0], buffers.pairs[1], nodes.shape[0] * count, True, alpha, buffers.arithmetic)
     move_units(buffers, count, copied, 0, n, buffers.pairs[0], dim)
     move_units(buffers, count, tree, n, nodes.shape[0], buffers.pairs[0][n * count :], dim)
     return loss
@@ -629,7 +746,7 @@ def softmax_loss(buffers, count, units, target_pos, beta, alpha, dim):
     out, rows, offsets = units.out, units.rows, units.offsets
     n = rows.shape[0]
     for r in range(n):
-        logits(inputs, count, out[rows[r]], table[r], dim)
+        logits(buffers, count, out[rows[r]], table[r], dim)
         for i in range(count):
             table[r, i] += offsets[r]
     loss = 0.0
@@ -800,6 +917,15 @@ def empty_reach(syn0, tables, reach, sentence, settings, dim):
         leave_reach(syn0, tables, reach, p % span, dim)
 
 
+@jit_helper
+def skipgram_chunk(arithmetic):
+    """Skip-gram's context words per update: ``CHUNK``; under ``arithmetic``, its
+    ``chunk`` (1: word2vec.c's pair by pair)."""
+    if arithmetic is None:
+        return CHUNK
+    return min(max(arithmetic.chunk, 1), CHUNK)
+
+
 @jit_inline
 def window_loss(syn0, sources, window, outputs, settings, buffers, alpha, dim):
     """One window: its context words (rows ``window.contexts`` of ``sources``,
@@ -819,7 +945,7 @@ def window_loss(syn0, sources, window, outputs, settings, buffers, alpha, dim):
     contexts, tables = window.contexts, outputs.tables
     fresh = settings.subwords and not settings.cbow  # skip-gram with subwords
     loss = 0.0
-    together = contexts.shape[0] if settings.cbow else CHUNK  # context words per update
+    together = contexts.shape[0] if settings.cbow else skipgram_chunk(settings.arithmetic)  # per update
     for first in range(0, contexts.shape[0], together):
         chunk = contexts[first : min(first + together, contexts.shape[0])]
         for c in range(chunk.shape[0] if fresh else 0):
@@ -833,21 +959,23 @@ def window_loss(syn0, sources, window, outputs, settings, buffers, alpha, dim):
 
 
 @jit_inline
-def subsampled_sentence(tokens, start, keep_prob, sentence, state):
+def subsampled_sentence(tokens, start, keep_prob, sentence, state, arithmetic):
     """Copy the sentence starting at ``tokens[start]`` into ``sentence``, dropping
-    each word w with probability 1 - ``keep_prob[w]`` (word2vec.c's subsampling).
-    Returns (its length, the index after its end, new state)."""
+    each word w with probability 1 - ``keep_prob[w]`` (word2vec.c's subsampling,
+    ``subsample_draw``), up to its end (or ``sentence_full``). Returns (its length,
+    the index of the next sentence's first token, new state)."""
     length = 0
     i = start
     while i < tokens.shape[0] and tokens[i] >= 0:
         word = tokens[i]
         i += 1
-        if keep_prob[word] < 1.0:
-            state = lcg_next(state)
-            if keep_prob[word] < uniform24(state):
-                continue
+        dropped, state = subsample_draw(state, keep_prob[word], arithmetic)
+        if dropped:
+            continue
         sentence[length] = word
         length += 1
+        if sentence_full(length, arithmetic):
+            return length, i, state
     return length, i + 1, state
 
 
@@ -886,6 +1014,15 @@ def output_rows(tables, target, drawn, settings):
     return rows
 
 
+@jit_helper
+def trace_centre(syn0, tables, target, reach, arithmetic):
+    """Nothing; under ``arithmetic``, record centre word ``target``, its ``reach``
+    and, every so many, the weights before it (``c_arithmetic.record_step``)."""
+    if arithmetic is None:
+        return
+    record_step(arithmetic.trace, syn0, tables.syn1, tables.syn1neg, target, reach)
+
+
 @jit_inline
 def train_sentence(sentence, syn0, sources, kit, tally, state):
     """Train on a sentence after subsampling (``sentence`` (L,) int32 ids), each of its
@@ -899,11 +1036,13 @@ def train_sentence(sentence, syn0, sources, kit, tally, state):
     window, length, span = settings.window, sentence.shape[0], sources.sizes.shape[0]
     log_k = np.float32(np.log(max(settings.samples, 1)))
     loss, n, examples, updates, visits = 0.0, 0, 0, 0, 0
+    state = empty_sentence_draw(state, length, settings.arithmetic)
     for pos in range(length):
         advance_reach(syn0, tables, sources, sentence, pos, settings, dim)
         state = lcg_next(state)
-        reach = window - np.int64((state >> np.uint64(16)) % np.uint64(window))
+        reach = window_reach(state, window, settings.arithmetic)
         lo, hi, target = max(pos - reach, 0), min(pos + reach + 1, length), sentence[pos]
+        trace_centre(syn0, tables, target, reach, settings.arithmetic)
         prefetch_next(syn0, tables, sentence, pos, settings, dim)
         if hi - lo < 2:
             continue  # no context
@@ -985,7 +1124,7 @@ def train_batch(tokens, syn0, tables, keep_prob, settings, alpha, seed):
     offsets[:] = 0.0  # negative sampling's: draw_candidates sets them for the other losses
     inputs, grads = stack_matrix(CHUNK, stride), stack_matrix(CHUNK, stride)  # skip-gram's rows (CBOW: row 0)
     pairs = stack_matrix(2, UNITS)  # (unit, input) pairs' logits then steps; labels
-    buffers = Scratch(inputs, grads, pairs, table)
+    buffers = Scratch(inputs, grads, pairs, table, settings.arithmetic)
     first_top, top_count = top_of_tree(tables, settings) if settings.sharers > 1 else (0, 0)
     weight = np.float32(1.0 / settings.sharers)
     copy, start = stack_matrix(TOP_NODES, stride)[:top_count], stack_matrix(TOP_NODES, stride)[:top_count]
@@ -998,7 +1137,7 @@ def train_batch(tokens, syn0, tables, keep_prob, settings, alpha, seed):
     kit = WindowKit(contexts, candidates, labels, offsets, outputs, settings, buffers, alpha)
     loss, tally, i = 0.0, np.zeros(3, dtype=np.int64), 0
     while i < tokens.shape[0]:
-        length, i, state = subsampled_sentence(tokens, i, keep_prob, sentence, state)
+        length, i, state = subsampled_sentence(tokens, i, keep_prob, sentence, state, settings.arithmetic)
         sentence_loss, state = train_sentence(sentence[:length], syn0, sources, kit, tally, state)
         loss += sentence_loss
     merge_top(tables.syn1, first_top, copy, start, weight, dim)
