@@ -16,6 +16,7 @@ from w2v.cluster.blocks import (
     block_right,
     left_partitions,
     pair_words,
+    right_members,
     right_noise,
 )
 from w2v.cluster.paircodec import decode_frames, decode_keys, encode_frames, encode_keys, varint_bytes
@@ -157,8 +158,8 @@ def test_rho_makes_each_word_as_often_a_noise_word_as_with_draws_from_the_whole(
     noises = right_noise(noise, centres, 6, 5, corrected=True)
     expected = np.zeros(400)
     for part, table in enumerate(noises):
-        members = table.members
-        assert (members % 6 == part).all()
+        members = right_members(part, 6, 400)  # the words at the draws' places
+        assert len(table.alias_prob) == len(members) and (members % 6 == part).all()
         share = alias_probabilities(table.alias_prob, table.alias_idx)
         expected[members] += centres[members].sum() * table.draws * share
     np.testing.assert_allclose(expected, 5 * noise, rtol=1e-5)
@@ -183,9 +184,9 @@ def reference_chunks(chunks, order, syn0, syn1neg, noise, alphas, seed):
         count = int(noise.draws) + (1 if (r >> 40) / float(ALIAS_ONE) < noise.draws - int(noise.draws) else 0)
         rows = [centre]
         for _ in range(count):
-            local, r = draw_noise(r, noise.alias_prob, noise.alias_idx)
-            if noise.members[local] != centre:
-                rows.append(int(noise.members[local]))
+            place, r = draw_noise(r, noise.alias_prob, noise.alias_idx)
+            if place != centre:
+                rows.append(int(place))
         alpha = np.float32(alphas[0] + (alphas[1] - alphas[0]) * i / len(order))
         units = [(syn1neg, row, 1.0 if d == 0 else 0.0, False, 0.0) for d, row in enumerate(rows)]
         step, grads = logistic_units(syn0[contexts].copy(), units, alpha)
@@ -208,13 +209,12 @@ def chunk_tables(vocab: Vocab, rng: np.random.Generator) -> tuple[np.ndarray, Ta
 @pytest.mark.parametrize("draws", [2.0, 3.4, 7.0])
 def test_the_chunk_kernel_makes_the_references_updates(draws):
     vocab, rng = zipf_vocab(30), np.random.default_rng(8)
-    syn0, tables = chunk_tables(vocab, rng)
-    members = np.arange(1, 30, 3, dtype=np.int32)  # a right partition: 1, 4, 7, ...
-    prob, idx = vocab.alias_table(0.75)[0][:10], np.arange(10, dtype=np.int32)
-    noise = ChunkNoise(prob, idx, members, draws)
+    syn0, tables = chunk_tables(vocab, rng)  # syn1neg: a right partition's own matrix, 30 places
+    prob, idx = vocab.alias_table(0.75)[0][:10], np.arange(10, dtype=np.int32)  # noise words at places 0-9
+    noise = ChunkNoise(prob, idx, draws)
     sizes = [16, 1, 5, 9, 2, 16]
     contexts = rng.integers(0, 30, sum(sizes)).astype(np.int32)
-    centres = rng.choice(members, len(sizes)).astype(np.int32)
+    centres = rng.integers(0, 10, len(sizes)).astype(np.int32)
     chunks = Chunks(contexts, np.concatenate([[0], np.cumsum(sizes)]).astype(np.int64), centres)
     order = np.array([3, 0, 5, 1, 4, 2], np.int64)
     alphas = np.array([0.05, 0.02])

@@ -41,7 +41,7 @@ from w2v.cluster.blockrun import gather, sent_total, train_blocks
 from w2v.config import TrainConfig
 from w2v.corpus.idstream import encode_corpus
 from w2v.errors import DivergedError
-from w2v.vectorio.modelfile import TrainState
+from w2v.vectorio.modelfile import TrainState, all_finite
 from w2v.vectors.wordvectors import Vectors
 from w2v.words import decode_word
 
@@ -119,7 +119,7 @@ def check_finite(machines: list[BlockMachine], epoch: int) -> None:
     """DivergedError where a machine's rows are no longer finite."""
     for machine in machines:
         _, inputs, rights = machine.held()
-        if not (np.isfinite(inputs).all() and all(np.isfinite(rows).all() for rows in rights.values())):
+        if not (all_finite(inputs) and all(all_finite(rows) for rows in rights.values())):
             raise DivergedError(f"training diverged in epoch {epoch + 1}: non-finite weights")
 
 

@@ -96,9 +96,11 @@ class BlockMachine:
         self.mass = vocab.counts * self.keep_prob.astype(np.float64)  # kept tokens a word: balances L
         noise = vocab.noise_distribution(config.ns_exponent)
         self.noises = right_noise(noise, self.mass / self.mass.sum(), 2 * schedule.machines, config.samples,
-                                  schedule.corrected, local=True)  # fmt: skip
+                                  schedule.corrected)  # fmt: skip
+        samples = int(np.ceil(max(table.draws for table in self.noises)))  # the most a chunk draws
+        self.settings = chunk_settings(config.window, samples, config.threads or 1)
         self.peers: list[Any] = []
-        self.plan: Plan = epoch_plan(self.mass, schedule, config.seed, 0)
+        self.plan: Plan  # the epoch's, from ``place`` on
         self.next_plan: Plan | None = None
         self.inputs = np.empty((0, config.dim), np.float32)  # rows of L_m, by place in it
         self.rights: dict[int, np.ndarray] = {}  # right partition j's rows, by place in it
@@ -200,13 +202,11 @@ class BlockMachine:
         assert config.alpha is not None and config.min_alpha is not None  # resolved
         parts = 2 * schedule.machines
         alphas = block_alphas((config.alpha, config.min_alpha), position, (config.epochs, schedule.sweeps, parts))
-        samples = int(np.ceil(max(noise.draws for noise in self.noises)))
-        settings = chunk_settings(config.window, samples, threads)
         block = self.rank * parts + part
         job = ((position[0] * schedule.sweeps + position[1]) * parts * schedule.machines + block) * threads
         seeds = [batch_seed(config.seed, (1 << 40) + job + t) for t in range(threads)]
         tables = output_tables(self.rights[part])
-        arguments = (self.inputs, tables, self.noises[part], settings, alphas)
+        arguments = (self.inputs, tables, self.noises[part], self.settings, alphas)
         pieces = zip(np.array_split(order, threads), seeds, strict=True)
         for loss, pairs in self.pool.map(lambda piece: train_chunks(chunks, piece[0], *arguments, piece[1]), pieces):
             self.loss[position[0]] += loss

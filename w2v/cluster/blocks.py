@@ -99,22 +99,19 @@ def right_members(part: int, parts: int, vocab: int) -> np.ndarray:
     return np.arange(part, vocab, parts, dtype=np.int32)
 
 
-def right_noise(
-    noise: np.ndarray, centres: np.ndarray, parts: int, samples: int, corrected: bool, local: bool = False
-) -> list[ChunkNoise]:
+def right_noise(noise: np.ndarray, centres: np.ndarray, parts: int, samples: int, corrected: bool) -> list[ChunkNoise]:
     """Each right partition's noise: the noise distribution ``noise`` ((V,) float64, summing
     to 1) restricted to it, and the draws a chunk: ``samples`` times
     ``rho_j = Q_j / T_j`` where ``corrected`` (Q_j its noise mass, T_j its share of
     the pairs' centre words, ``centres`` (V,) float64 summing to 1), else ``samples``.
-    Its members are word ids, or with ``local`` the words' places in the partition."""
+    A draw is a word's place in its partition (``right_members``)."""
     tables = []
     for j in range(parts):
         members = right_members(j, parts, noise.shape[0])
         mass = noise[members].sum()
         prob, idx = build_alias(noise[members] / mass)
         rho = mass / centres[members].sum() if corrected else 1.0
-        named = np.arange(len(members), dtype=np.int32) if local else members
-        tables.append(ChunkNoise(prob, idx, named, float(samples * rho)))
+        tables.append(ChunkNoise(prob, idx, float(samples * rho)))
     return tables
 
 

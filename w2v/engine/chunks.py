@@ -51,11 +51,11 @@ class Chunks(NamedTuple):
 
 
 class ChunkNoise(NamedTuple):
-    """The noise distribution of a right partition R: an alias table over its members."""
+    """The noise distribution of a right partition R: an alias table over its words'
+    places in R, which are the rows of R's own output matrix."""
 
     alias_prob: np.ndarray  # (|R|,) uint32: alias thresholds in [0, 2**24] (``vocab.build_alias``)
-    alias_idx: np.ndarray  # (|R|,) int32: the alias of each column, an index into ``members``
-    members: np.ndarray  # (|R|,) int32: the words of R, rows of syn1neg
+    alias_idx: np.ndarray  # (|R|,) int32: the alias of each column, a place in R
     draws: float  # noise words a chunk draws on average, k rho (``floor`` or ``ceil`` of it each time)
 
 
@@ -88,7 +88,7 @@ def draw_from(noise, centre, candidates, state):
         column = ((state >> np.uint64(32)) * np.uint64(noise.alias_prob.shape[0])) >> np.uint64(32)
         state = lcg_next(state)
         kept = (state >> np.uint64(40)) < noise.alias_prob[column]
-        word = noise.members[column] if kept else noise.members[noise.alias_idx[column]]
+        word = np.int32(column) if kept else noise.alias_idx[column]
         if word != centre:
             candidates[n] = word
             n += 1
