@@ -1,5 +1,6 @@
-"""Skip-gram NS trained in blocks on a Dask cluster (``w2v.cluster.blockactors``): the
-actors' run is the same machines' run in one process, byte for byte, with one thread."""
+"""Skip-gram NS trained in blocks on a Dask cluster (``w2v.train(cluster=...)``,
+``w2v.cluster.blocktraining``): the actors' run is the same machines' run in one
+process, byte for byte, with one thread; after a lost worker and a resume too."""
 
 import signal
 import tempfile
@@ -7,23 +8,24 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-from test_cluster import topic_corpus, worker_processes
+from test_cluster import topic_corpus, topic_margin, worker_processes
 
-from w2v.cluster.blockactors import MachinesRun, encoded_text, train_on_machines
-from w2v.cluster.blockmachine import BlockMachine, Schedule
-from w2v.cluster.blockrun import FRESH, gather, train_blocks
-from w2v.cluster.connect import connect, worker_sources
+import w2v
+from w2v.cluster import blockrun
+from w2v.cluster.blockactors import encoded_text
+from w2v.cluster.blockmachine import BlockMachine, Schedule, settled
+from w2v.cluster.blockrun import gather, train_blocks
 from w2v.config import TrainConfig
-from w2v.corpus.counting import count_table
 from w2v.corpus.parts import groups_of, split_sources
 from w2v.corpus.vocab import Vocab
+from w2v.vectorio.modelfile import TrainState, checkpoint_path
 
 pytest.importorskip("distributed")
 
 
 def machines_here(groups, vocab: Vocab, config: TrainConfig, schedule: Schedule, workdir: str) -> list[BlockMachine]:
     """The machines of a cluster run over ``groups`` of parts, in this process."""
-    texts = [encoded_text(group, vocab, config, workdir) for group in groups]
+    texts = [encoded_text(group, vocab, config, workdir)[0] for group in groups]
     firsts = np.concatenate([[0], np.cumsum([len(text.starts) - 1 for text in texts])]).astype(int)
     machines = [
         BlockMachine(rank, text._replace(first=int(firsts[rank]), total=int(firsts[-1])), vocab, config, schedule)
@@ -34,49 +36,98 @@ def machines_here(groups, vocab: Vocab, config: TrainConfig, schedule: Schedule,
     return machines
 
 
-@pytest.mark.slow
-def test_blocks_on_four_workers_are_the_machines_of_one_process_byte_for_byte(tmp_path: Path):
-    corpus = topic_corpus(tmp_path / "topics.txt", lines=3000)
-    config = TrainConfig(model="skipgram", dim=16, epochs=2, seed=4, threads=1, min_count=1, sample=1e-3).resolved()
-    table = count_table([str(corpus)])
-    vocab = Vocab.choose(table.words, table.counts, config.min_count, None)
-    with connect("local:4", 1) as cluster:
-        groups = groups_of(split_sources(worker_sources(cluster, [str(corpus)]), 4), 4)
-        assert all(groups)
-        there = train_on_machines(cluster, MachinesRun(groups, vocab, config, 2), FRESH)
-    schedule = Schedule(4, 2)
+BLOCKS = {"model": "skipgram", "dim": 16, "epochs": 2, "seed": 4, "threads": 1, "min_count": 1, "sample": 1e-3,
+          "sweeps": 2, "batch_words": 2000}  # fmt: skip
+ALWAYS = 1e-9  # checkpoint_every, minutes: after every sweep
+
+
+def machines_trained(corpus: Path, machines: int, vocab: Vocab) -> tuple[np.ndarray, np.ndarray]:
+    """The weights (syn0, syn1neg) of ``BLOCKS`` on ``corpus`` trained by ``machines``
+    machines in this process, the corpus cut as a cluster of that many workers cuts it."""
+    config = TrainConfig(**BLOCKS).resolved()
+    groups = groups_of(split_sources([str(corpus)], machines), machines)
+    assert all(groups)
+    schedule = Schedule(machines, config.sweeps)
     with tempfile.TemporaryDirectory() as workdir:
-        here_machines = machines_here(groups, vocab, config, schedule, workdir)
-        train_blocks(here_machines, config.epochs, schedule)
-        here = gather(here_machines, len(vocab), config.dim)
-    for got, want in zip(there, here, strict=True):
-        np.testing.assert_array_equal(got, want)
-    assert np.abs(there[1]).max() > 0.01  # trained
+        here = machines_here(groups, vocab, config, schedule, workdir)
+        train_blocks(here, config.epochs, schedule)
+        return gather(here, len(vocab), config.dim)
+
+
+def weights_of(model: Path) -> tuple[TrainState, tuple[np.ndarray, np.ndarray]]:
+    state = TrainState.load(str(model))
+    return state, (state.syn0, state.syn1neg)
+
+
+def assert_same(got: tuple[np.ndarray, ...], want: tuple[np.ndarray, ...]) -> None:
+    for got_rows, want_rows in zip(got, want, strict=True):
+        np.testing.assert_array_equal(got_rows, want_rows)
+
+
+class Stop(Exception):
+    """What an ``on_progress`` raises to stop a run as an interrupt would."""
+
+
+def stop_after_a_sweep(done: int, _total, _alpha, _loss) -> None:
+    if done > 0:
+        raise Stop(done)
+
+
+@pytest.fixture(scope="module")
+def corpus(tmp_path_factory) -> Path:
+    return topic_corpus(tmp_path_factory.mktemp("blocks") / "topics.txt", lines=3000)
 
 
 @pytest.mark.slow
-def test_a_worker_killed_between_sweeps_costs_its_sweep_and_not_the_result(tmp_path: Path):
-    """The run goes back to the last sweep's rows, new machines start from them once the
-    killed worker's place is taken, and the weights are those of a run without the fault."""
-    corpus = topic_corpus(tmp_path / "topics.txt", lines=2000)
-    config = TrainConfig(model="skipgram", dim=16, epochs=2, seed=4, threads=1, min_count=1, sample=1e-3).resolved()
-    table = count_table([str(corpus)])
-    vocab = Vocab.choose(table.words, table.counts, config.min_count, None)
-    killed: list[int] = []
-    reached: list[tuple[int, int]] = []  # where each sweep's end would start the run again
+def test_blocks_on_four_workers_are_the_machines_of_one_process_byte_for_byte(corpus: Path, tmp_path: Path):
+    """``--cluster local:4 --threads 1`` trains skip-gram NS in blocks: the weights of
+    the same four machines in this process (the simulation), byte for byte."""
+    model = tmp_path / "model.npz"
+    trained = w2v.train(str(corpus), cluster="local:4", save_model=str(model), **BLOCKS)
+    state, there = weights_of(model)
+    assert_same(there, machines_trained(corpus, 4, state.vocab))
+    assert np.abs(there[1]).max() > 0.01 and len(state.replicas) == 4 and state.blocks == {"epoch": 2, "sweep": 0}
+    traffic = trained.report.blocks
+    assert (traffic.machines, traffic.sweeps, traffic.words) == (4, 2, trained.report.train_words)
+    assert trained.report.train_words == 2 * 36_000 and 0 < traffic.pair_bytes < 2 * traffic.pairs
+    assert topic_margin(trained) > 0.3
 
-    def kill_a_worker(start) -> None:
-        reached.append((start.epoch, start.sweep))
-        if not killed:
+
+@pytest.mark.slow
+def test_a_four_worker_checkpoint_resumes_on_two_workers(corpus: Path, tmp_path: Path):
+    """A run stopped after its first sweep on 4 workers goes on on 2 with the same 4
+    machines (two a worker), and ends where the uninterrupted run ends, byte for byte."""
+    folder, model = tmp_path / "ck", tmp_path / "model.npz"
+    with pytest.raises(Stop) as stopped:
+        w2v.train(str(corpus), cluster="local:4", checkpoint=str(folder), checkpoint_every=ALWAYS,
+                  on_progress=stop_after_a_sweep, **BLOCKS)  # fmt: skip
+    first_sweep = stopped.value.args[0]
+    assert TrainState.load(checkpoint_path(str(folder))).blocks == {"epoch": 0, "sweep": 1}
+    resumed = w2v.train(str(corpus), cluster="local:2", resume=str(folder), save_model=str(model))
+    state, weights = weights_of(model)
+    assert_same(weights, machines_trained(corpus, 4, state.vocab))
+    assert resumed.report.train_words == 2 * 36_000 - first_sweep > 36_000
+
+
+@pytest.mark.slow
+def test_a_worker_killed_mid_sweep_costs_the_sweep_and_not_the_result(corpus: Path, tmp_path: Path, monkeypatch):
+    """A worker killed while its machines train a sub-step: the run goes back to the
+    last sweep's checkpoint, new machines start from it once the killed worker's place
+    is taken, and the weights are those of the run without the fault."""
+    killed: list[int] = []
+
+    def on_all_killing(machines, method, *args):
+        answers = [getattr(machine, method)(*args) for machine in machines]
+        if method == "train" and args == (1, 0, 1) and not killed:  # epoch 1, sweep 0, sub-step 1, under way
             victim = worker_processes()[0]
             victim.send_signal(signal.SIGKILL)
             killed.append(victim.pid)
+        return [settled(answer) for answer in answers]
 
-    with connect("local:3", 1) as cluster:
-        run = MachinesRun(groups_of(split_sources(worker_sources(cluster, [str(corpus)]), 3), 3), vocab, config, 2)
-        clean = train_on_machines(cluster, run, FRESH)
-        faulty = train_on_machines(cluster, run, FRESH, after_sweep=kill_a_worker)
-    assert killed
-    assert reached == [(0, 1), (1, 0), (1, 1), (2, 0)]  # the sweep under way when the worker died: not one more
-    for got, want in zip(faulty, clean, strict=True):
-        np.testing.assert_array_equal(got, want)
+    monkeypatch.setattr(blockrun, "on_all", on_all_killing)
+    model = tmp_path / "model.npz"
+    faulty = w2v.train(str(corpus), cluster="local:3", checkpoint=str(tmp_path / "ck"), checkpoint_every=ALWAYS,
+                       save_model=str(model), **BLOCKS)  # fmt: skip
+    assert killed and faulty.report.workers_lost == 1
+    state, weights = weights_of(model)
+    assert_same(weights, machines_trained(corpus, 3, state.vocab))

@@ -287,9 +287,11 @@ def test_a_run_resumed_from_a_sweeps_weights_goes_on_as_if_never_stopped():
     config, schedule = BLOCK_CONFIG.resolved(), Schedule(machines=3, sweeps=2)
     whole = block_machines(ids, vocab, config, schedule)
     saved = {}
-    train_blocks(
-        whole, config.epochs, schedule, after_sweep=lambda e, k: saved.setdefault((e, k), gather(whole, 300, 16))
-    )
+
+    def keep(epoch: int, sweep: int) -> None:
+        saved[(epoch, sweep)] = gather(whole, 300, 16)
+
+    assert train_blocks(whole, config.epochs, schedule, after_sweep=keep)
     resumed = block_machines(ids, vocab, config, schedule)
     train_blocks(resumed, config.epochs, schedule, Start(1, 1, saved[(1, 0)]))
     for got, want in zip(gather(resumed, 300, 16), gather(whole, 300, 16), strict=True):

@@ -54,7 +54,8 @@ def topic_margin(vectors) -> float:
     return float(cosines[same].mean() - cosines[topic[:, None] != topic[None, :]].mean())
 
 
-SETTINGS = {"dim": 16, "epochs": 4, "min_count": 1, "sample": 0, "sync_words": 10_000, "seed": 1}
+# skip-gram NS in rounds: the replicas these tests are about (blocks: test_block_cluster.py)
+SETTINGS = {"dim": 16, "epochs": 4, "min_count": 1, "sample": 0, "sync_words": 10_000, "seed": 1, "rounds": True}
 
 
 @pytest.fixture(scope="module")
@@ -114,6 +115,9 @@ def test_one_worker_is_byte_identical_to_one_process(cli, topics, tmp_path):
         "train", topics, "-o", tmp_path / "rounds.bin", *common, "--cluster", "local:1", "--sync-words", "9000"
     )
     assert plain.returncode == 0 and rounds.returncode == 0, rounds.stderr.decode()
+    assert (
+        b"w2v: this model trains on a cluster in rounds, a whole replica of the weights on each worker" in rounds.stderr
+    )
     assert b"11 rounds" in rounds.stderr  # 96,000 words, 9,000 a round
     assert (tmp_path / "plain.bin").read_bytes() == (tmp_path / "rounds.bin").read_bytes()
 
@@ -121,7 +125,9 @@ def test_one_worker_is_byte_identical_to_one_process(cli, topics, tmp_path):
 def test_a_corpus_of_fewer_parts_than_workers_is_noted(cli, topics, tmp_path):
     packed = tmp_path / "topics.txt.gz"  # compressed: one part
     packed.write_bytes(gzip.compress(topics.read_bytes()))
-    done = cli("train", packed, "-o", tmp_path / "v.bin", "--cluster", "local:2", "--dim", "8", "--epochs", "1")
+    done = cli(
+        "train", packed, "-o", tmp_path / "v.bin", "--cluster", "local:2", "--dim", "8", "--epochs", "1", "--rounds"
+    )
     assert done.returncode == 0, done.stderr.decode()
     assert b"the corpus is 1 part: 1 of the 2 workers has work" in done.stderr
     assert b"1 round (" in done.stderr  # a lone replica's long rounds
@@ -169,13 +175,16 @@ def test_a_script_without_the_main_guard_is_told_of_it(topics, tmp_path):
     assert b"""call w2v under 'if __name__ == "__main__":'""" in done.stderr
 
 
+ROUNDS = ("--sync-words", "10000", "--rounds")  # skip-gram NS in rounds of 10,000 words
+
+
 @contextlib.contextmanager
-def training_in_a_terminal(topics, folder: Path) -> Iterator[subprocess.Popen]:
+def training_in_a_terminal(topics, folder: Path, how: tuple[str, ...] = ROUNDS) -> Iterator[subprocess.Popen]:
     """``w2v train --cluster local:2`` as from a terminal (a process group of its
-    own, Ctrl-C not ignored), checkpointing into ``folder``, once it trains; its
-    processes are killed after the block if it has not ended."""
+    own, Ctrl-C not ignored), checkpointing into ``folder``, once it trains (``how``:
+    in rounds, or blocks); its processes are killed after the block if it has not ended."""
     command = [sys.executable, "-m", "w2v", "train", topics, "-o", folder.parent / "v.bin", "--cluster", "local:2",
-               "--checkpoint", folder, "--dim", "8", "--epochs", "5000", "--sync-words", "10000"]  # fmt: skip
+               "--checkpoint", folder, "--dim", "8", "--epochs", "5000", *how]  # fmt: skip
     child = subprocess.Popen(list(map(str, command)), stderr=subprocess.PIPE, start_new_session=True,
                              preexec_fn=ctrl_c_by_default)  # fmt: skip
     assert child.stderr is not None
@@ -204,11 +213,12 @@ def ctrl_c_ends_it_with_one_line(child: subprocess.Popen, folder: Path) -> None:
     assert not (folder.parent / "v.bin").exists()
 
 
-def test_ctrl_c_stops_the_run_with_one_line(topics, tmp_path):
+@pytest.mark.parametrize("how", [ROUNDS, ()], ids=["rounds", "blocks"])
+def test_ctrl_c_stops_the_run_with_one_line(topics, tmp_path, how):
     """Ctrl-C reaches every process of the terminal's foreground group: the workers
     leave it to the client, which checkpoints and stops them."""
     folder = tmp_path / "ck"
-    with training_in_a_terminal(topics, folder) as child:
+    with training_in_a_terminal(topics, folder, how) as child:
         ctrl_c_ends_it_with_one_line(child, folder)
 
 
@@ -466,21 +476,22 @@ def test_a_cluster_started_apart(cli, topics, tmp_path, scheduler):
     assert relative.returncode == 0, relative.stderr.decode()
     assert (tmp_path / "relative.txt").read_bytes() == (tmp_path / "vocab.txt").read_bytes()
     done = cli("train", topics, "-o", tmp_path / "v.txt", "--cluster", scheduler, "--dim", "16", "--epochs", "4",
-               "--min-count", "1", "--sample", "0", "--sync-words", "10000")  # fmt: skip
+               "--min-count", "1", "--sample", "0")  # fmt: skip
     assert done.returncode == 0, done.stderr.decode()
-    assert b"rounds (" in done.stderr
+    assert b"blocks on 2 machines, 4 sweeps an epoch (" in done.stderr
     assert topic_margin(w2v.Vectors.load_word2vec_format(tmp_path / "v.txt")) > 0.3
     missing = cli("train", tmp_path / "nowhere.txt", "--cluster", address, "-o", tmp_path / "x.bin")
     assert missing.returncode != 0 and b"corpus not found" in missing.stderr
 
 
-def test_a_scheduler_lost_mid_run_is_one_line_and_a_checkpoint(topics, tmp_path):
+@pytest.mark.parametrize("how", [ROUNDS, ()], ids=["rounds", "blocks"])
+def test_a_scheduler_lost_mid_run_is_one_line_and_a_checkpoint(topics, tmp_path, how):
     """The client cancels every future when its scheduler goes; the run says so in one
     line, with its checkpoint as of its last round, instead of Dask's tracebacks."""
     folder = tmp_path / "ck"
     with started_apart(tmp_path / "scheduler.json", 2) as file:
         command = [sys.executable, "-m", "w2v", "train", topics, "-o", tmp_path / "v.bin", "--cluster", file,
-                   "--checkpoint", folder, "--dim", "8", "--epochs", "5000", "--sync-words", "10000"]  # fmt: skip
+                   "--checkpoint", folder, "--dim", "8", "--epochs", "5000", *how]  # fmt: skip
         child = subprocess.Popen(list(map(str, command)), stderr=subprocess.PIPE)
         assert child.stderr is not None
         for line in child.stderr:
@@ -550,6 +561,18 @@ def test_the_client_reaches_workers_started_apart_directly(scheduler):
         (["--cluster", "nowhere"], b"--cluster must be local:N, a scheduler's address"),
         (["--cluster", "tcp://127.0.0.1:9"], b"cannot reach the Dask scheduler at tcp://127.0.0.1:9"),
         (["--sync-words", "5"], b"--sync-words: no effect without --cluster"),
+        (["--sweeps", "2", "--rounds"], b"--sweeps, --rounds: no effect without --cluster"),
+        (
+            ["--cluster", "local:1", "--sync-words", "5"],
+            b"--sync-words applies to rounds: skip-gram with negative "
+            b"sampling trains in blocks on a cluster (add --rounds to train it in rounds)",
+        ),
+        (["--cluster", "local:1", "--combine", "sum"], b"--combine applies to rounds"),
+        (
+            ["--cluster", "local:1", "--model", "cbow", "--sweeps", "2"],
+            b"--sweeps applies to skip-gram with negative sampling alone, trained in blocks: this run trains in rounds",
+        ),
+        (["--cluster", "local:1", "--hs", "--negative", "5", "--sweeps", "2"], b"--sweeps applies to skip-gram"),
         (["--cluster", "local:1", "--phrases"], b"run w2v phrases --cluster first"),
     ],
 )

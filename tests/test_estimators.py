@@ -312,9 +312,10 @@ def test_nce_approaches_the_true_distribution_as_k_grows(tmp_path):
 
 def test_model_files_of_older_versions_load_and_unknown_versions_are_refused(tmp_path):
     """Version 2 files store the losses' settings, version 3 the cluster's, version 4 a
-    cluster run's momentum; a version 1 file (hs and negative only) and a version 2 file
-    load with the defaults of what they lack, a version 3 file with no momentum; a newer
-    version is one clear error."""
+    cluster run's momentum, version 5 blocks' settings and place; a version 1 file (hs
+    and negative only) and a version 2 file load with the defaults of what they lack, a
+    version 3 file with no momentum, a version 4 file of a cluster's run as one in rounds
+    (its replicas'); a newer version is one clear error."""
     import json
     import zipfile
 
@@ -323,9 +324,10 @@ def test_model_files_of_older_versions_load_and_unknown_versions_are_refused(tmp
     path = tmp_path / "m.npz"
     w2v.train([["a", "b", "c"]] * 20, min_count=1, dim=4, epochs=1, threads=1, save_model=str(path))
 
-    def with_version(version, drop=()):
+    def with_version(version, drop=(), **changes):
         meta = json.loads(np.load(path)["meta"].tobytes())
         meta["version"] = version
+        meta.update(changes)
         meta["config"] = {k: v for k, v in meta["config"].items() if k not in drop}
         target = tmp_path / f"v{version}.npz"
         with zipfile.ZipFile(path) as source, zipfile.ZipFile(target, "w") as out:
@@ -341,5 +343,16 @@ def test_model_files_of_older_versions_load_and_unknown_versions_are_refused(tmp
     before_cluster = TrainState.load(with_version(2, drop=("sync_words", "combine")))
     assert before_cluster.config.sync_words is None and before_cluster.config.combine == "auto"
     assert TrainState.load(with_version(3)).momentum == {}  # version 4 adds a cluster run's momentum, if any
+    meta = json.loads(np.load(path)["meta"].tobytes())
+    replica = {"parts": [["c.txt", 0, None]], "jobs_done": meta["jobs_done"], "batches": meta["batches"], "words": 60,
+               "digest": 0}  # fmt: skip
+    before_blocks = TrainState.load(with_version(4, drop=("sweeps", "rounds"), replicas=[replica]))
+    assert before_blocks.config.rounds and before_blocks.config.sweeps == 4 and before_blocks.blocks == {}
+    assert not TrainState.load(with_version(4, drop=("sweeps", "rounds"))).config.rounds  # one process's
+    in_blocks = TrainState.load(with_version(5, replicas=[replica], blocks={"epoch": 1, "sweep": 3}))
+    assert in_blocks.blocks == {"epoch": 1, "sweep": 3} and not in_blocks.config.rounds
+    for bad in ({"epoch": 1, "sweep": 4}, {"epoch": 2, "sweep": 0}, {"epoch": "1", "sweep": 0}):
+        with pytest.raises(FormatError, match="damaged model file"):
+            TrainState.load(with_version(5, replicas=[replica], blocks=bad))
     with pytest.raises(FormatError, match=f"version {VERSION + 1} is not supported"):
         TrainState.load(with_version(VERSION + 1))

@@ -33,6 +33,9 @@ MAX_WINDOW = MAX_SENTENCE_TOKENS
 # The longest character n-gram --minn and --maxn may name: an n-gram never runs past its
 # word, so a longer one changes nothing but the work (fastText's are 3 to 6 by default).
 MAX_NGRAM = 100
+# Each sweep hands every right partition round the machines: more than this many an epoch
+# moves the output rows far more often than they are trained
+MAX_SWEEPS = 1024
 MAX_THREADS = 1024  # more threads only wait for the others (and a million would take minutes to start)
 DEFAULT_PRUNE_AT = 10_000_000  # distinct words held while counting (word2vec.c: 21M)
 # The presets, NAME.toml: configs/ at the top of a checkout, shipped in the wheel as the
@@ -82,6 +85,8 @@ class TrainConfig:
     batch_words: int = 10_000
     sync_words: int | None = None  # --cluster: words a worker trains a round; None: ``rounds.round_words``
     combine: str = "auto"  # --cluster: how the workers' changes are combined, one of COMBINE (``rounds``)
+    sweeps: int = 4  # --cluster, skip-gram NS in blocks: sweeps an epoch (``cluster.blocks``)
+    rounds: bool = False  # --cluster: skip-gram NS in rounds of replicas too, as every other model
 
     def resolved(self) -> "TrainConfig":
         """A copy with every ``None`` default filled in, validated (ConfigError if not)."""
@@ -114,6 +119,7 @@ class TrainConfig:
             "threads",
             "streams",
             "sync_words",
+            "sweeps",
         ):
             value = getattr(self, name)
             if value is None and name in ("threads", "sync_words"):  # None: all cores, ``rounds.round_words``
@@ -135,6 +141,8 @@ class TrainConfig:
                 f"epochs must be at most {MAX_EPOCHS:,}, not {self.epochs:,}",
                 f"--epochs must be at most {MAX_EPOCHS:,}, not {self.epochs:,}",
             )
+        if self.sweeps > MAX_SWEEPS:
+            raise ConfigError(f"sweeps must be at most {MAX_SWEEPS:,}, not {self.sweeps:,}")
         if self.threads is not None and self.threads > MAX_THREADS:
             raise ConfigError(f"threads must be at most {MAX_THREADS:,}, not {self.threads:,}")
         for name in ("sample", "ns_exponent"):

@@ -19,6 +19,27 @@ class RoundLog:
 
 
 @dataclass
+class BlockTraffic:
+    """What a run in blocks on a cluster (``cluster.blocktraining``) trained and sent
+    between its machines: the pairs they sent each other in frames, and the bytes of
+    those frames, of right partitions handed on and of input rows moved between epochs."""
+
+    machines: int
+    sweeps: int  # an epoch
+    words: int  # trained by this run
+    seconds: float  # training
+    pairs: int = 0
+    pair_bytes: int = 0
+    right_bytes: int = 0
+    input_bytes: int = 0
+
+    @property
+    def sent(self) -> int:
+        """Bytes the machines sent each other: pairs, right partitions and input rows."""
+        return self.pair_bytes + self.right_bytes + self.input_bytes
+
+
+@dataclass
 class TrainReport:
     """What a training run did: per-epoch mean loss (nats per example), sizes, timing,
     and the settings it ran with."""
@@ -36,7 +57,8 @@ class TrainReport:
     compile_seconds: float = 0.0  # compiling kernels not in Numba's cache yet (a first run): 0.0 when all were
     heldout_seconds: float = 0.0  # scoring the held-out text after each epoch (``heldout``)
     rounds: list[RoundLog] = field(default_factory=list)  # on a cluster: each round's words, bytes and seconds
-    workers_lost: int = 0  # on a cluster: replicas started again after their worker was lost
+    workers_lost: int = 0  # on a cluster: replicas or machines started again after their worker was lost
+    blocks: BlockTraffic | None = None  # on a cluster, skip-gram NS in blocks: what the machines sent each other
     output_updates: int = 0  # (example, output row) updates trained, 6 x dim flops each (not counted on a cluster)
     row_visits: int = 0  # rows read and written by the kernel (each output row once a chunk, each context row once)
     settings: dict = field(default_factory=dict)  # the run's resolved settings (``TrainConfig.record``)

@@ -22,6 +22,7 @@ from typing import NamedTuple
 import numpy as np
 
 from w2v.cluster.connect import connect
+from w2v.cluster.runs import ClusterPlan
 from w2v.config import TRAIN_FIELDS, TrainConfig, check_setting_names, keyword_settings
 from w2v.corpus.idstream import Encoded, IdStream, VocabChooser, check_trainable, encode_corpus, evenly_spaced
 from w2v.corpus.ngrams import NgramSettings
@@ -257,11 +258,10 @@ def train(
     outputs = RunFiles(checkpoint, resume, save_vocab, save_model, save_fasttext, heldout, sampling, report)
     check_same_place(resume, resumed, cluster)
     if cluster is not None:
-        from w2v.cluster.training import ClusterPlan
-
         plan = ClusterPlan(
             choose, lambda vocab: build_model(vocab, resolved, base), resumed, notes=notes or {},
             vocabulary=vocabulary, vectors=lambda vocab, syn0: trained_vectors(vocab, syn0, resolved, None),
+            fresh=base is None,
         )  # fmt: skip
         return train_on(cluster, corpus, resolved, plan, hooks, outputs, settings, start)
     here = HerePlan(resolved, base, choose, resume, notes or {}, vocabulary, start)
@@ -436,13 +436,13 @@ def delivered(vectors: Vectors, outputs: RunFiles) -> Vectors:
     return vectors
 
 
-def train_on(address: str, corpus, config: TrainConfig, plan, hooks: Hooks, outputs: RunFiles,
+def train_on(address: str, corpus, config: TrainConfig, plan: ClusterPlan, hooks: Hooks, outputs: RunFiles,
              asked: dict, start: float) -> Vectors:  # fmt: skip
     """``train`` on the cluster at ``address`` (``cluster.training.train_on_cluster``
     with ``plan``, a ``ClusterPlan``), each worker training with the ``threads`` of the
     settings ``asked`` (None: the cluster's default) and, unless they give ``streams``
     or the run is resumed, a stream per thread."""
-    from w2v.cluster.training import train_on_cluster
+    from w2v.cluster.training import check_cluster_settings, train_on_cluster
 
     if config.subwords:
         raise ConfigError(
@@ -455,6 +455,7 @@ def train_on(address: str, corpus, config: TrainConfig, plan, hooks: Hooks, outp
         raise ConfigError("a cluster's workers read the corpus themselves: give files or URLs, not sentences")
     if outputs.heldout is not None:
         raise ConfigError("heldout does not work with a cluster: score the saved model with w2v score")
+    check_cluster_settings(config if plan.resumed is None else plan.resumed.config, asked)
     with checkpoint_folder(outputs.checkpoint, outputs.resume), connect(address, asked.get("threads")) as cluster:
         chosen = asked.get("streams") is not None or plan.resumed is not None  # a resumed run keeps its order
         config = dataclasses.replace(
@@ -469,9 +470,9 @@ def train_on(address: str, corpus, config: TrainConfig, plan, hooks: Hooks, outp
         state.vocab.save(outputs.save_vocab)
     save_state(state, outputs)
     report = TrainReport(
-        vocab_size=len(state.vocab), corpus_words=state.corpus_words, train_words=sum(r.words for r in result.rounds),
-        seconds=time.perf_counter() - start, train_seconds=sum(r.seconds for r in result.rounds),
-        epoch_loss=result.epoch_loss, rounds=result.rounds, workers_lost=result.replaced, settings=config.record(),
+        vocab_size=len(state.vocab), corpus_words=state.corpus_words, train_words=result.train_words,
+        seconds=time.perf_counter() - start, train_seconds=result.train_seconds, epoch_loss=result.epoch_loss,
+        rounds=result.rounds, workers_lost=result.replaced, blocks=result.traffic, settings=state.config.record(),
     )  # fmt: skip
     report.prepare_seconds = report.seconds - report.train_seconds
     vectors = Vectors([decode_word(w) for w in state.vocab.words], state.syn0, report, counts=state.vocab.counts)

@@ -61,6 +61,14 @@ class Sent(NamedTuple):
     input_bytes: int = 0  # input rows moved to their next owner
 
 
+class Rows(NamedTuple):
+    """The rows a machine holds: its left partition's input rows, by place in it, and
+    its right partitions' output rows, each by place in its partition."""
+
+    inputs: np.ndarray  # (|L_m|, D) float32
+    rights: dict[int, np.ndarray]  # R_j: (|R_j|, D) float32
+
+
 PEER_SECONDS = 10.0  # the longest a machine waits for another to take a small message
 PEER_RATE = 10e6  # bytes a second below which a peer taking a larger one counts as lost
 
@@ -115,19 +123,22 @@ class BlockMachine:
         """The run's machines, this one among them at its rank."""
         self.peers = list(peers)
 
-    def place(self, epoch: int, weights: tuple[np.ndarray, np.ndarray] | None = None) -> None:
-        """Take this machine's rows for epoch ``epoch``'s plan from ``weights`` ((V, D)
-        syn0 and syn1neg by word id, a resumed run's), or word2vec.c's fresh start
-        (``init_input_vectors``, zeros): the first epoch a run trains."""
-        self.plan = epoch_plan(self.mass, self.schedule, self.config.seed, epoch)
+    def epoch_plan(self, epoch: int) -> Plan:
+        """Epoch ``epoch``'s plan (``blocks.left_partitions``), the same on every machine."""
+        return epoch_plan(self.mass, self.schedule, self.config.seed, epoch)
+
+    def place(self, epoch: int, rows: Rows | None = None) -> None:
+        """Take this machine's rows for epoch ``epoch``'s plan: ``rows`` (``machine_rows``
+        of a resumed run's weights), or word2vec.c's fresh start (``init_input_vectors``,
+        zeros): the first epoch a run trains."""
+        self.plan = self.epoch_plan(epoch)
         dim, parts = self.config.dim, 2 * self.schedule.machines
-        if weights is None:
-            syn0, syn1neg = init_input_vectors(len(self.mass), dim, self.config.seed), None
+        if rows is None:
+            syn0 = init_input_vectors(len(self.mass), dim, self.config.seed)
+            self.inputs = np.ascontiguousarray(syn0[self.owned(self.plan)])
+            self.rights = {j: right_rows(None, j, (len(self.mass), parts, dim)) for j in home_parts(self.rank)}
         else:
-            syn0, syn1neg = weights
-        self.inputs = np.ascontiguousarray(syn0[self.owned(self.plan)])
-        shape = (len(self.mass), parts, dim)
-        self.rights = {j: right_rows(syn1neg, j, shape) for j in (2 * self.rank, 2 * self.rank + 1)}
+            self.inputs, self.rights = rows.inputs, dict(rows.rights)
 
     def owned(self, plan: Plan) -> np.ndarray:
         """The words of this machine's left partition in ``plan``, (|L_m|,) int32 increasing."""
@@ -135,7 +146,7 @@ class BlockMachine:
 
     def send_inputs(self, epoch: int) -> None:
         """Send each input row to its owner in epoch ``epoch``'s plan (``take_inputs``)."""
-        self.next_plan = epoch_plan(self.mass, self.schedule, self.config.seed, epoch)
+        self.next_plan = self.epoch_plan(epoch)
         words = self.owned(self.plan)
         owners = self.next_plan.owner[words]
         for machine in range(self.schedule.machines):
@@ -237,6 +248,20 @@ def epoch_plan(mass: np.ndarray, schedule: Schedule, seed: int, epoch: int) -> P
     return left_partitions(mass, schedule.machines, np.random.default_rng([seed, epoch]))
 
 
+def home_parts(rank: int) -> tuple[int, int]:
+    """The right partitions machine ``rank`` holds at each sweep's start: R_2m and R_2m+1."""
+    return 2 * rank, 2 * rank + 1
+
+
+def machine_rows(weights: tuple[np.ndarray, np.ndarray], plan: Plan, rank: int) -> Rows:
+    """Machine ``rank``'s rows of ``weights`` ((V, D) syn0 and syn1neg by word id) in
+    ``plan``, as it holds them at a sweep's start."""
+    syn0, syn1neg = weights
+    words = plan.members[plan.first[rank] : plan.first[rank + 1]]
+    shape = (len(syn0), 2 * plan.machines, syn0.shape[1])
+    return Rows(np.ascontiguousarray(syn0[words]), {j: right_rows(syn1neg, j, shape) for j in home_parts(rank)})
+
+
 def right_rows(syn1neg: np.ndarray | None, part: int, shape: tuple[int, int, int]) -> np.ndarray:
     """Right partition ``part``'s rows of ``syn1neg`` ((V, D), by word id), or zeros (None);
     ``shape``: (V, 2N, D)."""
@@ -257,9 +282,21 @@ def sweep_pairs(text: Text, keep_prob: np.ndarray, config: TrainConfig, schedule
     """The pairs of the sweep's batches of ``text``: the k-th 1/S of them for sweep k,
     each batch seeded as the batch kernel seeds the run's batch of its index."""
     epoch, sweep = position
-    batches = len(text.starts) - 1
-    first, last = batches * sweep // schedule.sweeps, batches * (sweep + 1) // schedule.sweeps
+    first, last = sweep_batches(len(text.starts) - 1, schedule.sweeps, sweep)
     seeds = np.array([batch_seed(config.seed, int(epoch * text.total + text.first + b)) for b in range(first, last)],
                      np.uint64)  # fmt: skip
     tokens = text.tokens[text.starts[first] : text.starts[last]]
     return window_pairs(tokens, text.starts[first : last + 1] - text.starts[first], seeds, keep_prob, config.window)
+
+
+def sweep_batches(batches: int, sweeps: int, sweep: int) -> tuple[int, int]:
+    """The first and the last (exclusive) of a machine's ``batches`` that sweep ``sweep``
+    of ``sweeps`` trains: the sweep's 1/S of them, in order."""
+    return batches * sweep // sweeps, batches * (sweep + 1) // sweeps
+
+
+def sweep_words(text: Text, sweeps: int) -> np.ndarray:
+    """The words (tokens of the vocabulary) of ``text`` each sweep trains, (S,) int64."""
+    words = np.concatenate([[0], np.cumsum(text.tokens >= 0)])
+    ends = [text.starts[sweep_batches(len(text.starts) - 1, sweeps, k)[1]] for k in range(sweeps)]
+    return np.diff(np.concatenate([[0], words[ends]])).astype(np.int64)

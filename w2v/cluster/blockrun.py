@@ -13,7 +13,7 @@ from typing import Any, NamedTuple
 
 import numpy as np
 
-from w2v.cluster.blockmachine import Schedule, Sent, settled
+from w2v.cluster.blockmachine import Schedule, Sent, machine_rows, settled
 
 
 class Start(NamedTuple):
@@ -36,13 +36,14 @@ def on_all(machines: Sequence[Any], method: str, *args: Any) -> list[Any]:
 
 
 def train_blocks(machines: Sequence[Any], epochs: int, schedule: Schedule, start: Start = FRESH,
-                 after_sweep: Callable[[int, int], None] | None = None) -> None:  # fmt: skip
+                 after_sweep: Callable[[int, int], bool | None] | None = None) -> bool:  # fmt: skip
     """Train ``epochs`` epochs from ``start`` on ``machines`` (connected to each other):
     each epoch placed (the rows re-placed from the second on), each sweep's pairs made
-    and sent, then its 2N sub-steps; ``after_sweep(epoch, sweep)`` after each sweep."""
+    and sent, then its 2N sub-steps; ``after_sweep(epoch, sweep)`` after each sweep,
+    which stops the run by returning True. Whether the run trained all its epochs."""
     for epoch in range(start.epoch, epochs):
         if epoch == start.epoch:
-            on_all(machines, "place", epoch, start.weights)
+            place(machines, epoch, start.weights)
         else:
             on_all(machines, "send_inputs", epoch)
             on_all(machines, "take_inputs")
@@ -50,8 +51,21 @@ def train_blocks(machines: Sequence[Any], epochs: int, schedule: Schedule, start
             on_all(machines, "make_pairs", epoch, sweep)
             for substep in range(2 * schedule.machines):
                 on_all(machines, "train", epoch, sweep, substep)
-            if after_sweep is not None:
-                after_sweep(epoch, sweep)
+            if after_sweep is not None and after_sweep(epoch, sweep):
+                return False
+    return True
+
+
+def place(machines: Sequence[Any], epoch: int, weights: tuple[np.ndarray, np.ndarray] | None) -> None:
+    """Give every machine its rows of ``weights`` in epoch ``epoch``'s plan (each only
+    its own, ``machine_rows``), or let each start afresh (None)."""
+    if weights is None:
+        on_all(machines, "place", epoch, None)
+        return
+    plan = settled(machines[0].epoch_plan(epoch))
+    answers = [machine.place(epoch, machine_rows(weights, plan, rank)) for rank, machine in enumerate(machines)]
+    for answer in answers:
+        settled(answer)
 
 
 def gather(machines: Sequence[Any], vocab: int, dim: int) -> tuple[np.ndarray, np.ndarray]:

@@ -27,11 +27,21 @@ from typing import NamedTuple
 
 import numpy as np
 
+from w2v.config import TrainConfig
 from w2v.corpus.vocab import build_alias
 from w2v.engine.chunks import ChunkNoise
 from w2v.engine.jit import jit_kernel
 
 HEAVIEST = 8  # words a machine that are placed heaviest first, before the rest in random order
+
+
+def trains_in_blocks(config: TrainConfig) -> bool:
+    """Whether a run of ``config`` on a cluster trains in blocks: skip-gram with negative
+    sampling alone (no hierarchical softmax, no subwords), unless ``rounds`` asks for
+    replicas. Every other model trains in rounds (``cluster.rounds``): CBOW's and the
+    tree's updates reach rows no pair's block holds."""
+    plain = config.model == "skipgram" and config.losses == ["ns"] and not config.subwords
+    return plain and not config.rounds
 
 
 class Plan(NamedTuple):

@@ -1,5 +1,6 @@
-"""Training on a Dask cluster: a replica of the weights on each worker (``rounds.Replica``,
-run as a Dask actor), trained in rounds and combined on the client.
+"""Training on a Dask cluster: skip-gram NS in blocks (``blocktraining``), every other
+model (and skip-gram NS with ``rounds``) with a replica of the weights on each worker
+(``rounds.Replica``, run as a Dask actor), trained in rounds and combined on the client.
 
 The corpus is cut into N contiguous groups of parts, one a worker (``parts``), each
 encoded by its worker and kept there across epochs. Every round, each replica takes
@@ -20,87 +21,63 @@ first start stops the run with one line. An error of the training itself
 
 import contextlib
 import dataclasses
-import os
 import time
-from collections.abc import Callable
-from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
 
-from w2v.cluster.connect import Cluster, note_idle_workers, parts_with_words, worker_sources
-from w2v.cluster.counting import count_on_cluster, counting_parts
+from w2v.cluster.blocks import trains_in_blocks
+from w2v.cluster.blocktraining import train_in_blocks
+from w2v.cluster.connect import Cluster, worker_sources
 from w2v.cluster.rounds import Changes, Ledger, Replica, RoundResult
+from w2v.cluster.runs import (
+    MAX_REPLACEMENTS,
+    ClusterPlan,
+    ClusterResult,
+    check_same_groups,
+    check_same_sources,
+    checkpointed_groups,
+    cluster_vocab,
+    worker_groups,
+    worker_lost,
+)
 from w2v.config import TrainConfig
-from w2v.corpus.counting import CountTable, check_not_empty
 from w2v.corpus.idstream import check_trainable
-from w2v.corpus.parts import Part, groups_of, split_sources
+from w2v.corpus.parts import Part
 from w2v.corpus.vocab import Vocab
 from w2v.engine.runloop import Hooks, RunLoop
 from w2v.engine.weights import Model
-from w2v.errors import ClusterLost, CorpusError, W2VError
-from w2v.files import is_url
-from w2v.report import RoundLog
+from w2v.errors import ClusterLost, ConfigError, W2VError
+from w2v.progress import note
 from w2v.vectorio.modelfile import TrainState, checkpoint_path
 
-MAX_REPLACEMENTS = 8  # lost workers a run survives, in all
-LOST_WORKER = (OSError, TimeoutError)  # what a call to a lost worker raises (Dask's CommClosedError is an OSError)
-# Dask's RuntimeError for an actor whose worker is gone: from a call to it, or from the future that starts it
-ACTOR_LOST = "Worker holding Actor was lost"
+# said where a run on a cluster trains in rounds without being asked to
+ROUNDS_NOTE = (
+    "this model trains on a cluster in rounds, a whole replica of the weights on each worker: only skip-gram "
+    "with negative sampling alone trains in blocks, the rows spread over the workers"
+)
 
 
-def worker_lost(error: BaseException) -> bool:
-    """Whether ``error``, raised by a call to a replica's actor, says that its worker is gone."""
-    return isinstance(error, LOST_WORKER) or (isinstance(error, RuntimeError) and str(error).startswith(ACTOR_LOST))
-
-
-@dataclass
-class ClusterResult:
-    """What a run on a cluster returns to ``train``: its final state, rounds and lost workers."""
-
-    state: TrainState
-    epoch_loss: list[float]  # mean per example
-    rounds: list[RoundLog] = field(default_factory=list)
-    replaced: int = 0  # replicas restarted after their worker was lost
-
-
-def check_same_sources(cluster: Cluster, state: TrainState, sources: list[str]) -> None:
-    """CorpusError unless ``sources`` (as ``worker_sources`` names them) are the files
-    the checkpoint ``state``'s replicas read, in any order, but for files without a
-    word (which have no replica): a resumed run goes on with the corpus it began with."""
-    checkpointed = {part[0] if is_url(part[0]) else os.path.abspath(part[0])  # a relative one: from here
-                    for replica in state.replicas for part in replica["parts"]}  # fmt: skip
-    missing = sorted(checkpointed.difference(sources))
-    added = parts_with_words(cluster, [Part(source) for source in sources if source not in checkpointed])
-    if missing or added:
-        change = f"it read {missing[0]}, not given now" if missing else f"{added[0]} is new"
-        raise CorpusError(f"the corpus is not the one checkpointed ({change}): resume needs the same corpus")
-
-
-def cluster_vocab(cluster: Cluster, sources: list[str], config: TrainConfig, choose, show: bool) -> tuple[Vocab, int]:
-    """The vocabulary (``choose(words, counts)``) of ``sources`` (as ``worker_sources`` names
-    them) counted on the cluster, and the corpus' tokens."""
-    table: CountTable = count_on_cluster(cluster, counting_parts(cluster, sources), config.prune_at, show)
-    check_not_empty(table.tokens, len(table.words), config.prune_at)
-    return choose(table.words, table.counts), table.tokens
-
-
-@dataclass
-class ClusterPlan:
-    """How a run on a cluster starts: ``choose(words, counts)`` picks a fresh run's
-    vocabulary and ``start(vocab)`` its weights; ``resumed`` is the checkpoint of a
-    run to go on with instead (its vocabulary, weights and replicas'); ``checkpoint``
-    the folder to save the run in (``state.checkpoint_path``), if any; ``vocabulary``
-    the file the vocabulary is read from (``read_vocab``, ``init_model``), if any;
-    ``vectors(vocab, syn0)`` the words' vectors of weights ``syn0``, for ``on_epoch_end``."""
-
-    choose: Callable
-    start: Callable[[Vocab], Model]
-    resumed: TrainState | None = None
-    checkpoint: str | None = None
-    notes: dict = field(default_factory=dict)
-    vocabulary: str | None = None
-    vectors: Callable[[Vocab, np.ndarray], Any] | None = None
+def check_cluster_settings(config: TrainConfig, asked: dict) -> None:
+    """ConfigError for a setting ``asked`` other than its default that the way ``config``
+    trains on a cluster does not use: ``sync_words`` and ``combine`` belong to rounds,
+    ``sweeps`` to blocks (``cluster.blocks.trains_in_blocks``)."""
+    blocks, defaults = trains_in_blocks(config), TrainConfig()
+    names = ("sync_words", "combine") if blocks else ("sweeps",)
+    unused = [name for name in names if asked.get(name, getattr(defaults, name)) != getattr(defaults, name)]
+    if not unused:
+        return
+    if blocks:
+        raise ConfigError(
+            f"{unused[0]} applies to rounds: skip-gram with negative sampling trains in blocks on a cluster "
+            "(give rounds=True to train it in rounds)",
+            f"--{unused[0].replace('_', '-')} applies to rounds: skip-gram with negative sampling trains in "
+            "blocks on a cluster (add --rounds to train it in rounds)",
+        )
+    raise ConfigError(
+        "sweeps applies to skip-gram with negative sampling alone, trained in blocks: this run trains in rounds",
+        "--sweeps applies to skip-gram with negative sampling alone, trained in blocks: this run trains in rounds",
+    )
 
 
 def train_on_cluster(cluster: Cluster, sources: list[str], config: TrainConfig, plan: ClusterPlan,
@@ -108,14 +85,12 @@ def train_on_cluster(cluster: Cluster, sources: list[str], config: TrainConfig, 
     """Count, encode and train ``sources`` on ``cluster`` as the module says, or go on
     with ``plan.resumed``; checkpoint as ``hooks`` says into ``plan.checkpoint``."""
     sources = worker_sources(cluster, sources)
-    workers = cluster.workers()
+    if trains_in_blocks(config) if plan.resumed is None else bool(plan.resumed.blocks):
+        return train_in_blocks(cluster, sources, config, plan, hooks)
     if plan.resumed is None:
         vocab, corpus_words = cluster_vocab(cluster, sources, config, plan.choose, hooks.show_progress)
-        parts = split_sources(sources, len(workers))
-        kept = parts_with_words(cluster, parts)
-        groups = [group for group in groups_of(kept, len(workers)) if group]
-        empty = len(parts) - len(kept)
-        note_idle_workers(len(groups) + empty, len(workers), hooks.show_progress, empty=empty)
+        groups = worker_groups(cluster, sources, hooks.show_progress)
+        note(ROUNDS_NOTE, hooks.show_progress and not config.rounds)
         run = ClusterRun(cluster, groups, vocab, config, plan.start(vocab), hooks)
         run.corpus_words, run.notes = corpus_words, plan.notes
     else:
@@ -127,7 +102,7 @@ def train_on_cluster(cluster: Cluster, sources: list[str], config: TrainConfig, 
         run.hooks = dataclasses.replace(run.hooks, vectors=lambda: view(run.vocab, run.ledger.weights["syn0"]))
     try:
         try:
-            run.start(workers)
+            run.start(cluster.workers())
         except Exception as error:
             if not worker_lost(error):
                 raise
@@ -161,7 +136,7 @@ class ClusterRun:
     @classmethod
     def resumed(cls, cluster: Cluster, state: TrainState, hooks: Hooks) -> "ClusterRun":
         """The run checkpointed in ``state``, at its last round, with its replicas' parts."""
-        groups = [[Part(*part) for part in replica["parts"]] for replica in state.replicas]
+        groups = checkpointed_groups(state)
         config = dataclasses.replace(state.config, threads=cluster.threads)
         model = Model.build(state.vocab, config, (state.syn0, state.syn1, state.syn1neg))
         run = cls(cluster, groups, state.vocab, config, model, hooks)
@@ -187,26 +162,11 @@ class ClusterRun:
         words = int(self.ledger.sizes[:, 1].sum())
         check_trainable(words, neighbours=neighbours, tokens=self.corpus_words, vocabulary=self.vocabulary)
         if self.expected is not None:
-            self.check_same_corpus(self.expected)
+            sizes = zip(self.ledger.sizes.tolist(), self.digests.tolist(), strict=True)
+            check_same_groups(self.expected.replicas, [(*size, digest) for size, digest in sizes], self.groups)
         for k in range(len(self.groups)):
             self.actors[k].place(self.ledger.placement(k)).result()
         self.ledger.trained = sum(self.actors[k].words_done().result() for k in range(len(self.groups)))
-
-    def check_same_corpus(self, state: TrainState) -> None:
-        """CorpusError unless every replica encoded the batches, words and ids it had;
-        the same words and ids in other batches name the batching, not the corpus."""
-        for k, replica in enumerate(state.replicas):
-            found = (int(self.ledger.sizes[k, 0]), int(self.ledger.sizes[k, 1]), int(self.digests[k]))
-            if found == (replica["batches"], replica["words"], replica["digest"]):
-                continue
-            parts = ", ".join(str(part) for part in self.groups[k])
-            if found[1:] == (replica["words"], replica["digest"]):
-                raise CorpusError(
-                    f"the checkpoint cut its part {parts} into {replica['batches']:,} batches, this w2v into "
-                    f"{found[0]:,} (a checkpoint of an earlier w2v, whose rounds shorter than --batch-words took "
-                    "whole sentences): resume it with that version"
-                )
-            raise CorpusError(f"the corpus is not the one checkpointed: its part {parts} has changed")
 
     def state(self, finished: bool = False) -> TrainState:
         """The run as it stands after its last round, for a checkpoint or (``finished``)

@@ -18,7 +18,9 @@ Both are one numpy ``.npz`` archive (no pickle; ``np.load(path)`` opens it) with
   plus ``notes`` the command line keeps (how to rerun it), and for a run on a
   cluster ``replicas``: each replica's parts (``[source, start, end]``, end null
   for a whole file), ``jobs_done``, ``batches``, ``words`` and ``digest``, in
-  corpus order (``cluster.training``; empty for a run in one process);
+  corpus order (``cluster.training``; empty for a run in one process), and for a
+  run in blocks (``cluster.blocktraining``; each replica one machine's parts)
+  ``blocks``: the ``epoch`` and ``sweep`` it goes on at (empty for any other run);
 - ``momentum_syn0``, ``momentum_syn1``, ``momentum_syn1neg``, shaped as the
   weights, float32: only in the checkpoint of a run on a cluster whose replicas are
   combined with block momentum (``rounds``): each row's momentum, for all three
@@ -34,6 +36,7 @@ against the settings (shapes, types, sizes, no compression: no more memory than
 the file takes), and the weights, losses and progress are checked after.
 """
 
+import dataclasses
 import itertools
 import json
 import math
@@ -58,8 +61,10 @@ from w2v.files import atomic_output
 from w2v.words import decode_word, split_reason
 
 FORMAT = "w2v-model"
-VERSION = 4  # 2: the losses' settings (tree, nce, ...) in ``config``; 3: sync_words, combine, ``replicas``; 4: momentum
-READABLE_VERSIONS = (1, 2, 3, 4)  # older files lack the later settings: their defaults apply
+# 2: the losses' settings (tree, nce, ...) in ``config``; 3: sync_words, combine, ``replicas``; 4: momentum;
+# 5: sweeps, rounds, ``blocks``
+VERSION = 5
+READABLE_VERSIONS = (1, 2, 3, 4, 5)  # older files lack the later settings: their defaults apply
 CHECKPOINT_FILE = "checkpoint.npz"
 WEIGHTS = ("syn0", "syn1", "syn1neg")  # the weight matrices
 VOCAB_ARRAYS = ("vocab_words", "vocab_offsets", "vocab_counts")  # the vocabulary (``checked_vocab``)
@@ -102,6 +107,7 @@ class TrainState:
     corpus_digest: int = 0  # CRC-32 of the encoded corpus
     notes: dict = field(default_factory=dict)
     replicas: list[dict] = field(default_factory=list)  # a cluster run's replicas (see the module's docstring)
+    blocks: dict = field(default_factory=dict)  # a run in blocks: where it goes on (see the module's docstring)
     momentum: dict[str, np.ndarray] = field(default_factory=dict)  # by weight name: its rows' momentum, or empty
 
     def save(self, path: str) -> None:
@@ -177,6 +183,9 @@ class TrainState:
             )
         if self.replicas:
             self.check_replicas()
+        if self.blocks and not (0 <= self.blocks["epoch"] <= self.config.epochs
+                                and 0 <= self.blocks["sweep"] < self.config.sweeps and self.replicas):  # fmt: skip
+            raise ValueError("the blocks' epoch or sweep is out of range")
 
     def check_replicas(self) -> None:
         """ValueError unless the replicas' jobs and batches add up to the run's, each within
@@ -319,6 +328,8 @@ def checked_archive(archive: zipfile.ZipFile, path: str) -> tuple[dict, TrainCon
     meta = parse_meta(path, read_entry(archive, path, "meta"))
     try:
         config = TrainConfig(**meta["config"])
+        if meta["version"] < 5 and meta.get("replicas"):  # a cluster's run before blocks: in rounds
+            config = dataclasses.replace(config, rounds=True)
         config.validate()
     except (KeyError, TypeError, ValueError, ConfigError) as err:  # ConfigError: damaged settings
         raise FormatError(f"{path}: damaged model file ({err})") from None
@@ -328,13 +339,19 @@ def checked_archive(archive: zipfile.ZipFile, path: str) -> tuple[dict, TrainCon
 
 PROGRESS = ("jobs_done",)  # batches trained over all epochs
 SIZES = ("batches", "stream_words", "corpus_words", "corpus_digest")  # of the corpus as encoded (>= 0)
-META_FIELDS = (*PROGRESS, *SIZES, "notes", "replicas")  # ``replicas``: absent from files of version < 3
+META_FIELDS = (*PROGRESS, *SIZES, "notes", "replicas", "blocks")  # absent from older files: < 3, < 5
+BLOCK_FIELDS = ("epoch", "sweep")  # a run in blocks goes on at this epoch's sweep
 REPLICA_FIELDS = {"parts": list, "jobs_done": int, "batches": int, "words": int, "digest": int}
 
 
 def _meta_fields(meta: dict) -> dict:
     values = {key: meta[key] for key in (*PROGRESS, *SIZES, "notes")}
     values["replicas"] = meta.get("replicas", [])
+    values["blocks"] = meta.get("blocks", {})
+    if values["blocks"] and not (
+        isinstance(values["blocks"], dict) and all(isinstance(values["blocks"].get(k), int) for k in BLOCK_FIELDS)
+    ):
+        raise ValueError("bad blocks")
     if not isinstance(values["notes"], dict) or not all(isinstance(values[k], int) for k in PROGRESS + SIZES):
         raise ValueError("bad progress fields")
     replicas = values["replicas"]
