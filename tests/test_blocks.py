@@ -9,11 +9,12 @@ import pytest
 from reference import ALIAS_ONE, alias_probabilities, draw_noise, lcg, logistic_units
 
 from w2v.cluster.blockmachine import BlockMachine, Schedule, Text, sweep_pairs
-from w2v.cluster.blockrun import Start, gather, train_blocks
+from w2v.cluster.blockrun import Start, gather, sent_total, train_blocks
 from w2v.cluster.blocks import (
     block_alphas,
     block_keys,
     block_right,
+    handoff_bytes,
     left_partitions,
     pair_words,
     right_members,
@@ -311,3 +312,15 @@ def test_a_run_on_any_number_of_machines_trains_every_pair_once(machines):
     assert pairs.tolist() == made
     syn0, syn1neg = gather(run, 300, 16)
     assert np.isfinite(syn0).all() and np.abs(syn1neg).max() > 0.01
+
+
+@pytest.mark.parametrize("machines", [1, 3])
+def test_the_machines_count_the_hand_off_formulas_bytes_every_sweep(machines):
+    ids, vocab = zipf_text(12_000, 301, 3)  # 301 words: the 2N right partitions differ in size
+    config, schedule = BLOCK_CONFIG.resolved(), Schedule(machines=machines, sweeps=2)
+    run = block_machines(ids, vocab, config, schedule)
+    counted = []
+    train_blocks(run, config.epochs, schedule, after_sweep=lambda e, k: counted.append(sent_total(run).right_bytes))
+    per_sweep = np.diff([0, *counted]).tolist()
+    assert per_sweep == [handoff_bytes(301, machines, config.dim)] * (config.epochs * 2)
+    assert per_sweep[0] == (0 if machines == 1 else 3 * 301 * 16 * 4)

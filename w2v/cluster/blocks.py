@@ -104,6 +104,17 @@ def block_right(machine: int, substep: int, machines: int) -> int:
     return (2 * machine + substep) % (2 * machines)
 
 
+def handoff_bytes(vocab_size: int, machines: int, dim: int) -> int:
+    """The bytes of right partitions that ``machines`` machines hand on in a sweep: in
+    each of the 2N sub-steps every machine hands the partition it trained, ``|R_j| D``
+    float32s, to the machine before it, so each R_j moves N times a sweep:
+    ``N sum_j |R_j| D 4 = N V D 4`` (``|R_j| = len(range(j, V, 2N))``, summing to V),
+    and 0 for N = 1, whose one machine keeps both its partitions."""
+    if machines == 1:
+        return 0
+    return machines * vocab_size * dim * np.dtype(np.float32).itemsize
+
+
 def right_members(part: int, parts: int, vocab: int) -> np.ndarray:
     """The words of right partition ``part`` of ``parts``: part, part + parts, ... (int32)."""
     return np.arange(part, vocab, parts, dtype=np.int32)
