@@ -12,8 +12,8 @@ from test_cluster import topic_corpus, topic_margin, worker_processes
 
 import w2v
 from w2v.cluster import blockrun
-from w2v.cluster.blockactors import encoded_text
-from w2v.cluster.blockmachine import BlockMachine, Schedule, settled
+from w2v.cluster.blockactors import MachinesRun, machines_here
+from w2v.cluster.blockmachine import Schedule, settled
 from w2v.cluster.blockrun import gather, train_blocks
 from w2v.config import TrainConfig
 from w2v.corpus.parts import groups_of, split_sources
@@ -21,19 +21,6 @@ from w2v.corpus.vocab import Vocab
 from w2v.vectorio.modelfile import TrainState, checkpoint_path
 
 pytest.importorskip("distributed")
-
-
-def machines_here(groups, vocab: Vocab, config: TrainConfig, schedule: Schedule, workdir: str) -> list[BlockMachine]:
-    """The machines of a cluster run over ``groups`` of parts, in this process."""
-    texts = [encoded_text(group, vocab, config, workdir)[0] for group in groups]
-    firsts = np.concatenate([[0], np.cumsum([len(text.starts) - 1 for text in texts])]).astype(int)
-    machines = [
-        BlockMachine(rank, text._replace(first=int(firsts[rank]), total=int(firsts[-1])), vocab, config, schedule)
-        for rank, text in enumerate(texts)
-    ]
-    for machine in machines:
-        machine.connect(machines)
-    return machines
 
 
 BLOCKS = {"model": "skipgram", "dim": 16, "epochs": 2, "seed": 4, "threads": 1, "min_count": 1, "sample": 1e-3,
@@ -47,10 +34,9 @@ def machines_trained(corpus: Path, machines: int, vocab: Vocab) -> tuple[np.ndar
     config = TrainConfig(**BLOCKS).resolved()
     groups = groups_of(split_sources([str(corpus)], machines), machines)
     assert all(groups)
-    schedule = Schedule(machines, config.sweeps)
     with tempfile.TemporaryDirectory() as workdir:
-        here = machines_here(groups, vocab, config, schedule, workdir)
-        train_blocks(here, config.epochs, schedule)
+        here = machines_here(MachinesRun(groups, vocab, config), workdir)
+        train_blocks(here, config.epochs, Schedule(machines, config.sweeps))
         return gather(here, len(vocab), config.dim)
 
 

@@ -152,6 +152,23 @@ def start_machines(cluster: Cluster, run: MachinesRun) -> Machines:
     return Machines(futures, actors, where)
 
 
+def machines_here(run: MachinesRun, workdir: str) -> list[BlockMachine]:
+    """The machines ``start_machines`` starts for ``run``, as objects of this process
+    (a simulation of the same run: ``blockrun``), connected to each other; their
+    texts encoded under ``workdir``."""
+    schedule = Schedule(len(run.groups), run.config.sweeps)
+    texts = [encoded_text(group, run.vocab, run.config, workdir)[0] for group in run.groups]
+    firsts = np.concatenate([[0], np.cumsum([len(text.starts) - 1 for text in texts])]).astype(int)
+    machines = [
+        BlockMachine(rank, text._replace(first=int(firsts[rank]), total=int(firsts[-1])), run.vocab, run.config,
+                     schedule)
+        for rank, text in enumerate(texts)
+    ]  # fmt: skip
+    for machine in machines:
+        machine.connect(machines)
+    return machines
+
+
 def without_lost(cluster: Cluster, used: set[str], count: int) -> list[str]:
     """The workers, once the cluster lists ``count`` and no longer all of ``used``
     (a lost worker's address leaves the list; one started again has another), or
