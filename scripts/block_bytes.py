@@ -200,10 +200,11 @@ def data_transfer_counted(cluster: Any) -> float:
 def network_calls(machines: int, sweeps: int, epochs: int) -> int:
     """The calls of a run that cross between processes, each a request and a reply: the
     driver's to every machine (``place`` or ``send_inputs`` and ``take_inputs`` an epoch,
-    ``make_pairs`` and 2N ``train`` a sweep) and the machines' to the others (frames
-    a sweep, a right partition a sub-step where N > 1, input rows an epoch's change);
+    ``make_pairs`` or ``start_pairs``, ``finish_pairs`` and 2N ``train`` a sweep) and the
+    machines' to the others (frames a sweep, a right partition a sub-step where N > 1,
+    input rows an epoch's change);
     a machine's calls to itself stay in its process."""
-    driver = machines * (epochs + 2 * (epochs - 1) + epochs * sweeps * (1 + 2 * machines))
+    driver = machines * (epochs + 2 * (epochs - 1) + epochs * sweeps * (2 + 2 * machines))
     others = machines * (machines - 1)
     peers = epochs * sweeps * (others + (2 * machines * machines if machines > 1 else 0)) + (epochs - 1) * others
     return driver + peers

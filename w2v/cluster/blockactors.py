@@ -89,6 +89,12 @@ class ClusterMachine:
     def make_pairs(self, epoch: int, sweep: int) -> None:
         self.machine.make_pairs(epoch, sweep)
 
+    def start_pairs(self, epoch: int, sweep: int) -> None:
+        self.machine.start_pairs(epoch, sweep)
+
+    def finish_pairs(self) -> None:
+        self.machine.finish_pairs()
+
     def train(self, epoch: int, sweep: int, substep: int) -> None:
         self.machine.train(epoch, sweep, substep)
 
@@ -101,8 +107,8 @@ class ClusterMachine:
     def trained(self) -> tuple[np.ndarray, np.ndarray, int]:
         return self.machine.trained()
 
-    async def receive_frames(self, sender: int, frames: Frames) -> None:
-        self.machine.receive_frames(sender, frames)
+    async def receive_frames(self, sender: int, position: tuple[int, int], frames: Frames) -> None:
+        self.machine.receive_frames(sender, position, frames)
 
     async def receive_right(self, part: int, rows: np.ndarray) -> None:
         self.machine.receive_right(part, rows)

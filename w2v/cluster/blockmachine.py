@@ -18,7 +18,8 @@ At a sweep's end machine m holds R_2m and R_2m+1 again, as at the start.
 """
 
 import inspect
-from concurrent.futures import ThreadPoolExecutor
+import threading
+from concurrent.futures import Future, ThreadPoolExecutor
 from typing import Any, NamedTuple
 
 import numpy as np
@@ -112,20 +113,33 @@ class BlockMachine:
         self.next_plan: Plan | None = None
         self.inputs = np.empty((0, config.dim), np.float32)  # rows of L_m, by place in it
         self.rights: dict[int, np.ndarray] = {}  # right partition j's rows, by place in it
-        self.inbox: dict[int, Frames] = {}  # the sweep's frames, by sender
+        self.inbox: dict[tuple[int, int], dict[int, Frames]] = {}  # by (epoch, sweep): the frames, by sender
         self.arriving: list[tuple[np.ndarray, np.ndarray]] = []  # the next epoch's input rows: (ids, rows)
         self.sent = Sent()
+        self.counting = threading.Lock()  # ``sent``: the pairs are sent from the thread making them
+        self.plans: dict[int, Plan] = {}  # by epoch: the plans of the epochs under way and next
         self.loss, self.pairs = np.zeros(config.epochs), np.zeros(config.epochs, np.int64)
         self.chunks = 0
         self.pool = ThreadPoolExecutor(config.threads or 1)
+        self.ahead = ThreadPoolExecutor(1)  # makes and sends the next sweep's pairs as this one trains
+        self.making: Future | None = None
 
     def connect(self, peers: list[Any]) -> None:
         """The run's machines, this one among them at its rank."""
         self.peers = list(peers)
 
     def epoch_plan(self, epoch: int) -> Plan:
-        """Epoch ``epoch``'s plan (``blocks.left_partitions``), the same on every machine."""
-        return epoch_plan(self.mass, self.schedule, self.config.seed, epoch)
+        """Epoch ``epoch``'s plan (``blocks.left_partitions``), the same on every machine;
+        the last two epochs' are kept."""
+        if epoch not in self.plans:
+            plan = epoch_plan(self.mass, self.schedule, self.config.seed, epoch)
+            self.plans = {e: p for e, p in self.plans.items() if e == epoch - 1} | {epoch: plan}
+        return self.plans[epoch]
+
+    def add_sent(self, **more: int) -> None:
+        """Count bytes (or pairs) sent, by ``Sent``'s field."""
+        with self.counting:
+            self.sent = self.sent._replace(**{name: getattr(self.sent, name) + n for name, n in more.items()})
 
     def place(self, epoch: int, rows: Rows | None = None) -> None:
         """Take this machine's rows for epoch ``epoch``'s plan: ``rows`` (``machine_rows``
@@ -153,7 +167,7 @@ class BlockMachine:
             moving = owners == machine
             rows = self.inputs[moving]
             if machine != self.rank:
-                self.sent = self.sent._replace(input_bytes=self.sent.input_bytes + rows.nbytes)
+                self.add_sent(input_bytes=rows.nbytes)
             settled(self.peers[machine].receive_inputs(words[moving], rows), peer_seconds(rows.nbytes))
 
     def receive_inputs(self, words: np.ndarray, rows: np.ndarray) -> None:
@@ -171,20 +185,33 @@ class BlockMachine:
 
     def make_pairs(self, epoch: int, sweep: int) -> None:
         """Make the pairs of sweep ``sweep``'s batches (the sweep's 1/S of this machine's)
-        and send every machine the frames of its blocks (``receive_frames``)."""
+        and send every machine the frames of its blocks in epoch ``epoch``'s plan
+        (``receive_frames``)."""
         contexts, centres = sweep_pairs(self.text, self.keep_prob, self.config, self.schedule, (epoch, sweep))
-        frames = machine_frames(contexts, centres, self.plan)
+        frames = machine_frames(contexts, centres, self.epoch_plan(epoch))
         parts = 2 * self.schedule.machines
         for machine in range(self.schedule.machines):
             share = frames.share(machine * parts, (machine + 1) * parts)
             if machine != self.rank:
-                self.sent = self.sent._replace(pairs=self.sent.pairs + int(share.counts.sum()),
-                                               pair_bytes=self.sent.pair_bytes + len(share.data))  # fmt: skip
-            settled(self.peers[machine].receive_frames(self.rank, share), peer_seconds(len(share.data)))
+                self.add_sent(pairs=int(share.counts.sum()), pair_bytes=len(share.data))
+            answer = self.peers[machine].receive_frames(self.rank, (epoch, sweep), share)
+            settled(answer, peer_seconds(len(share.data)))
 
-    def receive_frames(self, sender: int, frames: Frames) -> None:
-        """The frames of this machine's 2N blocks that ``sender`` made this sweep."""
-        self.inbox[sender] = frames
+    def start_pairs(self, epoch: int, sweep: int) -> None:
+        """``make_pairs`` in a thread of its own, while this machine trains (``finish_pairs``)."""
+        self.making = self.ahead.submit(self.make_pairs, epoch, sweep)
+
+    def finish_pairs(self) -> None:
+        """Wait for the pairs ``start_pairs`` makes to be made and sent (raising its error)."""
+        making, self.making = self.making, None
+        if making is not None:
+            making.result()
+
+    def receive_frames(self, sender: int, position: tuple[int, int], frames: Frames) -> None:
+        """The frames of this machine's 2N blocks that ``sender`` made for ``position``
+        (epoch, sweep)."""
+        epoch, sweep = position  # a list, where Dask's messages carry it as one
+        self.inbox.setdefault((epoch, sweep), {})[sender] = frames
 
     def train(self, epoch: int, sweep: int, substep: int) -> None:
         """Train this machine's block of sub-step ``substep`` (its chunks from every
@@ -194,15 +221,18 @@ class BlockMachine:
         part = block_right(self.rank, substep, self.schedule.machines)
         block = self.rank * parts + part
         rng = np.random.default_rng([self.config.seed, epoch, sweep, block])
-        chunks, order = block_chunks([self.inbox[s].frame(part) for s in range(self.schedule.machines)],
+        inbox = self.inbox[(epoch, sweep)]
+        chunks, order = block_chunks([inbox[s].frame(part) for s in range(self.schedule.machines)],
                                      self.plan, block, rng)  # fmt: skip
+        if substep == parts - 1:  # the sweep's last block
+            del self.inbox[(epoch, sweep)]
         local = Chunks(self.plan.local[chunks.contexts], chunks.starts, chunks.centres // parts)
         self.train_in_threads(local, order, (epoch, sweep, substep), part)
         self.chunks += len(order)
         rows = self.rights.pop(part)
         after = (self.rank - 1) % self.schedule.machines
         if after != self.rank:
-            self.sent = self.sent._replace(right_bytes=self.sent.right_bytes + rows.nbytes)
+            self.add_sent(right_bytes=rows.nbytes)
         settled(self.peers[after].receive_right(part, rows), peer_seconds(rows.nbytes))
 
     def train_in_threads(self, chunks: Chunks, order: np.ndarray, position: tuple[int, int, int], part: int) -> None:
@@ -240,6 +270,7 @@ class BlockMachine:
         return self.owned(self.plan), self.inputs, self.rights
 
     def close(self) -> None:
+        self.ahead.shutdown()
         self.pool.shutdown()
 
 

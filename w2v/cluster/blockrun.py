@@ -4,7 +4,8 @@ a sub-step then train one after another, which gives the cluster's arithmetic, a
 share no row) or Dask actors on a cluster's workers (their calls then run at once).
 
 The driver only tells every machine what to do next and waits for all of them; the
-machines send each other the pairs, the right partitions and the input rows. What it
+machines send each other the pairs (each sweep's made while the one before trains),
+the right partitions and the input rows. What it
 gathers is the run's weights (``gather``), for a checkpoint or the result.
 """
 
@@ -38,21 +39,26 @@ def on_all(machines: Sequence[Any], method: str, *args: Any) -> list[Any]:
 def train_blocks(machines: Sequence[Any], epochs: int, schedule: Schedule, start: Start = FRESH,
                  after_sweep: Callable[[int, int], bool | None] | None = None) -> bool:  # fmt: skip
     """Train ``epochs`` epochs from ``start`` on ``machines`` (connected to each other):
-    each epoch placed (the rows re-placed from the second on), each sweep's pairs made
-    and sent, then its 2N sub-steps; ``after_sweep(epoch, sweep)`` after each sweep,
-    which stops the run by returning True. Whether the run trained all its epochs."""
-    for epoch in range(start.epoch, epochs):
-        if epoch == start.epoch:
+    each epoch placed (the rows re-placed from the second on); each sweep's 2N
+    sub-steps, while the machines make and send the next sweep's pairs (the first
+    sweep's made before it); ``after_sweep(epoch, sweep)`` after each sweep, which
+    stops the run by returning True. Whether the run trained all its epochs."""
+    positions = [(epoch, sweep) for epoch in range(start.epoch, epochs)
+                 for sweep in range(start.sweep if epoch == start.epoch else 0, schedule.sweeps)]  # fmt: skip
+    for at, (epoch, sweep) in enumerate(positions):
+        if at == 0:
             place(machines, epoch, start.weights)
-        else:
+            on_all(machines, "make_pairs", epoch, sweep)
+        elif sweep == 0:
             on_all(machines, "send_inputs", epoch)
             on_all(machines, "take_inputs")
-        for sweep in range(start.sweep if epoch == start.epoch else 0, schedule.sweeps):
-            on_all(machines, "make_pairs", epoch, sweep)
-            for substep in range(2 * schedule.machines):
-                on_all(machines, "train", epoch, sweep, substep)
-            if after_sweep is not None and after_sweep(epoch, sweep):
-                return False
+        if at + 1 < len(positions):
+            on_all(machines, "start_pairs", *positions[at + 1])
+        for substep in range(2 * schedule.machines):
+            on_all(machines, "train", epoch, sweep, substep)
+        on_all(machines, "finish_pairs")
+        if after_sweep is not None and after_sweep(epoch, sweep):
+            return False
     return True
 
 
