@@ -18,6 +18,7 @@ from w2v.cluster.blockrun import gather, train_blocks
 from w2v.config import TrainConfig
 from w2v.corpus.parts import groups_of, split_sources
 from w2v.corpus.vocab import Vocab
+from w2v.errors import CorpusError
 from w2v.vectorio.modelfile import TrainState, checkpoint_path
 
 pytest.importorskip("distributed")
@@ -28,16 +29,19 @@ BLOCKS = {"model": "skipgram", "dim": 16, "epochs": 2, "seed": 4, "threads": 1, 
 ALWAYS = 1e-9  # checkpoint_every, minutes: after every sweep
 
 
-def machines_trained(corpus: Path, machines: int, vocab: Vocab) -> tuple[np.ndarray, np.ndarray]:
+def machines_trained(corpus: Path, machines: int, vocab: Vocab) -> tuple[tuple[np.ndarray, np.ndarray], list[float]]:
     """The weights (syn0, syn1neg) of ``BLOCKS`` on ``corpus`` trained by ``machines``
-    machines in this process, the corpus cut as a cluster of that many workers cuts it."""
+    machines in this process, the corpus cut as a cluster of that many workers cuts it,
+    and each epoch's mean loss a pair."""
     config = TrainConfig(**BLOCKS).resolved()
     groups = groups_of(split_sources([str(corpus)], machines), machines)
     assert all(groups)
     with tempfile.TemporaryDirectory() as workdir:
         here = machines_here(MachinesRun(groups, vocab, config), workdir)
         train_blocks(here, config.epochs, Schedule(machines, config.sweeps))
-        return gather(here, len(vocab), config.dim)
+        loss = np.sum([machine.trained()[0] for machine in here], axis=0)
+        pairs = np.sum([machine.trained()[1] for machine in here], axis=0)
+        return gather(here, len(vocab), config.dim), (loss / pairs).tolist()
 
 
 def weights_of(model: Path) -> tuple[TrainState, tuple[np.ndarray, np.ndarray]]:
@@ -71,7 +75,9 @@ def test_blocks_on_four_workers_are_the_machines_of_one_process_byte_for_byte(co
     model = tmp_path / "model.npz"
     trained = w2v.train(str(corpus), cluster="local:4", save_model=str(model), **BLOCKS)
     state, there = weights_of(model)
-    assert_same(there, machines_trained(corpus, 4, state.vocab))
+    here, losses = machines_trained(corpus, 4, state.vocab)
+    assert_same(there, here)
+    assert trained.report.epoch_loss == losses
     assert np.abs(there[1]).max() > 0.01 and len(state.replicas) == 4 and state.blocks == {"epoch": 2, "sweep": 0}
     traffic = trained.report.blocks
     assert (traffic.machines, traffic.sweeps, traffic.words) == (4, 2, trained.report.train_words)
@@ -91,7 +97,9 @@ def test_a_four_worker_checkpoint_resumes_on_two_workers(corpus: Path, tmp_path:
     assert TrainState.load(checkpoint_path(str(folder))).blocks == {"epoch": 0, "sweep": 1}
     resumed = w2v.train(str(corpus), cluster="local:2", resume=str(folder), save_model=str(model))
     state, weights = weights_of(model)
-    assert_same(weights, machines_trained(corpus, 4, state.vocab))
+    here, losses = machines_trained(corpus, 4, state.vocab)
+    assert_same(weights, here)
+    assert resumed.report.epoch_loss == pytest.approx(losses, rel=1e-12)  # the checkpoint's loss, and the rest
     assert resumed.report.train_words == 2 * 36_000 - first_sweep > 36_000
 
 
@@ -116,4 +124,33 @@ def test_a_worker_killed_mid_sweep_costs_the_sweep_and_not_the_result(corpus: Pa
                        save_model=str(model), **BLOCKS)  # fmt: skip
     assert killed and faulty.report.workers_lost == 1
     state, weights = weights_of(model)
-    assert_same(weights, machines_trained(corpus, 3, state.vocab))
+    assert_same(weights, machines_trained(corpus, 3, state.vocab)[0])
+
+
+@pytest.mark.slow
+def test_on_epoch_end_in_blocks_sees_the_vectors_and_stops_the_run(corpus: Path, tmp_path: Path):
+    """The rows gathered at an epoch's end are the vectors the callback sees; True ends
+    the run there, its model file saying where it would go on."""
+    seen = []
+
+    def stop_after_one(end):
+        seen.append((end.epoch, end.vectors.copy()))
+        return True
+
+    model = tmp_path / "model.npz"
+    result = w2v.train(str(corpus), cluster="local:2", on_epoch_end=stop_after_one, save_model=str(model), **BLOCKS)
+    assert [epoch for epoch, _ in seen] == [1] and seen[0][1].vectors.tobytes() == result.vectors.tobytes()
+    assert result.report.train_words == 36_000 and len(result.report.epoch_loss) == 1
+    assert TrainState.load(str(model)).blocks == {"epoch": 1, "sweep": 0}
+
+
+@pytest.mark.slow
+def test_a_checkpoint_of_another_corpus_is_refused(corpus: Path, tmp_path: Path):
+    folder, changed = tmp_path / "ck", tmp_path / "topics.txt"
+    changed.write_bytes(corpus.read_bytes())
+    with pytest.raises(Stop):
+        w2v.train(str(changed), cluster="local:2", checkpoint=str(folder), checkpoint_every=ALWAYS,
+                  on_progress=stop_after_a_sweep, **BLOCKS)  # fmt: skip
+    changed.write_bytes(corpus.read_bytes().replace(b"t1w1 t", b"t1w2 t", 1))
+    with pytest.raises(CorpusError, match=r"the corpus is not the one checkpointed: its part .* has changed"):
+        w2v.train(str(changed), cluster="local:2", resume=str(folder))
