@@ -11,6 +11,7 @@ import pytest
 from test_cluster import topic_corpus, topic_margin, worker_processes
 
 import w2v
+from w2v.cli.info import trained_line
 from w2v.cluster import blockrun
 from w2v.cluster.blockactors import MachinesRun, machines_here
 from w2v.cluster.blockmachine import Schedule, settled
@@ -19,6 +20,7 @@ from w2v.config import TrainConfig
 from w2v.corpus.parts import groups_of, split_sources
 from w2v.corpus.vocab import Vocab
 from w2v.errors import CorpusError
+from w2v.vectorio.describe import model_info
 from w2v.vectorio.modelfile import TrainState, checkpoint_path
 
 pytest.importorskip("distributed")
@@ -101,6 +103,8 @@ def test_a_four_worker_checkpoint_resumes_on_two_workers(corpus: Path, tmp_path:
     assert_same(weights, here)
     assert resumed.report.epoch_loss == pytest.approx(losses, rel=1e-12)  # the checkpoint's loss, and the rest
     assert resumed.report.train_words == 2 * 36_000 - first_sweep > 36_000
+    again = w2v.train(str(corpus), cluster="local:2", resume=str(folder))  # its last checkpoint: the run's end
+    assert again.report.train_words == 0 and again.vectors.tobytes() == resumed.vectors.tobytes()
 
 
 @pytest.mark.slow
@@ -142,6 +146,8 @@ def test_on_epoch_end_in_blocks_sees_the_vectors_and_stops_the_run(corpus: Path,
     assert [epoch for epoch, _ in seen] == [1] and seen[0][1].vectors.tobytes() == result.vectors.tobytes()
     assert result.report.train_words == 36_000 and len(result.report.epoch_loss) == 1
     assert TrainState.load(str(model)).blocks == {"epoch": 1, "sweep": 0}
+    said = trained_line(model_info(str(model)))  # w2v info
+    assert said.startswith("epoch 2 of 2, 50% done") and "in blocks on 2 machines, 2 sweeps an epoch" in said
 
 
 @pytest.mark.slow

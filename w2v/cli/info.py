@@ -43,7 +43,10 @@ def trained_line(found: FileInfo) -> str:
         f"{record['progress']}, on {plural(record['corpus_words'], 'token')} an epoch "
         f"({record['stream_words']:,} in the vocabulary); mean loss by epoch {losses}"
     )
-    if record["replicas"]:
+    if record.get("blocks"):
+        sweeps = plural((found.settings or {}).get("sweeps", 0), "sweep")
+        line += f"; on a cluster, in blocks on {plural(record['replicas'], 'machine')}, {sweeps} an epoch"
+    elif record["replicas"]:
         line += f"; on a cluster, in {plural(record['replicas'], 'replica')}"
     if record["corpus"]:
         line += f"; corpus {' '.join(record['corpus'])}"

@@ -178,7 +178,8 @@ class BlockRun:
         self.base, config = self.kept, self.run.config
         schedule = Schedule(len(self.run.groups), config.sweeps)
         after_sweep = functools.partial(self.after_sweep, actors, loop)
-        if train_blocks(actors, config.epochs, schedule, self.kept.start(), after_sweep):
+        finished = train_blocks(actors, config.epochs, schedule, self.kept.start(), after_sweep)
+        if finished and self.kept.epoch < config.epochs:  # else a finished run's checkpoint: nothing trained
             self.keep(actors, config.epochs, 0)
         self.sent = Sent(*(np.add(self.sent, sent_total(actors)).tolist()))
 

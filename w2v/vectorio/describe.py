@@ -70,7 +70,8 @@ def model_info(path: str) -> FileInfo:
     """``FileInfo`` of a w2v model file or checkpoint: ``read_record``'s settings and its
     training record: progress, the corpus read an epoch (tokens, and those in the
     vocabulary), each epoch's mean loss (None for one not trained yet), the replicas
-    of a run on a cluster and the corpus its command named (None if not known)."""
+    (or, in blocks, the machines) of a run on a cluster and the corpus its command
+    named (None if not known)."""
     found = read_record(path)
     config, progress = found.config, found.progress
     checkpoint = os.path.isdir(path) or os.path.basename(path) == CHECKPOINT_FILE
@@ -81,6 +82,7 @@ def model_info(path: str) -> FileInfo:
         "stream_words": progress["stream_words"],
         "epoch_loss": [None if math.isnan(loss) else loss for loss in found.epoch_loss],  # None: not trained yet
         "replicas": len(progress["replicas"]),
+        "blocks": bool(progress.get("blocks")),  # the replicas are a run in blocks' machines
         "corpus": command.get("corpus") if isinstance(command, dict) else None,
     }
     kind = "w2v checkpoint" if checkpoint else "w2v model file"
