@@ -45,14 +45,14 @@ from quality import SCORE_PAIRS, split_corpus, study_parser, w2v_json  # noqa: E
 
 RESULTS = HERE / "distributed.json"
 SETTINGS = {"dim": 100, "window": 5, "sample": 1e-4, "epochs": 5, "negative": 5}
-WAYS = {  # name: w2v.train settings
+WAYS = {  # name: w2v.train settings; on a cluster, in rounds (skip-gram NS in blocks: studies/block_cluster)
     "one process": {"threads": 2},
-    "local:2": {"cluster": "local:2", "threads": 1},
-    "local:1": {"cluster": "local:1", "threads": 2},
-    "local:2, 500k a round": {"cluster": "local:2", "threads": 1, "sync_words": 500_000},
-    "local:2, 1M a round": {"cluster": "local:2", "threads": 1, "sync_words": 1_000_000},
-    "local:2, 2M a round": {"cluster": "local:2", "threads": 1, "sync_words": 2_000_000},
-    "local:2, 4M a round": {"cluster": "local:2", "threads": 1, "sync_words": 4_000_000},
+    "local:2": {"cluster": "local:2", "threads": 1, "rounds": True},
+    "local:1": {"cluster": "local:1", "threads": 2, "rounds": True},
+    "local:2, 500k a round": {"cluster": "local:2", "threads": 1, "sync_words": 500_000, "rounds": True},
+    "local:2, 1M a round": {"cluster": "local:2", "threads": 1, "sync_words": 1_000_000, "rounds": True},
+    "local:2, 2M a round": {"cluster": "local:2", "threads": 1, "sync_words": 2_000_000, "rounds": True},
+    "local:2, 4M a round": {"cluster": "local:2", "threads": 1, "sync_words": 4_000_000, "rounds": True},
 }
 MODELS = ("skipgram", "cbow")
 QUALITY_WAYS = tuple(name for name in WAYS if name != "local:1")  # local:1 is timed only
