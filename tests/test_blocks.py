@@ -13,10 +13,10 @@ from w2v.cluster.blockrun import Start, gather, sent_total, train_blocks
 from w2v.cluster.blocks import (
     block_alphas,
     block_keys,
+    block_pairs,
     block_right,
     handoff_bytes,
     left_partitions,
-    pair_words,
     right_members,
     right_noise,
 )
@@ -146,9 +146,14 @@ def test_a_pairs_block_and_key_name_its_words_again():
     blocks, keys = block_keys(contexts, centres, plan.owner, plan.local, machines)
     assert (blocks // plan.parts == plan.owner[contexts]).all()
     assert (blocks % plan.parts == centres % plan.parts).all()
-    back = pair_words(plan, blocks, keys)
-    np.testing.assert_array_equal(back[0], contexts)
-    np.testing.assert_array_equal(back[1], centres)
+    for block in range(plan.blocks):
+        machine, part = divmod(block, plan.parts)
+        mine = np.flatnonzero(blocks == block)
+        members = plan.members[plan.first[machine] : plan.first[machine + 1]]
+        back = block_pairs(keys[mine], np.arange(len(mine))[::-1].copy(), members, plan.parts, part)
+        by_centre = np.lexsort((-mine, centres[mine]))  # by centre, each group in the order given: reversed
+        np.testing.assert_array_equal(back[0], contexts[mine][by_centre])
+        np.testing.assert_array_equal(back[1], centres[mine][by_centre])
 
 
 def test_rho_makes_each_word_as_often_a_noise_word_as_with_draws_from_the_whole():

@@ -123,6 +123,8 @@ class BlockMachine:
         self.pool = ThreadPoolExecutor(config.threads or 1)
         self.ahead = ThreadPoolExecutor(1)  # makes and sends the next sweep's pairs as this one trains
         self.making: Future | None = None
+        self.prepare = ThreadPoolExecutor(1)  # makes the next sub-step's chunks as this one trains
+        self.preparing: dict[tuple[int, int, int], Future] = {}  # by (epoch, sweep, sub-step)
 
     def connect(self, peers: list[Any]) -> None:
         """The run's machines, this one among them at its rank."""
@@ -215,25 +217,36 @@ class BlockMachine:
 
     def train(self, epoch: int, sweep: int, substep: int) -> None:
         """Train this machine's block of sub-step ``substep`` (its chunks from every
-        machine's frames, ``block_chunks``), then hand its right partition on to the
-        machine that trains it next, two sub-steps on: the one before this."""
+        machine's frames, ``chunks_of``, the next sub-step's made meanwhile), then hand
+        its right partition on to the machine that trains it next, two sub-steps on:
+        the one before this."""
         parts = 2 * self.schedule.machines
-        part = block_right(self.rank, substep, self.schedule.machines)
-        block = self.rank * parts + part
-        rng = np.random.default_rng([self.config.seed, epoch, sweep, block])
-        inbox = self.inbox[(epoch, sweep)]
-        chunks, order = block_chunks([inbox[s].frame(part) for s in range(self.schedule.machines)],
-                                     self.plan, block, rng)  # fmt: skip
-        if substep == parts - 1:  # the sweep's last block
-            del self.inbox[(epoch, sweep)]
-        local = Chunks(self.plan.local[chunks.contexts], chunks.starts, chunks.centres // parts)
-        self.train_in_threads(local, order, (epoch, sweep, substep), part)
+        made = self.preparing.pop((epoch, sweep, substep), None)
+        chunks, order, part = made.result() if made is not None else self.chunks_of(epoch, sweep, substep)
+        if substep + 1 < parts:
+            position = (epoch, sweep, substep + 1)
+            self.preparing[position] = self.prepare.submit(self.chunks_of, *position)
+        self.train_in_threads(chunks, order, (epoch, sweep, substep), part)
         self.chunks += len(order)
         rows = self.rights.pop(part)
         after = (self.rank - 1) % self.schedule.machines
         if after != self.rank:
             self.add_sent(right_bytes=rows.nbytes)
         settled(self.peers[after].receive_right(part, rows), peer_seconds(rows.nbytes))
+
+    def chunks_of(self, epoch: int, sweep: int, substep: int) -> tuple[Chunks, np.ndarray, int]:
+        """The chunks of this machine's block of sub-step ``substep`` from every machine's
+        frames (``pairs.block_chunks``), their context and centre words as places in
+        its left and right partitions; the order to train them in; the right partition."""
+        parts, plan = 2 * self.schedule.machines, self.epoch_plan(epoch)
+        part = block_right(self.rank, substep, self.schedule.machines)
+        block = self.rank * parts + part
+        rng = np.random.default_rng([self.config.seed, epoch, sweep, block])
+        inbox = self.inbox[(epoch, sweep)]
+        chunks, order = block_chunks([inbox[s].frame(part) for s in range(self.schedule.machines)], plan, block, rng)
+        if substep == parts - 1:  # the sweep's last block
+            del self.inbox[(epoch, sweep)]
+        return Chunks(plan.local[chunks.contexts], chunks.starts, chunks.centres // parts), order, part
 
     def train_in_threads(self, chunks: Chunks, order: np.ndarray, position: tuple[int, int, int], part: int) -> None:
         """Train ``chunks`` in ``order`` on the input rows and right partition ``part``,
@@ -270,8 +283,8 @@ class BlockMachine:
         return self.owned(self.plan), self.inputs, self.rights
 
     def close(self) -> None:
-        self.ahead.shutdown()
-        self.pool.shutdown()
+        for pool in (self.ahead, self.prepare, self.pool):
+            pool.shutdown()
 
 
 def epoch_plan(mass: np.ndarray, schedule: Schedule, seed: int, epoch: int) -> Plan:

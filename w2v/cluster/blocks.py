@@ -154,13 +154,34 @@ def block_keys(contexts, centres, owner, local, machines):
     return blocks, keys
 
 
-def pair_words(plan: Plan, blocks: np.ndarray, keys: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """The (contexts, centres) ((P,) int32 each) that ``keys`` ((P,) int64) name in
-    ``blocks`` ((P,) int32): ``block_keys`` undone."""
-    machine, part = np.divmod(blocks, plan.parts)
-    centre_local, context_local = np.divmod(keys, plan.sizes[machine])
-    contexts = plan.members[plan.first[machine] + context_local]
-    return contexts.astype(np.int32), (centre_local * plan.parts + part).astype(np.int32)
+@jit_kernel
+def block_pairs(keys, order, members, parts, part):
+    """The pairs that ``keys`` ((P,) int64, ``block_keys``) name in a block of right
+    partition ``part`` (of ``parts``) and the left partition ``members`` ((|L|,) int32,
+    its words by place), grouped by centre word (increasing), each group in the order
+    its pairs come in ``order`` ((P,) int64, a permutation of the keys): ``block_keys``
+    undone and sorted stably by centre in one counting sort, O(P + |R|).
+    Returns (contexts, centres), (P,) int32 each."""
+    size = members.shape[0]
+    packed = np.empty(keys.shape[0], np.int64)  # each pair's centre's place << 32 | its context word
+    groups = 0
+    for i in range(keys.shape[0]):
+        group = keys[i] // size
+        packed[i] = (group << 32) | members[keys[i] - group * size]
+        groups = max(groups, group + 1)
+    at = np.zeros(groups + 1, np.int64)
+    for i in range(keys.shape[0]):
+        at[(packed[i] >> 32) + 1] += 1
+    for g in range(groups):
+        at[g + 1] += at[g]
+    contexts, centres = np.empty(keys.shape[0], np.int32), np.empty(keys.shape[0], np.int32)
+    for i in range(order.shape[0]):
+        pair = packed[order[i]]
+        group = pair >> 32
+        contexts[at[group]] = np.int32(pair & 0xFFFFFFFF)
+        centres[at[group]] = group * parts + part
+        at[group] += 1
+    return contexts, centres
 
 
 def block_alphas(alphas: tuple[float, float], position: tuple[int, int, int], steps: tuple[int, int, int]):

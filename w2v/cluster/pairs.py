@@ -13,7 +13,7 @@ from typing import NamedTuple
 
 import numpy as np
 
-from w2v.cluster.blocks import Plan, block_keys, pair_words
+from w2v.cluster.blocks import Plan, block_keys, block_pairs
 from w2v.cluster.paircodec import decode_keys, encode_frames
 from w2v.engine.chunks import Chunks
 from w2v.engine.jit import jit_kernel
@@ -128,8 +128,8 @@ def block_chunks(frames: list[tuple[np.ndarray, int]], plan: Plan, block: int, r
     into chunks of up to ``CHUNK`` (``chunk_starts``). Returns (Chunks, the chunks in
     an order drawn from ``rng``, (C,) int64)."""
     keys = np.concatenate([decode_keys(data, count) for data, count in frames] or [np.empty(0, np.int64)])
-    contexts, centres = pair_words(plan, np.full(len(keys), block, np.int32), keys)
-    order = counting_order(centres // plan.parts, len(plan.owner) // plan.parts + 1, rng.permutation(len(keys)))
-    contexts, centres = contexts[order], centres[order]
+    machine, part = divmod(block, plan.parts)
+    members = plan.members[plan.first[machine] : plan.first[machine + 1]]
+    contexts, centres = block_pairs(keys, rng.permutation(len(keys)), members, plan.parts, part)
     starts = chunk_starts(centres, CHUNK)
     return Chunks(contexts, starts, centres[starts[:-1]]), rng.permutation(len(starts) - 1)
