@@ -21,7 +21,7 @@ from w2v.cluster.blocks import (
     right_noise,
 )
 from w2v.cluster.paircodec import decode_frames, decode_keys, encode_frames, encode_keys, varint_bytes
-from w2v.cluster.pairs import block_chunks, chunk_starts, machine_frames, sorted_order, window_pairs
+from w2v.cluster.pairs import block_chunks, chunk_starts, machine_frames, window_pairs
 from w2v.config import TrainConfig
 from w2v.corpus.vocab import Vocab
 from w2v.engine.chunks import ChunkNoise, Chunks, chunk_settings, train_chunks
@@ -106,13 +106,6 @@ def test_chunks_cut_each_group_into_near_equal_pieces_of_at_most_the_limit():
     assert all(len(set(groups[a:b])) == 1 for a, b in itertools.pairwise(starts))
 
 
-def test_sorted_order_sorts_by_its_columns_stably():
-    rng = np.random.default_rng(1)
-    a, b = rng.integers(0, 5, 500), rng.integers(0, 7, 500)
-    order = sorted_order([(a, 5), (b, 7)], np.arange(500))
-    np.testing.assert_array_equal(order, np.lexsort((np.arange(500), b, a)))
-
-
 def test_left_partitions_place_every_word_once_and_balance_the_mass():
     mass = zipf_vocab(5000).counts.astype(np.float64)
     plan = left_partitions(mass, 8, np.random.default_rng(1))
@@ -143,7 +136,8 @@ def test_a_pairs_block_and_key_name_its_words_again():
     plan = left_partitions(zipf_vocab(vocab_size).counts.astype(np.float64), machines, np.random.default_rng(0))
     rng = np.random.default_rng(4)
     contexts, centres = rng.integers(0, vocab_size, (2, 1000)).astype(np.int32)
-    blocks, keys = block_keys(contexts, centres, plan.owner, plan.local, machines)
+    packed = block_keys(contexts, centres, plan.owner, plan.local, machines, plan.key_span)
+    blocks, keys = np.divmod(packed, plan.key_span)
     assert (blocks // plan.parts == plan.owner[contexts]).all()
     assert (blocks % plan.parts == centres % plan.parts).all()
     for block in range(plan.blocks):
@@ -154,6 +148,48 @@ def test_a_pairs_block_and_key_name_its_words_again():
         by_centre = np.lexsort((-mine, centres[mine]))  # by centre, each group in the order given: reversed
         np.testing.assert_array_equal(back[0], contexts[mine][by_centre])
         np.testing.assert_array_equal(back[1], centres[mine][by_centre])
+
+
+def reference_frames(contexts, centres, plan):
+    """``machine_frames`` in numpy: each pair's block and key, the pairs sorted by
+    (block, key) with ``np.lexsort``, each block's keys coded by ``encode_frames``."""
+    owner = plan.owner[contexts].astype(np.int64)
+    blocks = owner * plan.parts + centres % plan.parts
+    keys = centres // plan.parts * plan.sizes[owner] + plan.local[contexts]
+    order = np.lexsort((keys, blocks))
+    counts = np.bincount(blocks, minlength=plan.blocks).astype(np.int64)
+    data, at = encode_frames(keys[order], np.concatenate([[0], np.cumsum(counts)]).astype(np.int64))
+    return data, at, counts
+
+
+@pytest.mark.parametrize("machines", [1, 3, 32])
+def test_a_machines_frames_are_its_pairs_sorted_by_block_and_key(machines):
+    ids, vocab = zipf_text(30_000, 700, machines)
+    rng = np.random.default_rng(machines)
+    starts = np.arange(0, len(ids) + 1, 1000, dtype=np.int64)
+    seeds = rng.integers(0, 2**63, len(starts) - 1).astype(np.uint64)
+    text = window_pairs(ids, starts, seeds, vocab.keep_probabilities(1e-3), 5)  # many repeated pairs
+    uniform = rng.integers(0, 700, (2, 20_000)).astype(np.int32)
+    few = np.array([[699, 0, 5, 699], [699, 699, 0, 699]], np.int32)  # the largest key, a pair repeated
+    plan = left_partitions(vocab.counts.astype(np.float64), machines, rng)
+    for contexts, centres in (text, uniform, few, np.empty((2, 0), np.int32)):
+        frames = machine_frames(contexts, centres, plan)
+        for got, want in zip(frames, reference_frames(contexts, centres, plan), strict=True):
+            assert got.dtype == want.dtype
+            np.testing.assert_array_equal(got, want)
+        assert frames.counts.sum() == len(contexts) and len(frames.at) == plan.blocks + 1
+    assert len(text[0]) > 50_000
+
+
+def test_a_plans_key_span_exceeds_every_key_even_with_fewer_words_than_machines():
+    for vocab_size, machines in ((700, 3), (5, 4), (64, 32), (1, 1)):
+        plan = left_partitions(np.ones(vocab_size), machines, np.random.default_rng(0))
+        words = np.arange(vocab_size, dtype=np.int32)
+        contexts, centres = np.repeat(words, vocab_size), np.tile(words, vocab_size)  # every pair
+        blocks, keys = np.divmod(block_keys(contexts, centres, plan.owner, plan.local, machines, plan.key_span),
+                                 plan.key_span)  # fmt: skip
+        assert keys.max() < plan.key_span and blocks.max() < plan.blocks
+        np.testing.assert_array_equal(blocks, plan.owner[contexts] * plan.parts + centres % plan.parts)
 
 
 def test_rho_makes_each_word_as_often_a_noise_word_as_with_draws_from_the_whole():

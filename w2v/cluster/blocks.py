@@ -16,7 +16,7 @@ Every row has one owner at a time, and training pairs travel to the rows:
   next needed two sub-steps later by the machine before: one sub-step to move it;
 - the pair (context c, centre o) is trained in block ``(L_owner(c), R_(o mod 2N))``,
   in its sweep, by the machine owning c; a machine sends each of its pairs there
-  (``pair_keys``: the block and the pair's key within it, ``paircodec``).
+  (``block_keys``: the block and the pair's key within it, ``paircodec``).
 
 The learning rate follows one process's schedule: ``alpha0 (1 - p)``, floored at
 ``min_alpha``, with p the fraction of the run done, ``(e 2NS + k 2N + s + f) / (E 2NS)``
@@ -63,6 +63,11 @@ class Plan(NamedTuple):
     def blocks(self) -> int:
         """The blocks (L_m, R_j), numbered ``m * 2N + j``."""
         return self.machines * self.parts
+
+    @property
+    def key_span(self) -> int:
+        """A bound on the keys of every block (``block_keys``): ``ceil(V / 2N) max |L|``."""
+        return -(-len(self.owner) // self.parts) * int(self.sizes.max())
 
 
 @jit_kernel
@@ -137,29 +142,47 @@ def right_noise(noise: np.ndarray, centres: np.ndarray, parts: int, samples: int
 
 
 @jit_kernel
-def block_keys(contexts, centres, owner, local, machines):
-    """Each pair's block, ``owner(c) * 2N + (o mod 2N)`` ((P,) int32), and its key
-    there, ``(o div 2N) * |L| + local(c)`` ((P,) int64, ``paircodec``), for the
-    pairs (``contexts[i]``, ``centres[i]``); |L| the size of c's left partition."""
+def block_keys(contexts, centres, owner, local, machines, span):
+    """Each pair's block, ``owner(c) * 2N + (o mod 2N)``, and its key there,
+    ``(o div 2N) * |L| + local(c)`` (``paircodec``; |L| the size of c's left
+    partition), as one number ``block * span + key`` ((P,) int64), for the pairs
+    (``contexts[i]``, ``centres[i]``): ``span`` (``Plan.key_span``) exceeds every
+    key, so the numbers sort by block, then by key."""
     parts = 2 * machines
     sizes = np.zeros(machines, np.int64)
     for w in range(owner.shape[0]):
         sizes[owner[w]] += 1
-    blocks = np.empty(contexts.shape[0], np.int32)
-    keys = np.empty(contexts.shape[0], np.int64)
+    packed = np.empty(contexts.shape[0], np.int64)
     for i in range(contexts.shape[0]):
         c, o = contexts[i], centres[i]
-        blocks[i] = owner[c] * parts + o % parts
-        keys[i] = np.int64(o // parts) * sizes[owner[c]] + local[c]
-    return blocks, keys
+        block = owner[c] * parts + o % parts
+        packed[i] = block * span + np.int64(o // parts) * sizes[owner[c]] + local[c]
+    return packed
+
+
+@jit_kernel
+def unpack_block_keys(packed, span, blocks):
+    """``packed`` ((P,) int64, ``block_keys``, sorted) turned, in place, into each
+    pair's key in its block; returns where each of the ``blocks`` blocks' keys
+    start, (blocks + 1,) int64, the last entry P."""
+    starts = np.zeros(blocks + 1, np.int64)
+    block, end = 0, span  # the block of the pairs so far, and where the next one's numbers start
+    for i in range(packed.shape[0]):
+        while packed[i] >= end:
+            block += 1
+            starts[block] = i
+            end += span
+        packed[i] -= end - span
+    starts[block + 1 :] = packed.shape[0]
+    return starts
 
 
 @jit_kernel
 def block_pairs(keys, order, members, parts, part):
-    """The pairs that ``keys`` ((P,) int64, ``block_keys``) name in a block of right
+    """The pairs that ``keys`` ((P,) int64, ``unpack_block_keys``) name in a block of right
     partition ``part`` (of ``parts``) and the left partition ``members`` ((|L|,) int32,
     its words by place), grouped by centre word (increasing), each group in the order
-    its pairs come in ``order`` ((P,) int64, a permutation of the keys): ``block_keys``
+    its pairs come in ``order`` ((P,) int64, a permutation of the keys): the keys
     undone and sorted stably by centre in one counting sort, O(P + |R|).
     Returns (contexts, centres), (P,) int32 each."""
     size = members.shape[0]

@@ -13,7 +13,7 @@ from typing import NamedTuple
 
 import numpy as np
 
-from w2v.cluster.blocks import Plan, block_keys, block_pairs
+from w2v.cluster.blocks import Plan, block_keys, block_pairs, unpack_block_keys
 from w2v.cluster.paircodec import decode_keys, encode_frames
 from w2v.engine.chunks import Chunks
 from w2v.engine.jit import jit_kernel
@@ -44,31 +44,6 @@ def window_pairs(tokens, batch_starts, seeds, keep_prob, window):
                         contexts[n], centres[n] = sentence[c], sentence[pos]
                         n += 1
     return contexts[:n].copy(), centres[:n].copy()
-
-
-@jit_kernel
-def counting_order(keys, size, order):
-    """``order`` ((P,) int64 indices) stably sorted by ``keys[order]`` ((P,) ints in
-    [0, size)): one counting-sort pass, O(P + size)."""
-    counts = np.zeros(size + 1, np.int64)
-    for i in range(order.shape[0]):
-        counts[keys[order[i]] + 1] += 1
-    for k in range(size):
-        counts[k + 1] += counts[k]
-    out = np.empty_like(order)
-    for i in range(order.shape[0]):
-        key = keys[order[i]]
-        out[counts[key]] = order[i]
-        counts[key] += 1
-    return out
-
-
-def sorted_order(columns: list[tuple[np.ndarray, int]], order: np.ndarray) -> np.ndarray:
-    """``order`` sorted by the key columns ``(keys, size)``, the first the most
-    significant (counting sorts from the last column to the first)."""
-    for keys, size in reversed(columns):
-        order = counting_order(keys, size, order)
-    return order
 
 
 @jit_kernel
@@ -112,14 +87,14 @@ class Frames(NamedTuple):
 
 def machine_frames(contexts: np.ndarray, centres: np.ndarray, plan: Plan) -> Frames:
     """The frames of a machine's pairs (``window_pairs``) for every block of ``plan``:
-    each pair's key in its block (``block_keys``), the keys of a block sorted."""
-    blocks, keys = block_keys(contexts, centres, plan.owner, plan.local, plan.machines)
-    columns = [(blocks, plan.blocks), (centres // plan.parts, len(plan.owner) // plan.parts + 1)]
-    order = sorted_order([*columns, (plan.local[contexts], int(plan.sizes.max()))], np.arange(len(keys)))
-    blocks, keys = blocks[order], keys[order]
-    counts = np.bincount(blocks, minlength=plan.blocks).astype(np.int64)
-    data, at = encode_frames(keys, np.concatenate([[0], np.cumsum(counts)]).astype(np.int64))
-    return Frames(data, at, counts)
+    each pair's block and key in one number (``block_keys``), the numbers sorted in
+    place (numpy's sort: vectorised where the CPU allows, and no P-sized scratch), then
+    cut by block into each block's sorted keys (``unpack_block_keys``)."""
+    packed = block_keys(contexts, centres, plan.owner, plan.local, plan.machines, plan.key_span)
+    packed.sort()
+    starts = unpack_block_keys(packed, plan.key_span, plan.blocks)
+    data, at = encode_frames(packed, starts)
+    return Frames(data, at, np.diff(starts))
 
 
 def block_chunks(frames: list[tuple[np.ndarray, int]], plan: Plan, block: int, rng: np.random.Generator):
