@@ -6,12 +6,14 @@ the efficiency table of studies/block_cluster/README.md.
 
 The model (../shared/designs/cluster-blocks.md, "The cost model"), its traffic measured:
 
-- compute: a word takes ``t_c = 1 / (r c)`` s on a machine of c cores, r = 1.25M words/s a
-  core (skip-gram NS at d = 300), plus 15% for making the pairs;
+- compute: a word takes ``t_c = 1 / (r c)`` s of one process on a machine of c cores,
+  r = 1.25M words/s a core (skip-gram NS at d = 300), and a machine in blocks ``work``
+  times that: the design's 1.15 (15% for making the pairs), or the factor
+  ``scripts/block_speed.py`` measures (``--work``);
 - network, bytes a word: ``p (N - 1)/N B + S V d 4 N / W + V d 4 / W``: the pairs sent to
   other machines (p pairs a word, B bytes a pair), S sweeps of right-partition hand-offs
   (``N V d 4`` bytes a sweep), and the input rows re-placed once an epoch; at 1 GB/s;
-- an epoch: ``T = (W / N) max(1.15 t_c, t_n) 1.05 + 2 N S 2 ms`` (5% imbalance, a 2 ms
+- an epoch: ``T = (W / N) max(work t_c, t_n) 1.05 + 2 N S 2 ms`` (5% imbalance, a 2 ms
   hand-off a sub-step); efficiency ``W t_c / (N T)``.
 
 p is the simulation's pairs a word. B depends on how densely a sender's pairs fill a
@@ -69,7 +71,7 @@ def efficiency(machines: int, cores: int, traffic: dict, args: argparse.Namespac
     pair_bytes = traffic["pairs"] * (n - 1) / n * bytes_a_pair(traffic["points"], density)
     rows = s * args.vocab * args.dim * 4 * n / w + args.vocab * args.dim * 4 / w
     t_c, t_n = 1 / (RATE * cores), (pair_bytes + rows) / BANDWIDTH
-    epoch = (w / n) * max(1.15 * t_c, t_n) * 1.05 + 2 * n * s * HANDOFF
+    epoch = (w / n) * max(args.work * t_c, t_n) * 1.05 + 2 * n * s * HANDOFF
     return pair_bytes + rows, w * t_c / (n * epoch)
 
 
@@ -91,6 +93,7 @@ def main() -> None:
     parser.add_argument("--words", type=float, default=1e10, help="words an epoch")
     parser.add_argument("--sweeps", type=int, default=1)
     parser.add_argument("--epochs", type=int, default=5, help="the simulated runs' epochs")
+    parser.add_argument("--work", type=float, default=1.15, help="a machine's cores a word, over one process's")
     args = parser.parse_args()
     pairs, points = measured_points(json.loads(args.results.read_text()), args.epochs)
     print(f"pairs a word {pairs:.3f}; bytes a pair sent at block densities: " + ", ".join(
