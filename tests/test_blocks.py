@@ -339,6 +339,10 @@ def test_a_run_resumed_from_a_sweeps_weights_goes_on_as_if_never_stopped():
     for got, want in zip(gather(resumed, 300, 16), gather(whole, 300, 16), strict=True):
         np.testing.assert_array_equal(got, want)
     assert not np.array_equal(saved[(1, 0)][1], saved[(2, 1)][1])  # the output rows trained on after the save
+    stopped = block_machines(ids, vocab, config, schedule)
+    assert not train_blocks(stopped, config.epochs, schedule, after_sweep=lambda epoch, sweep: (epoch, sweep) == (1, 0))
+    for got, want in zip(gather(stopped, 300, 16), saved[(1, 0)], strict=True):  # stopped there, not a sweep later
+        np.testing.assert_array_equal(got, want)
 
 
 @pytest.mark.parametrize("machines", [1, 2, 4])
