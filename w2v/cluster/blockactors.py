@@ -175,14 +175,14 @@ def machines_here(run: MachinesRun, workdir: str) -> list[BlockMachine]:
     return machines
 
 
-def without_lost(cluster: Cluster, used: set[str], count: int) -> list[str]:
-    """The workers, once the cluster lists ``count`` and no longer all of ``used``
-    (a lost worker's address leaves the list; one started again has another), or
-    whatever it lists after ``CONNECT_SECONDS``."""
+def without_lost(cluster: Cluster, used: set[str]) -> list[str]:
+    """The workers, once the cluster lists as many as ``used`` (the workers a run's
+    machines were on) and no longer all of them (a lost worker's address leaves the
+    list; one started again has another), or whatever it lists after ``CONNECT_SECONDS``."""
     deadline = time.monotonic() + CONNECT_SECONDS
     while time.monotonic() < deadline:
         workers = cluster.workers()
-        if len(workers) >= count and not used <= set(workers):
+        if len(workers) >= len(used) and not used <= set(workers):
             return workers
         time.sleep(WAKE_SECONDS)
     return cluster.wait_for_workers()

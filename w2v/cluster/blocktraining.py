@@ -155,7 +155,7 @@ class BlockRun:
                         message = f"lost a worker again ({error}) after {MAX_REPLACEMENTS}, the most a run survives"
                         raise ClusterLost(message) from None
                     self.replaced += 1
-                    without_lost(self.cluster, set(machines.workers), len(self.run.groups))
+                    without_lost(self.cluster, set(machines.workers))
                 finally:
                     with contextlib.suppress(Exception):  # a lost worker's actor has nothing left to close
                         on_all(machines.actors, "close")
