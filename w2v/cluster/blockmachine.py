@@ -13,8 +13,11 @@ store what they are given, so a machine can take them while it trains.
 
 The run's driver calls, on every machine at once and waiting for all: ``place``
 (with ``send_inputs`` then ``take_inputs`` from the second epoch on) before each
-epoch, ``make_pairs`` before each sweep, ``train`` for each of its 2N sub-steps.
-At a sweep's end machine m holds R_2m and R_2m+1 again, as at the start.
+epoch; ``make_pairs`` before the run's first sweep, then ``start_pairs`` of the
+next sweep as each sweep starts and ``finish_pairs`` at its end (the pairs made in
+a thread of their own meanwhile); ``train`` for each of its 2N sub-steps, which
+makes the next sub-step's chunks in another thread as it trains. At a sweep's end
+machine m holds R_2m and R_2m+1 again, as at the start.
 """
 
 import inspect
