@@ -142,7 +142,7 @@ class Machines(NamedTuple):
 def start_machines(cluster: Cluster, run: MachinesRun) -> Machines:
     """A ``ClusterMachine`` for each group of ``run``'s parts, on the workers in turn
     (several a worker where there are fewer workers than groups: a resumed run keeps
-    its machines), located among the run's batches and connected to the others."""
+    its machines to the end of the epoch under way), located among the run's batches and connected to the others."""
     workers, schedule = cluster.workers(), Schedule(len(run.groups), run.config.sweeps)
     where = [workers[rank % len(workers)] for rank in range(len(run.groups))]
     futures = [

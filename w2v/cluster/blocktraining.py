@@ -4,7 +4,9 @@ of parts, the run's progress, its checkpoints, lost workers and its result.
 A fresh run cuts the corpus into a group of parts a worker (``runs.worker_groups``),
 a machine each (``blockactors``); a resumed run keeps its checkpoint's machines,
 whatever the workers now (several a worker where there are fewer), so that it goes on
-as the uninterrupted run would have. The client only tells the machines what comes
+as the uninterrupted run would have, to the end of the epoch under way where the
+workers are not as many as its machines: then it goes on with a machine a worker
+(``regroup``). The client only tells the machines what comes
 next (``blockrun.train_blocks``); after each sweep it asks them for their loss and
 pairs so far and moves the bar.
 
@@ -45,8 +47,10 @@ from w2v.cluster.runs import (
 )
 from w2v.config import TrainConfig
 from w2v.corpus.idstream import check_trainable
+from w2v.corpus.parts import Part
 from w2v.engine.runloop import Hooks, RunLoop
-from w2v.errors import ClusterLost
+from w2v.errors import ClusterLost, CorpusError, plural
+from w2v.progress import note
 from w2v.report import BlockTraffic
 from w2v.vectorio.modelfile import TrainState, checkpoint_path
 
@@ -69,6 +73,17 @@ class Kept(NamedTuple):
         return Start(self.epoch, self.sweep, None if self.fresh else self.weights)
 
 
+def regroup_note(machines: int, groups: int, position: dict) -> str:
+    """What a run resumed at ``position`` (its checkpoint's ``blocks``) on another number
+    of workers than its ``machines`` does: it finishes the epoch under way on them (the
+    same arithmetic), then goes on with ``groups`` machines."""
+    going_on = f"goes on with {plural(groups, 'machine')}, the corpus cut for this cluster's workers"
+    if position["sweep"] == 0:
+        return f"resuming a run of {plural(machines, 'machine')} at an epoch's start: it {going_on}"
+    finishing = f"the checkpoint's {plural(machines, 'machine')} finish epoch {position['epoch'] + 1}"
+    return f"{finishing}; then the run {going_on}"
+
+
 def train_in_blocks(cluster: Cluster, sources: list[str], config: TrainConfig, plan: ClusterPlan,
                     hooks: Hooks) -> ClusterResult:  # fmt: skip
     """Count, encode and train ``sources`` (as ``worker_sources`` names them) in blocks
@@ -86,6 +101,10 @@ def train_in_blocks(cluster: Cluster, sources: list[str], config: TrainConfig, p
     else:
         check_same_sources(cluster, resumed, sources)
         run = BlockRun.resumed(cluster, resumed, hooks)
+        groups = worker_groups(cluster, sources, hooks.show_progress)
+        if len(groups) != len(run.run.groups):
+            run.regroup = groups
+            note(regroup_note(len(run.run.groups), len(groups), resumed.blocks), hooks.show_progress)
     run.checkpoint, run.vocabulary = plan.checkpoint, plan.vocabulary
     if plan.vectors is not None:
         view = plan.vectors
@@ -109,6 +128,8 @@ class BlockRun:
         self.found: list[Any] = []  # each machine's ``Fingerprint``, from the first machines
         self.sweep_words = np.zeros(run.config.sweeps, np.int64)  # the words each sweep trains, all machines'
         self.expected: TrainState | None = None  # a resumed run's checkpoint, to check the machines against
+        self.regroup: list[list[Part]] | None = None  # the groups to go on with from the next epoch's start
+        self.checked = False  # whether ``check_machines`` has seen the machines of these groups
         self.sent = Sent()  # bytes the machines sent each other, over every start
         self.replaced = 0
         self.corpus_words = 0
@@ -128,53 +149,68 @@ class BlockRun:
 
     def train(self) -> None:
         """Sweeps until the run has trained all its epochs or an ``on_epoch_end``
-        callback stops it, on new machines after a lost worker. With a checkpoint
+        callback stops it, on new machines after a lost worker, and on the machines
+        of ``regroup`` from the next epoch's start where it is given. With a checkpoint
         folder, the run is saved after each epoch, every ``hooks.checkpoint_seconds``
         (at a sweep's end) and when interrupted (as of its last gathered rows)."""
         hooks, folder = self.hooks, self.checkpoint
         if folder is not None:
             hooks = dataclasses.replace(hooks, checkpoint=lambda: self.state().save(checkpoint_path(folder)))
         loop: RunLoop | None = None
+        lost = 0
         with contextlib.ExitStack() as stack:
-            for lost in range(MAX_REPLACEMENTS + 1):
+            while True:
+                if self.regroup is not None and self.kept.sweep == 0:
+                    self.run, self.regroup, self.checked = self.run._replace(groups=self.regroup), None, False
                 machines = start_machines(self.cluster, self.run)
                 try:
-                    if loop is None:
+                    if not self.checked:
                         self.check_machines(machines.actors)
+                    if loop is None:
                         total = int(self.sweep_words.sum()) * self.run.config.epochs
                         loop = RunLoop(self.run.config, hooks, total=total, reported=self.kept.epoch)
                         loop.open_bar(self.words_at(self.kept.epoch, self.kept.sweep))
                         stack.enter_context(loop.closing_bar())
                         stack.enter_context(loop.saved_if_stopped())
-                    self.train_machines(machines.actors, loop)
-                    return
+                    if self.train_machines(machines.actors, loop):
+                        return
                 except Exception as error:
                     if not worker_lost(error):
                         raise
                     if lost == MAX_REPLACEMENTS:
                         message = f"lost a worker again ({error}) after {MAX_REPLACEMENTS}, the most a run survives"
                         raise ClusterLost(message) from None
-                    self.replaced += 1
+                    lost, self.replaced = lost + 1, self.replaced + 1
                     without_lost(self.cluster, set(machines.workers))
                 finally:
                     with contextlib.suppress(Exception):  # a lost worker's actor has nothing left to close
                         on_all(machines.actors, "close")
 
     def check_machines(self, actors: list[Any]) -> None:
-        """Learn what the first machines encoded; CorpusError where it gives training
-        nothing (``idstream.check_trainable``) or is not what a resumed run's were."""
+        """Learn what the machines of these groups encoded; CorpusError where it gives
+        training nothing (``idstream.check_trainable``) or is not what a resumed run's
+        machines encoded (the same groups: each one's batches, words and ids; other
+        groups: the words)."""
         self.found = on_all(actors, "fingerprint")
         self.sweep_words = np.sum(on_all(actors, "sweep_words"), axis=0).astype(np.int64)
         words = sum(found.words for found in self.found)
         neighbours = any(found.neighbours for found in self.found)
         check_trainable(words, neighbours=neighbours, tokens=self.corpus_words, vocabulary=self.vocabulary)
-        if self.expected is not None:
+        expected = self.expected
+        if expected is not None and len(expected.replicas) == len(self.run.groups):
             prints = [(found.batches, found.words, found.digest) for found in self.found]
-            check_same_groups(self.expected.replicas, prints, self.run.groups)
+            check_same_groups(expected.replicas, prints, self.run.groups)
+        elif expected is not None and words != expected.stream_words:
+            raise CorpusError(
+                f"the corpus is not the one checkpointed: it holds {words:,} words of the vocabulary, "
+                f"the checkpoint's {expected.stream_words:,}"
+            )
+        self.checked = True
 
-    def train_machines(self, actors: list[Any], loop: RunLoop) -> None:
-        """Train on ``actors`` from the rows kept, to the run's end or a callback's stop;
-        keep the rows at the end; add up the bytes they sent."""
+    def train_machines(self, actors: list[Any], loop: RunLoop) -> bool:
+        """Train on ``actors`` from the rows kept, to the run's end, a callback's stop or
+        the end of the epoch after which the run goes on regrouped; keep the rows at the
+        end; add up the bytes they sent. Whether the run is over."""
         self.base, config = self.kept, self.run.config
         schedule = Schedule(len(self.run.groups), config.sweeps)
         after_sweep = functools.partial(self.after_sweep, actors, loop)
@@ -182,11 +218,13 @@ class BlockRun:
         if finished and self.kept.epoch < config.epochs:  # else a finished run's checkpoint: nothing trained
             self.keep(actors, config.epochs, 0)
         self.sent = Sent(*(np.add(self.sent, sent_total(actors)).tolist()))
+        return finished or loop.stopped
 
     def after_sweep(self, actors: list[Any], loop: RunLoop, epoch: int, sweep: int) -> bool:
         """After sweep ``sweep`` of epoch ``epoch``: take the machines' loss and pairs,
         keep their rows at an epoch's end or where a checkpoint is due, report, and
-        checkpoint if due. Whether a callback asked the run to stop."""
+        checkpoint if due. Whether to stop: a callback asked, or the epoch has ended
+        and the run goes on regrouped."""
         after = (epoch, sweep + 1) if sweep + 1 < self.run.config.sweeps else (epoch + 1, 0)
         trained = on_all(actors, "trained")
         self.loss = self.base.loss + np.sum([loss for loss, _, _ in trained], axis=0)
@@ -195,7 +233,8 @@ class BlockRun:
             self.keep(actors, *after)
         loop.report(self.words_at(*after), after[0], self.epoch_loss)
         loop.save_if_due()
-        return loop.stopped
+        regrouping = self.regroup is not None and after[1] == 0 and after[0] < self.run.config.epochs
+        return loop.stopped or regrouping
 
     def keep(self, actors: list[Any], epoch: int, sweep: int) -> None:
         """Gather the machines' rows as the run's at ``epoch``'s sweep ``sweep``."""
