@@ -184,3 +184,9 @@ def test_a_checkpoint_of_another_corpus_is_refused(corpus: Path, tmp_path: Path)
     changed.write_bytes(corpus.read_bytes().replace(b"t1w1 t", b"t1w2 t", 1))
     with pytest.raises(CorpusError, match=r"the corpus is not the one checkpointed: its part .* has changed"):
         w2v.train(str(changed), cluster="local:2", resume=str(folder))
+    changed.write_bytes(corpus.read_bytes())  # a checkpoint at an epoch's end, resumed on other workers:
+    w2v.train(str(changed), cluster="local:2", checkpoint=str(tmp_path / "at-1"), on_epoch_end=lambda end: True,
+              **BLOCKS)  # fmt: skip
+    changed.write_bytes(corpus.read_bytes() + b"t1w1 t1w2\n")  # the corpus cut anew: its words are checked
+    with pytest.raises(CorpusError, match="it holds 36,002 words of the vocabulary, the checkpoint's 36,000"):
+        w2v.train(str(changed), cluster="local:1", resume=str(tmp_path / "at-1"))
