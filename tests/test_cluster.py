@@ -19,7 +19,7 @@ import pytest
 from conftest import REPO, ctrl_c_by_default
 
 import w2v
-from w2v.cluster import training as cluster_training
+from w2v.cluster import runs as cluster_runs
 from w2v.cluster.training import ClusterRun
 from w2v.errors import ClusterLost, ConfigError, CorpusError, W2VError
 from w2v.vectorio.modelfile import TrainState, checkpoint_path
@@ -333,7 +333,7 @@ def test_dasks_record_of_lost_workers_does_not_fail_a_finished_run(topics, monke
 def test_a_run_that_loses_more_workers_than_it_survives_keeps_its_checkpoint(topics, tmp_path, monkeypatch):
     """Past MAX_REPLACEMENTS lost workers (none here) the run stops with one line, saved as of its last round."""
     killed: list[int] = []
-    monkeypatch.setattr(cluster_training, "MAX_REPLACEMENTS", 0)
+    monkeypatch.setattr(cluster_runs, "MAX_REPLACEMENTS", 0)  # where ``survive`` reads it
     with pytest.raises(ClusterLost, match=r"^lost a worker again \(.+\) after 0, the most a run survives$"):
         w2v.train(str(topics), cluster="local:2", threads=1, on_progress=killing_a_worker(killed),
                   checkpoint=str(tmp_path / "ck"), **SETTINGS)  # fmt: skip

@@ -127,24 +127,7 @@ class TrainConfig:
             if isinstance(value, bool) or not isinstance(value, int) or value <= 0:
                 raise ConfigError(f"{name} must be a positive integer, not {value!r}")
         self.check_types()  # every setting's type, before the comparisons below
-        for name in ("dim", "negative"):
-            value = getattr(self, name)
-            if value is not None and value > MAX_COUNT:
-                raise ConfigError(f"{name} must be at most {MAX_COUNT:,}, not {value:,}")
-        if self.window > MAX_WINDOW:
-            raise ConfigError(
-                f"window must be at most {MAX_WINDOW:,}, not {self.window:,}: "
-                f"no context reaches past a sentence piece of {MAX_SENTENCE_TOKENS:,} tokens"
-            )
-        if self.epochs > MAX_EPOCHS:
-            raise ConfigError(
-                f"epochs must be at most {MAX_EPOCHS:,}, not {self.epochs:,}",
-                f"--epochs must be at most {MAX_EPOCHS:,}, not {self.epochs:,}",
-            )
-        if self.sweeps > MAX_SWEEPS:
-            raise ConfigError(f"sweeps must be at most {MAX_SWEEPS:,}, not {self.sweeps:,}")
-        if self.threads is not None and self.threads > MAX_THREADS:
-            raise ConfigError(f"threads must be at most {MAX_THREADS:,}, not {self.threads:,}")
+        self.check_bounds()
         for name in ("sample", "ns_exponent"):
             if not math.isfinite(getattr(self, name)):
                 raise ConfigError(f"{name} must be a finite number, not {getattr(self, name)}")
@@ -166,6 +149,28 @@ class TrainConfig:
             raise ConfigError(f"combine must be one of {', '.join(COMBINE)}, not {self.combine!r}")
         if not 0 <= self.seed < 2**64:
             raise ConfigError(f"seed must be in [0, 2**64), not {self.seed}")
+
+    def check_bounds(self) -> None:
+        """ConfigError for a count past the most the kernels and the run take (of a
+        setting of the right type, ``check_types``)."""
+        for name in ("dim", "negative"):
+            value = getattr(self, name)
+            if value is not None and value > MAX_COUNT:
+                raise ConfigError(f"{name} must be at most {MAX_COUNT:,}, not {value:,}")
+        if self.window > MAX_WINDOW:
+            raise ConfigError(
+                f"window must be at most {MAX_WINDOW:,}, not {self.window:,}: "
+                f"no context reaches past a sentence piece of {MAX_SENTENCE_TOKENS:,} tokens"
+            )
+        if self.epochs > MAX_EPOCHS:
+            raise ConfigError(
+                f"epochs must be at most {MAX_EPOCHS:,}, not {self.epochs:,}",
+                f"--epochs must be at most {MAX_EPOCHS:,}, not {self.epochs:,}",
+            )
+        if self.sweeps > MAX_SWEEPS:
+            raise ConfigError(f"sweeps must be at most {MAX_SWEEPS:,}, not {self.sweeps:,}")
+        if self.threads is not None and self.threads > MAX_THREADS:
+            raise ConfigError(f"threads must be at most {MAX_THREADS:,}, not {self.threads:,}")
 
     def check_types(self) -> None:
         """ConfigError for a setting whose value is not of its field's type

@@ -35,21 +35,21 @@ from w2v.cluster.blockmachine import Schedule, Sent, sweep_batches
 from w2v.cluster.blockrun import Start, gather, on_all, sent_total, train_blocks
 from w2v.cluster.connect import Cluster
 from w2v.cluster.runs import (
-    MAX_REPLACEMENTS,
     ClusterPlan,
     ClusterResult,
     check_same_groups,
     check_same_sources,
     checkpointed_groups,
     cluster_vocab,
+    group_record,
+    survive,
     worker_groups,
-    worker_lost,
 )
 from w2v.config import TrainConfig
 from w2v.corpus.idstream import check_trainable
 from w2v.corpus.parts import Part
 from w2v.engine.runloop import Hooks, RunLoop
-from w2v.errors import ClusterLost, CorpusError, plural
+from w2v.errors import CorpusError, plural
 from w2v.progress import note
 from w2v.report import BlockTraffic
 from w2v.vectorio.modelfile import TrainState, checkpoint_path
@@ -157,7 +157,6 @@ class BlockRun:
         if folder is not None:
             hooks = dataclasses.replace(hooks, checkpoint=lambda: self.state().save(checkpoint_path(folder)))
         loop: RunLoop | None = None
-        lost = 0
         with contextlib.ExitStack() as stack:
             while True:
                 if self.regroup is not None and self.kept.sweep == 0:
@@ -175,12 +174,8 @@ class BlockRun:
                     if self.train_machines(machines.actors, loop):
                         return
                 except Exception as error:
-                    if not worker_lost(error):
-                        raise
-                    if lost == MAX_REPLACEMENTS:
-                        message = f"lost a worker again ({error}) after {MAX_REPLACEMENTS}, the most a run survives"
-                        raise ClusterLost(message) from None
-                    lost, self.replaced = lost + 1, self.replaced + 1
+                    survive(error, self.replaced)
+                    self.replaced += 1
                     without_lost(self.cluster, set(machines.workers))
                 finally:
                     with contextlib.suppress(Exception):  # a lost worker's actor has nothing left to close
@@ -254,11 +249,11 @@ class BlockRun:
         """The run as of its last gathered rows, for a checkpoint or the model file:
         each machine as a replica, its batches trained counted as a round's are."""
         kept, config, sweeps = self.kept, self.run.config, self.run.config.sweeps
-        machines = []
-        for group, found in zip(self.run.groups, self.found, strict=True):
-            done = kept.epoch * found.batches + sweep_batches(found.batches, sweeps, kept.sweep)[0]
-            machines.append({"parts": [[part.source, part.start, part.end] for part in group], "jobs_done": done,
-                             "batches": found.batches, "words": found.words, "digest": found.digest})  # fmt: skip
+        machines = [
+            group_record(group, kept.epoch * found.batches + sweep_batches(found.batches, sweeps, kept.sweep)[0],
+                         (found.batches, found.words, found.digest))
+            for group, found in zip(self.run.groups, self.found, strict=True)
+        ]  # fmt: skip
         syn0, syn1neg = kept.weights
         return TrainState(
             config=config,

@@ -18,7 +18,7 @@ from w2v.corpus.counting import CountTable, check_not_empty
 from w2v.corpus.parts import Part, groups_of, split_sources
 from w2v.corpus.vocab import Vocab
 from w2v.engine.weights import Model
-from w2v.errors import CorpusError
+from w2v.errors import ClusterLost, CorpusError
 from w2v.files import is_url
 from w2v.report import BlockTraffic, RoundLog
 from w2v.vectorio.modelfile import TrainState
@@ -132,3 +132,21 @@ def check_same_groups(expected: list[dict], found: list[tuple[int, int, int]], g
 def checkpointed_groups(state: TrainState) -> list[list[Part]]:
     """The groups of parts of the checkpoint ``state``'s replicas or machines."""
     return [[Part(*part) for part in replica["parts"]] for replica in state.replicas]
+
+
+def group_record(group: list[Part], jobs_done: int, found: tuple[int, int, int]) -> dict:
+    """A checkpoint's record of a replica's or a machine's ``group`` of parts
+    (``TrainState.replicas``): its batches trained over all epochs, and ``found``, the
+    batches, words and CRC-32 of its ids (``check_same_groups``)."""
+    batches, words, digest = found
+    parts = [[part.source, part.start, part.end] for part in group]
+    return {"parts": parts, "jobs_done": jobs_done, "batches": batches, "words": words, "digest": digest}
+
+
+def survive(error: Exception, replaced: int) -> None:
+    """Raise ``error`` unless it says that a worker is gone (``worker_lost``), and
+    ClusterLost where the run has already replaced ``MAX_REPLACEMENTS`` lost workers."""
+    if not worker_lost(error):
+        raise error
+    if replaced >= MAX_REPLACEMENTS:
+        raise ClusterLost(f"lost a worker again ({error}) after {MAX_REPLACEMENTS}, the most a run survives")

@@ -38,6 +38,8 @@ from w2v.cluster.runs import (
     check_same_sources,
     checkpointed_groups,
     cluster_vocab,
+    group_record,
+    survive,
     worker_groups,
     worker_lost,
 )
@@ -173,10 +175,9 @@ class ClusterRun:
         the model file; a checkpoint keeps the rows' momentum, if any."""
         ledger, config = self.ledger, self.config
         replicas = [
-            {"parts": [[part.source, part.start, part.end] for part in group], "jobs_done": int(ledger.jobs[k]),
-             "batches": int(ledger.sizes[k, 0]), "words": int(ledger.sizes[k, 1]), "digest": int(self.digests[k])}
+            group_record(group, int(ledger.jobs[k]), (*ledger.sizes[k].tolist(), int(self.digests[k])))
             for k, group in enumerate(self.groups)
-        ]  # fmt: skip
+        ]
         weights = ledger.weights
         return TrainState(
             config=config,
@@ -258,10 +259,7 @@ class ClusterRun:
         if that one leaves as the replica starts; ClusterLost once the run has lost more
         than ``MAX_REPLACEMENTS`` workers, or the replica has failed to start on that many.
         Any other error is raised as it is."""
-        if not worker_lost(error):
-            raise error
-        if self.replaced >= MAX_REPLACEMENTS:
-            raise ClusterLost(f"lost a worker again ({error}) after {MAX_REPLACEMENTS}, the most a run survives")
+        survive(error, self.replaced)
         self.replaced += 1
         for tries_left in range(MAX_REPLACEMENTS - 1, -1, -1):
             workers = self.cluster.wait_for_workers()
